@@ -1,0 +1,151 @@
+// Lint config: typed rules plus the layer rules of docs/adr/0001-layering.md.
+// A layer may import only the layers below it; pure layers get no I/O, no clock, no env.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+
+const IO_MODULES = [
+  'fs',
+  'node:fs',
+  'node:fs/promises',
+  'node:child_process',
+  'node:net',
+  'node:http',
+  'node:http2',
+  'node:https',
+  'node:tls',
+  'node:os',
+  'node:dgram',
+  'node:worker_threads',
+  'better-sqlite3',
+  'etcd3',
+  'pino',
+  'prom-client',
+  'execa',
+  'undici',
+  '@hono/node-server',
+  'write-file-atomic',
+];
+
+const deny = (...dirs) =>
+  dirs.map((d) => ({
+    group: [`**/${d}/**`, `../${d}/*`, `../../${d}/*`],
+    message: `layering: this layer may not import ${d}/`,
+  }));
+
+const PURE_GLOBALS = ['process', 'console', 'fetch', 'setTimeout', 'setInterval', 'setImmediate'];
+const PURE_SYNTAX = [
+  {
+    selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+    message: 'pure core: inject a Clock',
+  },
+  {
+    selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+    message: 'pure core: inject a Clock',
+  },
+  {
+    selector: "CallExpression[callee.object.name='Math'][callee.property.name='random']",
+    message: 'pure core: pass randomness in',
+  },
+];
+
+const L3 = ['controller', 'daemon', 'server', 'apiserver', 'client'];
+const sideways = (self) => L3.filter((d) => d !== self);
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.mco/**', 'test-output/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { 'import-x': importX },
+    rules: {
+      '@typescript-eslint/consistent-type-imports': 'error',
+      '@typescript-eslint/explicit-module-boundary-types': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      '@typescript-eslint/no-unnecessary-condition': 'warn',
+      eqeqeq: ['error', 'always', { null: 'ignore' }],
+      'no-empty': ['error', { allowEmptyCatch: false }],
+      'import-x/no-cycle': 'error',
+      'max-depth': ['warn', 3],
+      complexity: ['warn', 15],
+    },
+  },
+  {
+    files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+  {
+    files: ['src/lib/**', 'src/api/**', 'src/ignition/**'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: IO_MODULES.map((name) => ({ name, message: 'pure core: take a port' })),
+          patterns: deny('logic', 'ports', 'runtime', ...L3, 'adapters', 'cmd', 'cli'),
+        },
+      ],
+      'no-restricted-globals': ['error', ...PURE_GLOBALS],
+      'no-restricted-syntax': ['error', ...PURE_SYNTAX],
+    },
+  },
+  {
+    files: ['src/logic/**'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: IO_MODULES.map((name) => ({ name, message: 'pure core: take a port' })),
+          patterns: deny('ports', 'runtime', ...L3, 'adapters', 'cmd', 'cli'),
+        },
+      ],
+      'no-restricted-globals': ['error', ...PURE_GLOBALS],
+      'no-restricted-syntax': ['error', ...PURE_SYNTAX],
+    },
+  },
+  {
+    files: ['src/ports/**', 'src/runtime/**'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: IO_MODULES.map((name) => ({ name })), patterns: deny(...L3, 'adapters', 'cmd', 'cli') },
+      ],
+      'no-restricted-globals': ['error', 'process'],
+    },
+  },
+  ...L3.map((dir) => ({
+    files: [`src/${dir}/**`],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: IO_MODULES.map((name) => ({ name })),
+          patterns: deny(...sideways(dir), 'adapters', 'cmd', 'cli'),
+        },
+      ],
+      'no-restricted-globals': ['error', 'process'],
+    },
+  })),
+  {
+    files: ['src/adapters/**'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: deny(...L3, 'cmd', 'cli') }],
+      'no-restricted-globals': ['error', 'process'],
+    },
+  },
+  {
+    files: ['**/*.test.ts', 'test/**', 'bench/**'],
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/explicit-module-boundary-types': 'off',
+    },
+  },
+);
