@@ -1,0 +1,980 @@
+/**
+ * Byte-exact reproduction of `github.com/ghodss/yaml.Marshal` as upstream MCO runs it: the value
+ * is JSON-encoded, re-read by gopkg.in/yaml.v2 into generic maps, then emitted by yaml.v2 v2.4.0.
+ * MCO hashes these bytes to name rendered MachineConfigs, so every quirk of that emitter matters:
+ * the "natural" key order of sorter.go, YAML 1.1 resolution deciding which strings get quoted,
+ * scalar-style fallbacks, folding at 80 columns and the double-quoted escapes.
+ *
+ * The emitter below keeps the state libyaml/yaml.v2 keeps (column, indent stack, `whitespace`,
+ * `indention`) and makes the same decisions in the same order; it only skips the event queue,
+ * because a JSON tree already tells us what the queue's look-ahead was for (emptiness, keys).
+ */
+
+/** A value as JSON.parse returns it. */
+export type JsonValue =
+  null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
+
+const BEST_WIDTH = 80;
+const BEST_INDENT = 2;
+/** yaml_emitter_check_simple_key: longer keys (in UTF-8 bytes) are written as `? key`. */
+const MAX_SIMPLE_KEY_BYTES = 128;
+
+const Style = { Plain: 0, SingleQuoted: 1, DoubleQuoted: 2, Literal: 3 } as const;
+type Style = (typeof Style)[keyof typeof Style];
+
+/**
+ * Serializes `value` exactly as ghodss/yaml.Marshal (yaml.v2 v2.4.0) would, trailing newline
+ * included. Object properties whose value is `undefined` are skipped, as JSON.stringify does.
+ */
+export function marshalGoYaml(value: JsonValue): string {
+  const emitter = new Emitter();
+  emitter.emitDocument(value);
+  return emitter.output();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Emitter (emitterc.go)
+// ---------------------------------------------------------------------------------------------
+
+class Emitter {
+  readonly #out: string[] = [];
+  readonly #indents: number[] = [];
+  #column = 0;
+  #indent = -1;
+  #whitespace = true;
+  #indention = true;
+
+  output(): string {
+    return this.#out.join('');
+  }
+
+  emitDocument(value: JsonValue): void {
+    // The document start is implicit (nothing written); the end only terminates the last line.
+    this.#emitNode(value, false);
+    this.#writeIndent();
+  }
+
+  #emitNode(value: JsonValue | undefined, mappingContext: boolean): void {
+    if (value === null || value === undefined) {
+      this.#emitPlainToken('null');
+    } else if (typeof value === 'string') {
+      const text = wellFormed(value);
+      this.#emitScalar(text, encoderStyle(text), analyzeScalar(text), false);
+    } else if (typeof value === 'number') {
+      this.#emitPlainToken(formatNumber(value));
+    } else if (typeof value === 'boolean') {
+      this.#emitPlainToken(value ? 'true' : 'false');
+    } else if (isArray(value)) {
+      if (value.length === 0) this.#emitEmptyFlow('[', ']');
+      else this.#emitBlockSequence(value, mappingContext);
+    } else {
+      const keys = Object.keys(value).filter((k) => value[k] !== undefined);
+      if (keys.length === 0) this.#emitEmptyFlow('{', '}');
+      else this.#emitBlockMapping(value, sortedKeys(keys));
+    }
+  }
+
+  /** yaml_emitter_emit_flow_{sequence_item,mapping_key} for a collection with no items. */
+  #emitEmptyFlow(open: string, close: string): void {
+    this.#writeIndicator(open, true, true, false);
+    this.#writeIndicator(close, false, false, false);
+  }
+
+  #emitBlockSequence(items: readonly JsonValue[], mappingContext: boolean): void {
+    // A sequence that is a mapping value shares the key's column ("indentless").
+    this.#increaseIndent(false, mappingContext && !this.#indention);
+    for (const item of items) {
+      this.#writeIndent();
+      this.#writeIndicator('-', true, false, true);
+      this.#emitNode(item, false);
+    }
+    this.#popIndent();
+  }
+
+  #emitBlockMapping(
+    map: { readonly [key: string]: JsonValue },
+    keys: readonly (readonly [key: string, rawKey: string])[],
+  ): void {
+    this.#increaseIndent(false, false);
+    for (const [key, rawKey] of keys) {
+      const analysis = analyzeScalar(key);
+      this.#writeIndent();
+      if (!analysis.multiline && analysis.utf8Length <= MAX_SIMPLE_KEY_BYTES) {
+        this.#emitScalar(key, encoderStyle(key), analysis, true);
+        this.#writeIndicator(':', false, false, false);
+      } else {
+        this.#writeIndicator('?', true, false, true);
+        this.#emitScalar(key, encoderStyle(key), analysis, false);
+        this.#writeIndent();
+        this.#writeIndicator(':', true, false, true);
+      }
+      this.#emitNode(map[rawKey], true);
+    }
+    this.#popIndent();
+  }
+
+  /** A null, bool or number: always plain-safe, short, without spaces (no folding). */
+  #emitPlainToken(text: string): void {
+    if (!this.#whitespace) this.#put(' ');
+    this.#put(text);
+    this.#whitespace = false;
+    this.#indention = false;
+  }
+
+  #emitScalar(text: string, requested: Style, a: Analysis, simpleKey: boolean): void {
+    const style = selectScalarStyle(requested, a, simpleKey);
+    this.#increaseIndent(true, false);
+    const allowBreaks = !simpleKey;
+    switch (style) {
+      case Style.Plain:
+        this.#writePlain(text, a, allowBreaks);
+        break;
+      case Style.SingleQuoted:
+        this.#writeSingleQuoted(text, a, allowBreaks);
+        break;
+      case Style.DoubleQuoted:
+        this.#writeDoubleQuoted(text, a, allowBreaks);
+        break;
+      case Style.Literal:
+        this.#writeLiteral(text);
+        break;
+    }
+    this.#popIndent();
+  }
+
+  // --- low-level output -----------------------------------------------------------------------
+
+  /** ASCII only: one column per UTF-16 unit. */
+  #put(s: string): void {
+    this.#out.push(s);
+    this.#column += s.length;
+  }
+
+  #write(s: string, columns: number): void {
+    this.#out.push(s);
+    this.#column += columns;
+  }
+
+  #putBreak(): void {
+    this.#out.push('\n');
+    this.#column = 0;
+  }
+
+  /** write_break: "\n" goes out as the configured break, other breaks are copied as they are. */
+  #writeBreak(ch: string): void {
+    if (ch === '\n') {
+      this.#putBreak();
+    } else {
+      this.#out.push(ch);
+      this.#column = 0;
+    }
+  }
+
+  #increaseIndent(flow: boolean, indentless: boolean): void {
+    this.#indents.push(this.#indent);
+    if (this.#indent < 0) this.#indent = flow ? BEST_INDENT : 0;
+    else if (!indentless) this.#indent += BEST_INDENT;
+  }
+
+  #popIndent(): void {
+    this.#indent = this.#indents.pop() ?? -1;
+  }
+
+  #writeIndent(): void {
+    const indent = this.#indent < 0 ? 0 : this.#indent;
+    if (
+      !this.#indention ||
+      this.#column > indent ||
+      (this.#column === indent && !this.#whitespace)
+    ) {
+      this.#putBreak();
+    }
+    if (this.#column < indent) this.#put(' '.repeat(indent - this.#column));
+    this.#whitespace = true;
+    this.#indention = true;
+  }
+
+  #writeIndicator(
+    indicator: string,
+    needWhitespace: boolean,
+    isWhitespace: boolean,
+    isIndention: boolean,
+  ): void {
+    if (needWhitespace && !this.#whitespace) this.#put(' ');
+    this.#put(indicator);
+    this.#whitespace = isWhitespace;
+    this.#indention = this.#indention && isIndention;
+  }
+
+  /** Whether a scalar starting at the current column could reach a fold point. */
+  #mayFold(allowBreaks: boolean, a: Analysis, extraColumns: number): boolean {
+    return allowBreaks && a.hasSpace && this.#column + a.cpLength + extraColumns > BEST_WIDTH + 1;
+  }
+
+  // --- scalar writers ---------------------------------------------------------------------------
+
+  #writePlain(text: string, a: Analysis, allowBreaks: boolean): void {
+    if (!this.#whitespace) this.#put(' ');
+    if (!a.multiline && !this.#mayFold(allowBreaks, a, 0)) {
+      this.#write(text, a.cpLength);
+    } else {
+      this.#writePlainSlow(text, allowBreaks);
+    }
+    this.#whitespace = false;
+    this.#indention = false;
+  }
+
+  #writePlainSlow(text: string, allowBreaks: boolean): void {
+    let spaces = false;
+    let breaks = false;
+    for (let i = 0; i < text.length;) {
+      const cp = text.codePointAt(i) ?? 0;
+      const w = cp > 0xffff ? 2 : 1;
+      if (cp === 0x20) {
+        const fold =
+          allowBreaks && !spaces && this.#column > BEST_WIDTH && text.charCodeAt(i + 1) !== 0x20;
+        if (fold) this.#writeIndent();
+        else this.#put(' ');
+        spaces = true;
+      } else if (isBreak(cp)) {
+        if (!breaks && cp === 0x0a) this.#putBreak();
+        this.#writeBreak(text.slice(i, i + w));
+        this.#indention = true;
+        breaks = true;
+      } else {
+        if (breaks) this.#writeIndent();
+        this.#write(text.slice(i, i + w), 1);
+        this.#indention = false;
+        spaces = false;
+        breaks = false;
+      }
+      i += w;
+    }
+  }
+
+  #writeSingleQuoted(text: string, a: Analysis, allowBreaks: boolean): void {
+    this.#writeIndicator("'", true, false, false);
+    const quoted = text.includes("'") ? text.replaceAll("'", "''") : text;
+    const extra = quoted.length - text.length;
+    if (!a.multiline && !this.#mayFold(allowBreaks, a, extra)) {
+      this.#write(quoted, a.cpLength + extra);
+    } else {
+      this.#writeSingleQuotedSlow(text, allowBreaks);
+    }
+    this.#writeIndicator("'", false, false, false);
+    this.#whitespace = false;
+    this.#indention = false;
+  }
+
+  #writeSingleQuotedSlow(text: string, allowBreaks: boolean): void {
+    let spaces = false;
+    let breaks = false;
+    for (let i = 0; i < text.length;) {
+      const cp = text.codePointAt(i) ?? 0;
+      const w = cp > 0xffff ? 2 : 1;
+      if (cp === 0x20) {
+        const fold =
+          allowBreaks &&
+          !spaces &&
+          this.#column > BEST_WIDTH &&
+          i > 0 &&
+          i + 1 < text.length &&
+          text.charCodeAt(i + 1) !== 0x20;
+        if (fold) this.#writeIndent();
+        else this.#put(' ');
+        spaces = true;
+      } else if (isBreak(cp)) {
+        // A lone line break folds to a space when read back, so it is written twice.
+        if (!breaks && cp === 0x0a) this.#putBreak();
+        this.#writeBreak(text.slice(i, i + w));
+        this.#indention = true;
+        breaks = true;
+      } else {
+        if (breaks) this.#writeIndent();
+        if (cp === 0x27) this.#put("'");
+        this.#write(text.slice(i, i + w), 1);
+        this.#indention = false;
+        spaces = false;
+        breaks = false;
+      }
+      i += w;
+    }
+  }
+
+  #writeDoubleQuoted(text: string, a: Analysis, allowBreaks: boolean): void {
+    this.#writeIndicator('"', true, false, false);
+    if (a.escapeFree && !this.#mayFold(allowBreaks, a, 0)) {
+      this.#write(text, a.cpLength);
+    } else {
+      this.#writeDoubleQuotedSlow(text, allowBreaks);
+    }
+    this.#writeIndicator('"', false, false, false);
+    this.#whitespace = false;
+    this.#indention = false;
+  }
+
+  #writeDoubleQuotedSlow(text: string, allowBreaks: boolean): void {
+    // Quirk kept from yaml.v2: is_bom() looks at the start of the value, not at the current
+    // character, so a value starting with U+FEFF has every character escaped.
+    const startsWithBom = text.charCodeAt(0) === 0xfeff;
+    let spaces = false;
+    for (let i = 0; i < text.length;) {
+      const cp = text.codePointAt(i) ?? 0;
+      const w = cp > 0xffff ? 2 : 1;
+      if (startsWithBom || !isPrintable(cp) || isBreak(cp) || cp === 0x22 || cp === 0x5c) {
+        this.#put(escapeDoubleQuoted(cp));
+        spaces = false;
+      } else if (cp === 0x20) {
+        const fold =
+          allowBreaks && !spaces && this.#column > BEST_WIDTH && i > 0 && i + 1 < text.length;
+        if (fold) {
+          this.#writeIndent();
+          // A space starting the continuation line would be eaten by folding: escape it.
+          if (text.charCodeAt(i + 1) === 0x20) this.#put('\\');
+        } else {
+          this.#put(' ');
+        }
+        spaces = true;
+      } else {
+        this.#write(text.slice(i, i + w), 1);
+        spaces = false;
+      }
+      i += w;
+    }
+  }
+
+  #writeLiteral(text: string): void {
+    this.#writeIndicator('|', true, false, false);
+    this.#writeBlockScalarHints(text);
+    this.#putBreak();
+    this.#indention = true;
+    this.#whitespace = true;
+    let breaks = true;
+    let i = 0;
+    while (i < text.length) {
+      const unit = text.charCodeAt(i);
+      if (isBreak(unit)) {
+        this.#writeBreak(text.charAt(i));
+        this.#indention = true;
+        breaks = true;
+        i += 1;
+        continue;
+      }
+      if (breaks) this.#writeIndent();
+      // Line breaks are all BMP code units, so the run can be found unit by unit.
+      let end = i + 1;
+      while (end < text.length && !isBreak(text.charCodeAt(end))) end += 1;
+      this.#write(text.slice(i, end), countCodePoints(text, i, end));
+      this.#indention = false;
+      breaks = false;
+      i = end;
+    }
+  }
+
+  /** Indentation indicator for a leading space/break, then `-` (strip) or `+` (keep). */
+  #writeBlockScalarHints(text: string): void {
+    const first = text.codePointAt(0) ?? 0;
+    if (first === 0x20 || isBreak(first)) {
+      this.#writeIndicator(String(BEST_INDENT), false, false, false);
+    }
+    const n = text.length;
+    let chomp = '';
+    if (n === 0 || !isBreak(text.charCodeAt(n - 1))) chomp = '-';
+    else if (n === 1 || isBreak(text.charCodeAt(n - 2))) chomp = '+';
+    if (chomp !== '') this.#writeIndicator(chomp, false, false, false);
+  }
+}
+
+function isArray(value: JsonValue): value is readonly JsonValue[] {
+  return Array.isArray(value);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scalar analysis and style choice (yaml_emitter_analyze_scalar, _select_scalar_style, stringv)
+// ---------------------------------------------------------------------------------------------
+
+interface Analysis {
+  /** Contains a line break (\n, \r, U+0085, U+2028, U+2029). */
+  readonly multiline: boolean;
+  /** Plain allowed outside flow collections (the only place scalars occur here). */
+  readonly blockPlainAllowed: boolean;
+  readonly singleQuotedAllowed: boolean;
+  readonly blockAllowed: boolean;
+  readonly hasSpace: boolean;
+  /** Nothing the double-quoted writer would escape. */
+  readonly escapeFree: boolean;
+  readonly cpLength: number;
+  readonly utf8Length: number;
+}
+
+const EMPTY_ANALYSIS: Analysis = {
+  multiline: false,
+  blockPlainAllowed: true,
+  singleQuotedAllowed: true,
+  blockAllowed: false,
+  hasSpace: false,
+  escapeFree: true,
+  cpLength: 0,
+  utf8Length: 0,
+};
+
+/** Indicators that make a plain scalar impossible when they start it. */
+function isLeadingIndicator(cp: number): boolean {
+  switch (cp) {
+    case 0x23: // #
+    case 0x2c: // ,
+    case 0x5b: // [
+    case 0x5d: // ]
+    case 0x7b: // {
+    case 0x7d: // }
+    case 0x26: // &
+    case 0x2a: // *
+    case 0x21: // !
+    case 0x7c: // |
+    case 0x3e: // >
+    case 0x27: // '
+    case 0x22: // "
+    case 0x25: // %
+    case 0x40: // @
+    case 0x60: // `
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** Whether the character makes block-context plain style impossible (flow-only ones ignored). */
+function blocksPlain(
+  cp: number,
+  first: boolean,
+  followedByWs: boolean,
+  precededByWs: boolean,
+): boolean {
+  if (first) {
+    if (isLeadingIndicator(cp)) return true;
+    return (cp === 0x3f || cp === 0x3a || cp === 0x2d) && followedByWs; // ? : -
+  }
+  if (cp === 0x3a) return followedByWs; // ": "
+  return cp === 0x23 && precededByWs; // " #"
+}
+
+function analyzeScalar(value: string): Analysis {
+  const n = value.length;
+  if (n === 0) return EMPTY_ANALYSIS;
+  let blockIndicators = value.startsWith('---') || value.startsWith('...');
+  let lineBreaks = false;
+  let special = false;
+  let leadingSpaceOrBreak = false;
+  let trailingSpace = false;
+  let trailingBreak = false;
+  let breakSpace = false;
+  let spaceBreak = false;
+  let hasSpace = false;
+  let escapeFree = true;
+  let precededByWs = true;
+  let previousSpace = false;
+  let previousBreak = false;
+  let cpLength = 0;
+  let utf8Length = 0;
+
+  let cp = value.codePointAt(0) ?? 0;
+  for (let i = 0; i < n;) {
+    const w = cp > 0xffff ? 2 : 1;
+    const next = i + w < n ? (value.codePointAt(i + w) ?? 0) : -1;
+    const last = next < 0;
+    const followedByWs = last || next === 0x20 || next === 0x09;
+    if (!blockIndicators && blocksPlain(cp, i === 0, followedByWs, precededByWs)) {
+      blockIndicators = true;
+    }
+    const printable = isPrintable(cp);
+    if (!printable) special = true;
+    if (!printable || cp === 0x22 || cp === 0x5c) escapeFree = false;
+    if (cp === 0x20) {
+      hasSpace = true;
+      if (i === 0) leadingSpaceOrBreak = true;
+      if (last) trailingSpace = true;
+      if (previousBreak) breakSpace = true;
+      previousSpace = true;
+      previousBreak = false;
+    } else if (isBreak(cp)) {
+      lineBreaks = true;
+      escapeFree = false;
+      if (i === 0) leadingSpaceOrBreak = true;
+      if (last) trailingBreak = true;
+      if (previousSpace) spaceBreak = true;
+      previousSpace = false;
+      previousBreak = true;
+    } else {
+      previousSpace = false;
+      previousBreak = false;
+    }
+    precededByWs = isBlankOrBreakOrNul(cp);
+    cpLength += 1;
+    utf8Length += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    i += w;
+    cp = next;
+  }
+
+  let blockPlainAllowed = !(leadingSpaceOrBreak || trailingSpace || trailingBreak);
+  let singleQuotedAllowed = true;
+  let blockAllowed = !trailingSpace;
+  if (breakSpace) {
+    blockPlainAllowed = false;
+    singleQuotedAllowed = false;
+  }
+  if (spaceBreak || special) {
+    blockPlainAllowed = false;
+    singleQuotedAllowed = false;
+    blockAllowed = false;
+  }
+  if (lineBreaks || blockIndicators) blockPlainAllowed = false;
+  return {
+    multiline: lineBreaks,
+    blockPlainAllowed,
+    singleQuotedAllowed,
+    blockAllowed,
+    hasSpace,
+    escapeFree,
+    cpLength,
+    utf8Length,
+  };
+}
+
+/** yaml_emitter_select_scalar_style for an implicit, untagged scalar outside flow context. */
+function selectScalarStyle(requested: Style, a: Analysis, simpleKey: boolean): Style {
+  let style = requested;
+  if (simpleKey && a.multiline) style = Style.DoubleQuoted;
+  if (style === Style.Plain) {
+    if (!a.blockPlainAllowed) style = Style.SingleQuoted;
+    if (a.cpLength === 0 && simpleKey) style = Style.SingleQuoted;
+  }
+  if (style === Style.SingleQuoted && !a.singleQuotedAllowed) style = Style.DoubleQuoted;
+  if (style === Style.Literal && (!a.blockAllowed || simpleKey)) style = Style.DoubleQuoted;
+  return style;
+}
+
+/** encoder.stringv: what yaml.v2 asks the emitter for, before the emitter's own fallbacks. */
+function encoderStyle(s: string): Style {
+  if (s.includes('\n')) return Style.Literal;
+  if (resolvesToNonString(s) || isBase60Float(s)) return Style.DoubleQuoted;
+  return Style.Plain;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Character classes (yamlprivateh.go), on code points
+// ---------------------------------------------------------------------------------------------
+
+/** is_printable: TAB, CR, C1 controls, U+FEFF, U+FFFE/F and everything above the BMP are not. */
+function isPrintable(cp: number): boolean {
+  if (cp < 0x80) return cp === 0x0a || (cp >= 0x20 && cp <= 0x7e);
+  if (cp >= 0xa0 && cp <= 0xd7ff) return true;
+  return cp >= 0xe000 && cp <= 0xfffd && cp !== 0xfeff;
+}
+
+function isBreak(cp: number): boolean {
+  return cp === 0x0a || cp === 0x0d || cp === 0x85 || cp === 0x2028 || cp === 0x2029;
+}
+
+/** is_blankz: space, tab, a line break or NUL. */
+function isBlankOrBreakOrNul(cp: number): boolean {
+  return cp === 0x20 || cp === 0x09 || cp === 0 || isBreak(cp);
+}
+
+function countCodePoints(s: string, from: number, to: number): number {
+  let count = to - from;
+  for (let i = from; i < to; i++) {
+    const unit = s.charCodeAt(i);
+    if (unit >= 0xdc00 && unit <= 0xdfff) count -= 1;
+  }
+  return count;
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+const LONE_SURROGATES = /\p{Cs}/gu;
+
+/** Go's encoding/json writes invalid UTF-16 (lone surrogates) as U+FFFD. */
+function wellFormed(s: string): string {
+  return LONE_SURROGATE.test(s) ? s.replace(LONE_SURROGATES, '\uFFFD') : s;
+}
+
+const HEX = '0123456789ABCDEF';
+
+function hexDigits(cp: number, width: number): string {
+  let s = '';
+  for (let shift = (width - 1) * 4; shift >= 0; shift -= 4) s += HEX.charAt((cp >> shift) & 0xf);
+  return s;
+}
+
+const SHORT_ESCAPES = new Map<number, string>([
+  [0x00, '\\0'],
+  [0x07, '\\a'],
+  [0x08, '\\b'],
+  [0x09, '\\t'],
+  [0x0a, '\\n'],
+  [0x0b, '\\v'],
+  [0x0c, '\\f'],
+  [0x0d, '\\r'],
+  [0x1b, '\\e'],
+  [0x22, '\\"'],
+  [0x5c, '\\\\'],
+  [0x85, '\\N'],
+  [0xa0, '\\_'],
+  [0x2028, '\\L'],
+  [0x2029, '\\P'],
+]);
+
+function escapeDoubleQuoted(cp: number): string {
+  const short = SHORT_ESCAPES.get(cp);
+  if (short !== undefined) return short;
+  if (cp <= 0xff) return '\\x' + hexDigits(cp, 2);
+  if (cp <= 0xffff) return '\\u' + hexDigits(cp, 4);
+  return '\\U' + hexDigits(cp, 8);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Numbers (encoding/json → yaml.v2 resolve → encoder.intv / floatv)
+// ---------------------------------------------------------------------------------------------
+
+const INT64_MIN = -(2n ** 63n);
+const UINT64_MAX = 2n ** 64n - 1n;
+
+/**
+ * Go writes a float64 as its shortest decimal ('f' below 1e21, as JS does); yaml.v2 reads that back
+ * as an int when it fits int64/uint64 (re-emitted unchanged), else as a float64 written with
+ * strconv.FormatFloat(f, 'g', -1, 64).
+ */
+function formatNumber(n: number): string {
+  if (Number.isInteger(n) && Math.abs(n) < 1e21) {
+    const text = String(n); // never "-0": Go reads "-0" as the int 0 as well
+    if (Math.abs(n) <= Number.MAX_SAFE_INTEGER) return text;
+    const big = BigInt(text);
+    if (big >= INT64_MIN && big <= UINT64_MAX) return text;
+  }
+  return formatGoFloatG(n);
+}
+
+function formatGoFloatG(f: number): string {
+  if (Number.isNaN(f)) return '.nan';
+  if (f === Infinity) return '.inf';
+  if (f === -Infinity) return '-.inf';
+  const sign = f < 0 ? '-' : '';
+  const [mantissa = '0', exponent = '0'] = Math.abs(f).toExponential().split('e');
+  const digits = mantissa.replace('.', '');
+  const exp = Number(exponent);
+  // Shortest formatting uses %e when the exponent is < -4 or >= 6 (eprec = 6).
+  if (exp < -4 || exp >= 6) {
+    const frac = digits.length > 1 ? '.' + digits.slice(1) : '';
+    const absExp = Math.abs(exp);
+    return `${sign}${digits.charAt(0)}${frac}e${exp < 0 ? '-' : '+'}${absExp < 10 ? '0' : ''}${absExp}`;
+  }
+  const point = exp + 1; // digits before the decimal point
+  if (point <= 0) return `${sign}0.${'0'.repeat(-point)}${digits}`;
+  if (point >= digits.length) return sign + digits + '0'.repeat(point - digits.length);
+  return `${sign}${digits.slice(0, point)}.${digits.slice(point)}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// YAML 1.1 resolution (resolve.go) — does a plain scalar read back as something else?
+// ---------------------------------------------------------------------------------------------
+
+const RESOLVE_MAP = new Set([
+  'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',
+  'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
+  '', '~', 'null', 'Null', 'NULL',
+  '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
+  '<<',
+]); // prettier-ignore
+
+const MAP_HINTS = 'yYnNtTfFoO~';
+const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
+const BASE60_FLOAT = /^[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?$/;
+
+function isDigitUnit(unit: number): boolean {
+  return unit >= 0x30 && unit <= 0x39;
+}
+
+/** resolve("", s) returns a tag other than !!str. */
+function resolvesToNonString(s: string): boolean {
+  if (s === '') return true; // null
+  const first = s.charCodeAt(0);
+  const sign = first === 0x2b || first === 0x2d;
+  if (!sign && !isDigitUnit(first) && first !== 0x2e && !MAP_HINTS.includes(s.charAt(0))) {
+    return false; // no resolveTable hint: always a string (this is why "<<" stays plain)
+  }
+  if (RESOLVE_MAP.has(s)) return true;
+  if (first === 0x2e) return goParseFloatOk(s);
+  if (!sign && !isDigitUnit(first)) return false; // map hint, not in the map
+  if (isGoTimestamp(s)) return true;
+  const plain = s.includes('_') ? s.replaceAll('_', '') : s;
+  if (goParseIntOk(plain, 0) || goParseUint(plain, 0) !== undefined) return true;
+  if (YAML_STYLE_FLOAT.test(plain) && Number.isFinite(Number(plain))) return true;
+  if (plain.startsWith('0b')) {
+    const rest = plain.slice(2);
+    return goParseIntOk(rest, 2) || goParseUint(rest, 2) !== undefined;
+  }
+  if (plain.startsWith('-0b')) return goParseIntOk('-' + plain.slice(3), 2);
+  return false;
+}
+
+/** encoder.go isBase60Float: quoted for the sake of YAML 1.1 readers. */
+function isBase60Float(s: string): boolean {
+  if (s === '') return false;
+  const c = s.charCodeAt(0);
+  if (!(c === 0x2b || c === 0x2d || isDigitUnit(c)) || !s.includes(':')) return false;
+  return BASE60_FLOAT.test(s);
+}
+
+/** strconv.ParseUint(s, base, 64); base 0 picks 0b/0o/0x/0 prefixes. Undefined on error. */
+function goParseUint(s: string, base: number): bigint | undefined {
+  if (s === '') return undefined;
+  let radix = base;
+  let digits = s;
+  if (base === 0) {
+    radix = 10;
+    if (s.charCodeAt(0) === 0x30) {
+      const prefix = s.length >= 3 ? s.charCodeAt(1) | 0x20 : 0;
+      radix = prefix === 0x62 ? 2 : prefix === 0x78 ? 16 : 8;
+      digits = prefix === 0x62 || prefix === 0x6f || prefix === 0x78 ? s.slice(2) : s.slice(1);
+    }
+  }
+  const bigRadix = BigInt(radix);
+  let n = 0n;
+  for (let i = 0; i < digits.length; i++) {
+    const c = digits.charCodeAt(i);
+    const lower = c | 0x20;
+    let d: number;
+    if (isDigitUnit(c)) d = c - 0x30;
+    else if (lower >= 0x61 && lower <= 0x7a) d = lower - 0x61 + 10;
+    else return undefined;
+    if (d >= radix) return undefined;
+    n = n * bigRadix + BigInt(d);
+    if (n > UINT64_MAX) return undefined;
+  }
+  return n;
+}
+
+/** strconv.ParseInt(s, base, 64) succeeds. */
+function goParseIntOk(s: string, base: number): boolean {
+  if (s === '') return false;
+  const first = s.charCodeAt(0);
+  const negative = first === 0x2d;
+  const magnitude = goParseUint(first === 0x2b || negative ? s.slice(1) : s, base);
+  if (magnitude === undefined) return false;
+  return negative ? magnitude <= 2n ** 63n : magnitude < 2n ** 63n;
+}
+
+/** strconv.ParseFloat(s, 64) succeeds, for s starting with '.' (no sign, no hex, no inf/nan). */
+function goParseFloatOk(s: string): boolean {
+  let i = 0;
+  let sawDot = false;
+  let sawDigits = false;
+  let underscores = false;
+  for (; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x5f) underscores = true;
+    else if (c === 0x2e && !sawDot) sawDot = true;
+    else if (isDigitUnit(c)) sawDigits = true;
+    else break;
+  }
+  if (!sawDigits) return false;
+  if (i < s.length && (s.charCodeAt(i) | 0x20) === 0x65) {
+    i++;
+    if (i < s.length && (s.charCodeAt(i) === 0x2b || s.charCodeAt(i) === 0x2d)) i++;
+    if (i >= s.length || !isDigitUnit(s.charCodeAt(i))) return false;
+    for (; i < s.length && (isDigitUnit(s.charCodeAt(i)) || s.charCodeAt(i) === 0x5f); i++) {
+      if (s.charCodeAt(i) === 0x5f) underscores = true;
+    }
+  }
+  if (i !== s.length) return false;
+  if (underscores && !goUnderscoreOk(s)) return false;
+  return Number.isFinite(Number(s.replaceAll('_', ''))); // overflow is a range error
+}
+
+/** strconv underscoreOK for a decimal literal: '_' only between digits. */
+function goUnderscoreOk(s: string): boolean {
+  let saw = '^';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (isDigitUnit(c)) {
+      saw = '0';
+    } else if (c === 0x5f) {
+      if (saw !== '0') return false;
+      saw = '_';
+    } else {
+      if (saw === '_') return false;
+      saw = '!';
+    }
+  }
+  return saw !== '_';
+}
+
+// --- timestamps: yaml.v2 parseTimestamp = time.Parse with four layouts ---------------------------
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+interface Cursor {
+  readonly s: string;
+  pos: number;
+}
+
+/** time.getnum(value, false): one or two digits. */
+function getNum(c: Cursor): number | undefined {
+  if (!isDigitUnit(c.s.charCodeAt(c.pos))) return undefined;
+  let v = c.s.charCodeAt(c.pos) - 0x30;
+  c.pos += 1;
+  if (isDigitUnit(c.s.charCodeAt(c.pos))) {
+    v = v * 10 + c.s.charCodeAt(c.pos) - 0x30;
+    c.pos += 1;
+  }
+  return v;
+}
+
+function expect(c: Cursor, unit: number): boolean {
+  if (c.s.charCodeAt(c.pos) !== unit) return false;
+  c.pos += 1;
+  return true;
+}
+
+function getNumBelow(c: Cursor, limit: number): boolean {
+  const v = getNum(c);
+  return v !== undefined && v < limit;
+}
+
+/** "15:4:5" then an optional ".999999999" (either '.' or ',' followed by digits). */
+function parseClock(c: Cursor): boolean {
+  if (!getNumBelow(c, 24) || !expect(c, 0x3a)) return false;
+  if (!getNumBelow(c, 60) || !expect(c, 0x3a)) return false;
+  if (!getNumBelow(c, 60)) return false;
+  const sep = c.s.charCodeAt(c.pos);
+  if ((sep === 0x2e || sep === 0x2c) && isDigitUnit(c.s.charCodeAt(c.pos + 1))) {
+    c.pos += 2;
+    while (isDigitUnit(c.s.charCodeAt(c.pos))) c.pos += 1;
+  }
+  return true;
+}
+
+/** "Z07:00": 'Z', or ±hh:mm with hh <= 24 and mm <= 60. */
+function parseZone(c: Cursor): boolean {
+  const s = c.s;
+  if (s.charCodeAt(c.pos) === 0x5a) {
+    c.pos += 1;
+    return true;
+  }
+  const p = c.pos;
+  if (s.length - p < 6 || s.charCodeAt(p + 3) !== 0x3a) return false;
+  const sign = s.charCodeAt(p);
+  const digits = [1, 2, 4, 5].map((k) => s.charCodeAt(p + k));
+  if (!digits.every(isDigitUnit)) return false;
+  const [h1 = 0, h2 = 0, m1 = 0, m2 = 0] = digits.map((d) => d - 0x30);
+  if (h1 * 10 + h2 > 24 || m1 * 10 + m2 > 60) return false;
+  if (sign !== 0x2b && sign !== 0x2d) return false;
+  c.pos += 6;
+  return true;
+}
+
+/**
+ * One of "2006-1-2T15:4:5.999999999Z07:00", the same with 't', "2006-1-2 15:4:5.999999999" or
+ * "2006-1-2" parses; the date must exist (Go validates the day after parsing).
+ */
+function isGoTimestamp(s: string): boolean {
+  if (s.length < 5 || s.charCodeAt(4) !== 0x2d) return false;
+  for (let k = 0; k < 4; k++) if (!isDigitUnit(s.charCodeAt(k))) return false;
+  const c: Cursor = { s, pos: 5 };
+  const month = getNum(c);
+  if (month === undefined || month < 1 || month > 12 || !expect(c, 0x2d)) return false;
+  const day = getNum(c);
+  if (day === undefined) return false;
+  if (c.pos < s.length) {
+    const sep = s.charCodeAt(c.pos);
+    if (sep === 0x54 || sep === 0x74) {
+      c.pos += 1;
+      if (!parseClock(c) || !parseZone(c)) return false;
+    } else if (sep === 0x20) {
+      while (s.charCodeAt(c.pos) === 0x20) c.pos += 1;
+      if (!parseClock(c)) return false;
+    } else {
+      return false;
+    }
+    if (c.pos !== s.length) return false;
+  }
+  const year = Number(s.slice(0, 4));
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  const days = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+  return day >= 1 && day <= days;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Key order (sorter.go keyList.Less, string keys)
+// ---------------------------------------------------------------------------------------------
+
+const LETTER = /^\p{L}$/u;
+const DECIMAL_DIGIT = /^\p{Nd}$/u;
+
+function isGoLetter(cp: number): boolean {
+  if (cp < 0x80) return (cp | 0x20) >= 0x61 && (cp | 0x20) <= 0x7a;
+  return LETTER.test(String.fromCodePoint(cp));
+}
+
+function isGoDigit(cp: number): boolean {
+  if (cp < 0x80) return cp >= 0x30 && cp <= 0x39;
+  return DECIMAL_DIGIT.test(String.fromCodePoint(cp));
+}
+
+/** [key as Go sees it, key as stored], in sort.Sort(keyList) order. */
+function sortedKeys(raw: readonly string[]): (readonly [string, string])[] {
+  const keys = raw.map((k) => [wellFormed(k), k] as const);
+  // Distinct keys never compare equal, so the (unstable, in Go) sort algorithm does not matter.
+  return keys.sort(([a], [b]) => (a === b ? 0 : goKeyLess(a, b) ? -1 : 1));
+}
+
+/**
+ * keyList.Less for two distinct strings: at the first differing rune, two letters compare by code
+ * point, a non-letter sorts before a letter, and otherwise the digit runs starting there compare
+ * numerically (leading zeros significant after a non-zero digit), then by run length, then by
+ * code point. A proper prefix sorts first.
+ */
+function goKeyLess(a: string, b: string): boolean {
+  const ar = Array.from(a, (ch) => ch.codePointAt(0) ?? 0);
+  const br = Array.from(b, (ch) => ch.codePointAt(0) ?? 0);
+  for (let i = 0; i < ar.length && i < br.length; i++) {
+    const ca = ar[i] ?? 0;
+    const cb = br[i] ?? 0;
+    if (ca === cb) continue;
+    const al = isGoLetter(ca);
+    const bl = isGoLetter(cb);
+    if (al && bl) return ca < cb;
+    if (al || bl) return bl;
+    let an = 0n;
+    let bn = 0n;
+    if (ca === 0x30 || cb === 0x30) {
+      for (let j = i - 1; j >= 0 && isGoDigit(ar[j] ?? 0); j--) {
+        if (ar[j] !== 0x30) {
+          an = 1n;
+          bn = 1n;
+          break;
+        }
+      }
+    }
+    const aRun = digitRun(ar, i, an);
+    const bRun = digitRun(br, i, bn);
+    if (aRun.value !== bRun.value) return aRun.value < bRun.value;
+    if (aRun.end !== bRun.end) return aRun.end < bRun.end;
+    return ca < cb;
+  }
+  return ar.length < br.length;
+}
+
+/** Accumulates `n*10 + (r - '0')` over the digit run with Go's int64 wrap-around. */
+function digitRun(
+  runes: readonly number[],
+  start: number,
+  init: bigint,
+): { value: bigint; end: number } {
+  let value = init;
+  let end = start;
+  while (end < runes.length && isGoDigit(runes[end] ?? 0)) {
+    value = BigInt.asIntN(64, value * 10n + BigInt((runes[end] ?? 0) - 0x30));
+    end += 1;
+  }
+  return { value, end };
+}
