@@ -1,0 +1,42 @@
+/**
+ * Authentication and authorization contracts of the API server. The HTTP layer authenticates every
+ * request (no identity → 401) and asks the authorizer before acting (denied → 403 with the real
+ * server's message). Implementations live beside this file; `cmd/apiserver` wires them.
+ */
+import type { KubeObject, UserInfo } from './resource-store.js';
+
+export interface Authenticator {
+  /** The caller's identity from the request (bearer token, ...), or undefined if unauthenticated. */
+  authenticate(request: Request): Promise<UserInfo | undefined>;
+}
+
+/** What a request wants to do, as Kubernetes' RBAC/Node authorizers see it. */
+export interface RequestAttributes {
+  readonly verb: string;
+  readonly group: string;
+  readonly version: string;
+  readonly resource: string;
+  readonly subresource: string;
+  readonly namespace: string;
+  readonly name: string;
+  /** `fieldSelector` of list/watch requests (a node may list pods only on its own node). */
+  readonly fieldSelector: string;
+  /** Non-resource requests (`/version`, `/api`, `/openapi/v3`, ...). */
+  readonly path: string;
+  readonly isResourceRequest: boolean;
+}
+
+export type Decision =
+  { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
+
+export interface Authorizer {
+  /**
+   * `loadObject` reads the object the request targets (for NodeRestriction-style checks on its
+   * content, e.g. a pod's `spec.nodeName`); it resolves undefined if there is none.
+   */
+  authorize(
+    user: UserInfo,
+    attributes: RequestAttributes,
+    loadObject: () => Promise<KubeObject | undefined>,
+  ): Promise<Decision>;
+}
