@@ -1,0 +1,121 @@
+/**
+ * Serialization of Ignition configs exactly as MCO writes them: Go's `clarketm/json` Marshal of
+ * the coreos/ignition types. Rendered configs are hashed from these bytes, so they must match.
+ *
+ * Rules (from the Go struct tags in `types.ts`): fields in Go declaration order; `omitempty`
+ * drops zero scalars, nil pointers, empty lists and (clarketm's extension) structs whose fields
+ * are all empty; fields without `omitempty` are always written (zero value, or `null` for a nil
+ * pointer or list); pointers set to `false`, `0` or `""` are written. Strings are escaped as Go
+ * does with HTML escaping on (`<`, `>`, `&`, U+2028, U+2029 as `\u` escapes).
+ */
+import type { FieldSpec, IgnitionConfig, IgnitionConfigV2, JsonRecord } from './types.js';
+import { isRecord, structFields, zeroOf } from './types.js';
+import type { SpecVersion } from './versions.js';
+import { isSpecVersion, MaxSpecVersion } from './versions.js';
+
+type AnyConfig = IgnitionConfig | IgnitionConfigV2;
+
+/** The spec whose Go types marshal this config: its own `ignition.version`, else 3.5. */
+function layoutVersion(config: unknown): SpecVersion {
+  const ign = isRecord(config) ? config['ignition'] : undefined;
+  const v = isRecord(ign) ? ign['version'] : undefined;
+  return typeof v === 'string' && isSpecVersion(v) ? v : MaxSpecVersion;
+}
+
+/**
+ * The JSON value Go would marshal, as a plain object whose key order is Go's field order
+ * (`JSON.stringify` of it differs from `serializeIgnition` only in string escaping).
+ */
+export function compactIgnition(config: AnyConfig): JsonRecord {
+  return compactStruct(layoutVersion(config), 'Config', config);
+}
+
+/** The exact bytes (as a string) of Go's `json.Marshal(config)`: compact, no trailing newline. */
+export function serializeIgnition(config: AnyConfig): string {
+  return writeJson(compactIgnition(config));
+}
+
+function compactStruct(version: SpecVersion, struct: string, value: unknown): JsonRecord {
+  const src = isRecord(value) ? value : {};
+  const out: JsonRecord = {};
+  for (const f of structFields(version, struct)) {
+    const v = compactField(version, f, src[f.json]);
+    if (v !== undefined) out[f.json] = v;
+  }
+  return out;
+}
+
+/** `undefined` means "not written". */
+function compactField(version: SpecVersion, f: FieldSpec, v: unknown): unknown {
+  const t = f.type;
+  if (f.omitEmpty && isEmpty(version, f, v)) return undefined;
+  switch (t.kind) {
+    case 'value':
+      return v ?? zeroOf(t.scalar);
+    case 'pointer':
+      return v ?? null;
+    case 'struct':
+      return compactStruct(version, t.struct, v);
+    case 'structPointer':
+      return v == null ? null : compactStruct(version, t.struct, v);
+    case 'list': {
+      if (!Array.isArray(v)) return null;
+      const item = t.item;
+      return v.map((i: unknown) =>
+        typeof item === 'string' ? (i ?? zeroOf(item)) : compactStruct(version, item.struct, i),
+      );
+    }
+  }
+}
+
+/** clarketm/json `isEmptyValue`: structs are empty when every field is. */
+function isEmpty(version: SpecVersion, f: FieldSpec, v: unknown): boolean {
+  const t = f.type;
+  switch (t.kind) {
+    case 'value':
+      return v == null || v === zeroOf(t.scalar);
+    case 'pointer':
+    case 'structPointer':
+      return v == null;
+    case 'list':
+      return !Array.isArray(v) || v.length === 0;
+    case 'struct': {
+      const rec = isRecord(v) ? v : {};
+      return structFields(version, t.struct).every((sf) => isEmpty(version, sf, rec[sf.json]));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Go encoding/json text output
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Go's `encodeState.string` with escapeHTML, as vendored in clarketm/json. */
+export function goQuote(s: string): string {
+  let out = '"';
+  for (const ch of s.replace(LONE_SURROGATE, '\uFFFD')) {
+    const c = ch.codePointAt(0) ?? 0;
+    if (ch === '"' || ch === '\\') out += `\\${ch}`;
+    else if (ch === '\n') out += '\\n';
+    else if (ch === '\r') out += '\\r';
+    else if (ch === '\t') out += '\\t';
+    else if (c < 0x20 || ch === '<' || ch === '>' || ch === '&' || c === 0x2028 || c === 0x2029)
+      out += `\\u${c.toString(16).padStart(4, '0')}`;
+    else out += ch;
+  }
+  return `${out}"`;
+}
+
+function writeJson(v: unknown): string {
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'string') return goQuote(v);
+  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : JSON.stringify(v);
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (Array.isArray(v)) return `[${v.map(writeJson).join(',')}]`;
+  if (isRecord(v)) {
+    const parts = Object.entries(v).map(([k, x]) => `${goQuote(k)}:${writeJson(x)}`);
+    return `{${parts.join(',')}}`;
+  }
+  return 'null';
+}
