@@ -1,0 +1,379 @@
+import { describe, expect, it } from 'vitest';
+import type { RequestAttributes } from '../auth.js';
+import type { KubeObject, UserInfo } from '../resource-store.js';
+import { DefaultAuthorizer } from './default-authorizer.js';
+import { nodeIdentity, SystemIdentity } from './identities.js';
+import { fieldSelectorValue } from './node-authorizer.js';
+import { attrs } from './testing.js';
+
+const Mco = 'machineconfiguration.openshift.io';
+const n1 = nodeIdentity('n1');
+const withAuth = (u: UserInfo): UserInfo => ({
+  name: u.name,
+  groups: [...u.groups, 'system:authenticated'],
+});
+const admin = withAuth(SystemIdentity.admin);
+const controller = withAuth(SystemIdentity.controller);
+const mcs = withAuth(SystemIdentity.mcs);
+const bootstrap = withAuth(SystemIdentity.bootstrap);
+const node = withAuth(n1);
+const stranger: UserInfo = { name: 'alice', groups: ['system:authenticated'] };
+
+const pods: Record<string, KubeObject> = {
+  mine: {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'mine', namespace: 'ns' },
+    spec: { nodeName: 'n1' },
+  },
+  theirs: {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'theirs', namespace: 'ns' },
+    spec: { nodeName: 'n2' },
+  },
+};
+
+type Case = [string, UserInfo, Partial<RequestAttributes>, string | true];
+
+const pod = (
+  verb: string,
+  name: string,
+  extra: Partial<RequestAttributes> = {},
+): Partial<RequestAttributes> => ({
+  verb,
+  resource: 'pods',
+  namespace: 'ns',
+  name,
+  ...extra,
+});
+
+const cases: Case[] = [
+  ['admin may do anything', admin, { verb: 'delete', resource: 'nodes', name: 'n1' }, true],
+  [
+    'anyone authenticated reads discovery',
+    stranger,
+    { isResourceRequest: false, path: '/apis/x/v1' },
+    true,
+  ],
+  [
+    'anyone authenticated reads /version',
+    stranger,
+    { isResourceRequest: false, path: '/version' },
+    true,
+  ],
+  [
+    'non-resource paths outside discovery are denied',
+    stranger,
+    { isResourceRequest: false, path: '/metrics' },
+    'User "alice" cannot get path "/metrics"',
+  ],
+  [
+    'a stranger cannot list nodes',
+    stranger,
+    { verb: 'list', resource: 'nodes' },
+    'User "alice" cannot list resource "nodes" in API group "" at the cluster scope',
+  ],
+  [
+    'namespaced denial names the namespace',
+    stranger,
+    { verb: 'get', resource: 'pods', namespace: 'default', name: 'p' },
+    'User "alice" cannot get resource "pods" in API group "" in the namespace "default"',
+  ],
+  [
+    'controller writes pools',
+    controller,
+    {
+      verb: 'update',
+      group: Mco,
+      resource: 'machineconfigpools',
+      subresource: 'status',
+      name: 'worker',
+    },
+    true,
+  ],
+  [
+    'controller evicts pods',
+    controller,
+    { verb: 'create', resource: 'pods', subresource: 'eviction', namespace: 'ns', name: 'p' },
+    true,
+  ],
+  ['controller patches nodes', controller, { verb: 'patch', resource: 'nodes', name: 'n1' }, true],
+  ['controller reads namespaces', controller, { verb: 'list', resource: 'namespaces' }, true],
+  [
+    'controller cannot delete namespaces',
+    controller,
+    { verb: 'delete', resource: 'namespaces', name: 'x' },
+    'User "system:serviceaccount:openshift-machine-config-operator:machine-config-controller" cannot delete resource "namespaces" in API group "" at the cluster scope',
+  ],
+  [
+    'controller updates clusteroperator status',
+    controller,
+    {
+      verb: 'update',
+      group: 'config.openshift.io',
+      resource: 'clusteroperators',
+      subresource: 'status',
+      name: 'machine-config',
+    },
+    true,
+  ],
+  [
+    'mcs reads rendered configs',
+    mcs,
+    { verb: 'get', group: Mco, resource: 'machineconfigs', name: 'rendered-worker-x' },
+    true,
+  ],
+  [
+    'mcs cannot write machineconfigs',
+    mcs,
+    { verb: 'create', group: Mco, resource: 'machineconfigs' },
+    'User "system:serviceaccount:openshift-machine-config-operator:machine-config-server" cannot create resource "machineconfigs" in API group "machineconfiguration.openshift.io" at the cluster scope',
+  ],
+  [
+    'bootstrap creates secrets in kube-system',
+    bootstrap,
+    { verb: 'create', resource: 'secrets', namespace: 'kube-system' },
+    true,
+  ],
+  [
+    'bootstrap cannot read them',
+    bootstrap,
+    { verb: 'get', resource: 'secrets', namespace: 'kube-system', name: 'node-token-abcdef' },
+    'User "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper" cannot get resource "secrets" in API group "" in the namespace "kube-system"',
+  ],
+  ['node reads its own Node', node, { verb: 'get', resource: 'nodes', name: 'n1' }, true],
+  [
+    'node watches its own Node by name',
+    node,
+    { verb: 'watch', resource: 'nodes', fieldSelector: 'metadata.name=n1' },
+    true,
+  ],
+  [
+    'node cannot list all nodes',
+    node,
+    { verb: 'list', resource: 'nodes' },
+    `User "system:node:n1" cannot list resource "nodes" in API group "" at the cluster scope: node 'n1' cannot read all nodes, only its own Node object`,
+  ],
+  [
+    'node cannot read another Node',
+    node,
+    { verb: 'get', resource: 'nodes', name: 'n2' },
+    `User "system:node:n1" cannot get resource "nodes" in API group "" at the cluster scope: node 'n1' cannot read 'n2', only its own Node object`,
+  ],
+  ['node patches its own Node', node, { verb: 'patch', resource: 'nodes', name: 'n1' }, true],
+  [
+    'node patches its own Node status',
+    node,
+    { verb: 'patch', resource: 'nodes', subresource: 'status', name: 'n1' },
+    true,
+  ],
+  [
+    'node cannot patch another Node',
+    node,
+    { verb: 'patch', resource: 'nodes', name: 'n2' },
+    'node "n1" is not allowed to modify node "n2"',
+  ],
+  [
+    'node cannot update another Node status',
+    node,
+    { verb: 'update', resource: 'nodes', subresource: 'status', name: 'n2' },
+    'node "n1" is not allowed to modify node "n2"',
+  ],
+  [
+    'node registers (create, body checked at admission)',
+    node,
+    { verb: 'create', resource: 'nodes' },
+    true,
+  ],
+  [
+    'node cannot delete its Node',
+    node,
+    { verb: 'delete', resource: 'nodes', name: 'n1' },
+    'User "system:node:n1" cannot delete resource "nodes" in API group "" at the cluster scope',
+  ],
+  [
+    'node reads machineconfigs',
+    node,
+    { verb: 'list', group: Mco, resource: 'machineconfigs' },
+    true,
+  ],
+  [
+    'node reads controllerconfigs',
+    node,
+    { verb: 'get', group: Mco, resource: 'controllerconfigs', name: 'machine-config-controller' },
+    true,
+  ],
+  [
+    'node cannot write a MachineConfig',
+    node,
+    { verb: 'create', group: Mco, resource: 'machineconfigs' },
+    'User "system:node:n1" cannot create resource "machineconfigs" in API group "machineconfiguration.openshift.io" at the cluster scope',
+  ],
+  [
+    'node patches its own MachineConfigNode status',
+    node,
+    {
+      verb: 'patch',
+      group: Mco,
+      resource: 'machineconfignodes',
+      subresource: 'status',
+      name: 'n1',
+    },
+    true,
+  ],
+  [
+    'node cannot patch another MachineConfigNode',
+    node,
+    { verb: 'update', group: Mco, resource: 'machineconfignodes', name: 'n2' },
+    'node "n1" is not allowed to modify machineconfignode "n2"',
+  ],
+  [
+    'node lists pods on its node',
+    node,
+    pod('list', '', { fieldSelector: 'spec.nodeName=n1' }),
+    true,
+  ],
+  [
+    'node watches pods on its node among other terms',
+    node,
+    pod('watch', '', { namespace: '', fieldSelector: 'status.phase!=Failed,spec.nodeName==n1' }),
+    true,
+  ],
+  [
+    'node cannot list all pods',
+    node,
+    pod('list', ''),
+    `User "system:node:n1" cannot list resource "pods" in API group "" in the namespace "ns": can only list/watch pods with spec.nodeName field selector`,
+  ],
+  [
+    'node cannot list pods on another node',
+    node,
+    pod('list', '', { fieldSelector: 'spec.nodeName=n2' }),
+    `User "system:node:n1" cannot list resource "pods" in API group "" in the namespace "ns": can only list/watch pods with spec.nodeName field selector`,
+  ],
+  ['node gets a pod bound to it', node, pod('get', 'mine'), true],
+  [
+    'node cannot get a pod bound elsewhere',
+    node,
+    pod('get', 'theirs'),
+    `User "system:node:n1" cannot get resource "pods" in API group "" in the namespace "ns": no relationship found between node 'n1' and this object`,
+  ],
+  [
+    'node cannot get a missing pod',
+    node,
+    pod('get', 'gone'),
+    `User "system:node:n1" cannot get resource "pods" in API group "" in the namespace "ns": no relationship found between node 'n1' and this object`,
+  ],
+  [
+    'node creates events anywhere',
+    node,
+    { verb: 'create', resource: 'events', namespace: 'default' },
+    true,
+  ],
+  [
+    'node patches events',
+    node,
+    { verb: 'patch', resource: 'events', namespace: 'default', name: 'e' },
+    true,
+  ],
+  [
+    'node cannot list events',
+    node,
+    { verb: 'list', resource: 'events', namespace: 'default' },
+    'User "system:node:n1" cannot list resource "events" in API group "" in the namespace "default"',
+  ],
+  [
+    'node renews its own lease',
+    node,
+    {
+      verb: 'update',
+      group: 'coordination.k8s.io',
+      resource: 'leases',
+      namespace: 'kube-node-lease',
+      name: 'n1',
+    },
+    true,
+  ],
+  [
+    'node cannot touch another lease',
+    node,
+    {
+      verb: 'get',
+      group: 'coordination.k8s.io',
+      resource: 'leases',
+      namespace: 'kube-node-lease',
+      name: 'n2',
+    },
+    'User "system:node:n1" cannot get resource "leases" in API group "coordination.k8s.io" in the namespace "kube-node-lease": can only access node lease with the same name as the requesting node',
+  ],
+  [
+    'node leases live in kube-node-lease only',
+    node,
+    { verb: 'create', group: 'coordination.k8s.io', resource: 'leases', namespace: 'default' },
+    'User "system:node:n1" cannot create resource "leases" in API group "coordination.k8s.io" in the namespace "default": can only access leases in the "kube-node-lease" system namespace',
+  ],
+  [
+    'node cannot list leases',
+    node,
+    {
+      verb: 'list',
+      group: 'coordination.k8s.io',
+      resource: 'leases',
+      namespace: 'kube-node-lease',
+    },
+    'User "system:node:n1" cannot list resource "leases" in API group "coordination.k8s.io" in the namespace "kube-node-lease": can only get, create, update, patch, or delete a node lease',
+  ],
+  [
+    'node cannot read secrets',
+    node,
+    { verb: 'get', resource: 'secrets', namespace: 'kube-system', name: 's' },
+    `User "system:node:n1" cannot get resource "secrets" in API group "" in the namespace "kube-system": no relationship found between node 'n1' and this object`,
+  ],
+  [
+    'a system:node: name without the group is not a node',
+    withAuth({ name: 'system:node:n1', groups: [] }),
+    { verb: 'get', resource: 'nodes', name: 'n1' },
+    'User "system:node:n1" cannot get resource "nodes" in API group "" at the cluster scope',
+  ],
+];
+
+describe('DefaultAuthorizer', () => {
+  const authorizer = new DefaultAuthorizer();
+
+  it.each(cases)('%s', async (_title, user, partial, expected) => {
+    const a = attrs(partial);
+    const decision = await authorizer.authorize(user, a, () => Promise.resolve(pods[a.name]));
+    expect(decision).toEqual(
+      expected === true ? { allowed: true } : { allowed: false, reason: expected },
+    );
+  });
+
+  it('does not load the object unless a node asks about a pod', async () => {
+    let loads = 0;
+    const load = () => {
+      loads++;
+      return Promise.resolve(undefined);
+    };
+    await authorizer.authorize(
+      controller,
+      attrs({ verb: 'get', resource: 'pods', namespace: 'ns', name: 'p' }),
+      load,
+    );
+    await authorizer.authorize(node, attrs({ verb: 'get', resource: 'nodes', name: 'n1' }), load);
+    expect(loads).toBe(0);
+  });
+});
+
+describe('fieldSelectorValue', () => {
+  it.each([
+    ['spec.nodeName=n1', 'spec.nodeName', 'n1'],
+    ['spec.nodeName==n1', 'spec.nodeName', 'n1'],
+    ['spec.nodeName!=n1', 'spec.nodeName', undefined],
+    ['a=b,spec.nodeName=n\\,1', 'spec.nodeName', 'n,1'],
+    ['metadata.name=x', 'spec.nodeName', undefined],
+    ['', 'spec.nodeName', undefined],
+  ])('%j has %s = %j', (selector, field, value) => {
+    expect(fieldSelectorValue(selector, field)).toBe(value);
+  });
+});
