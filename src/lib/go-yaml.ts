@@ -97,14 +97,14 @@ class Emitter {
   ): void {
     this.#increaseIndent(false, false);
     for (const [key, rawKey] of keys) {
-      const analysis = analyzeScalar(key);
+      const { analysis, style } = keyInfo(key);
       this.#writeIndent();
       if (!analysis.multiline && analysis.utf8Length <= MAX_SIMPLE_KEY_BYTES) {
-        this.#emitScalar(key, encoderStyle(key), analysis, true);
+        this.#emitScalar(key, style, analysis, true);
         this.#writeIndicator(':', false, false, false);
       } else {
         this.#writeIndicator('?', true, false, true);
-        this.#emitScalar(key, encoderStyle(key), analysis, false);
+        this.#emitScalar(key, style, analysis, false);
         this.#writeIndent();
         this.#writeIndicator(':', true, false, true);
       }
@@ -206,6 +206,11 @@ class Emitter {
     this.#indention = this.#indention && isIndention;
   }
 
+  /** A space may become a line break: breaks allowed, first of a run, past the best width. */
+  #canFold(allowBreaks: boolean, afterSpace: boolean): boolean {
+    return allowBreaks && !afterSpace && this.#column > BEST_WIDTH;
+  }
+
   /** Whether a scalar starting at the current column could reach a fold point. */
   #mayFold(allowBreaks: boolean, a: Analysis, extraColumns: number): boolean {
     return allowBreaks && a.hasSpace && this.#column + a.cpLength + extraColumns > BEST_WIDTH + 1;
@@ -231,8 +236,7 @@ class Emitter {
       const cp = text.codePointAt(i) ?? 0;
       const w = cp > 0xffff ? 2 : 1;
       if (cp === 0x20) {
-        const fold =
-          allowBreaks && !spaces && this.#column > BEST_WIDTH && text.charCodeAt(i + 1) !== 0x20;
+        const fold = this.#canFold(allowBreaks, spaces) && text.charCodeAt(i + 1) !== 0x20;
         if (fold) this.#writeIndent();
         else this.#put(' ');
         spaces = true;
@@ -273,13 +277,9 @@ class Emitter {
       const cp = text.codePointAt(i) ?? 0;
       const w = cp > 0xffff ? 2 : 1;
       if (cp === 0x20) {
+        const interior = i > 0 && i + 1 < text.length;
         const fold =
-          allowBreaks &&
-          !spaces &&
-          this.#column > BEST_WIDTH &&
-          i > 0 &&
-          i + 1 < text.length &&
-          text.charCodeAt(i + 1) !== 0x20;
+          this.#canFold(allowBreaks, spaces) && interior && text.charCodeAt(i + 1) !== 0x20;
         if (fold) this.#writeIndent();
         else this.#put(' ');
         spaces = true;
@@ -321,25 +321,27 @@ class Emitter {
     for (let i = 0; i < text.length;) {
       const cp = text.codePointAt(i) ?? 0;
       const w = cp > 0xffff ? 2 : 1;
-      if (startsWithBom || !isPrintable(cp) || isBreak(cp) || cp === 0x22 || cp === 0x5c) {
+      if (startsWithBom || needsEscape(cp)) {
         this.#put(escapeDoubleQuoted(cp));
         spaces = false;
       } else if (cp === 0x20) {
-        const fold =
-          allowBreaks && !spaces && this.#column > BEST_WIDTH && i > 0 && i + 1 < text.length;
-        if (fold) {
-          this.#writeIndent();
-          // A space starting the continuation line would be eaten by folding: escape it.
-          if (text.charCodeAt(i + 1) === 0x20) this.#put('\\');
-        } else {
-          this.#put(' ');
-        }
+        this.#writeDoubleQuotedSpace(text, i, this.#canFold(allowBreaks, spaces));
         spaces = true;
       } else {
         this.#write(text.slice(i, i + w), 1);
         spaces = false;
       }
       i += w;
+    }
+  }
+
+  #writeDoubleQuotedSpace(text: string, i: number, canFold: boolean): void {
+    if (canFold && i > 0 && i + 1 < text.length) {
+      this.#writeIndent();
+      // A space starting the continuation line would be eaten by folding: escape it.
+      if (text.charCodeAt(i + 1) === 0x20) this.#put('\\');
+    } else {
+      this.#put(' ');
     }
   }
 
@@ -385,6 +387,20 @@ class Emitter {
   }
 }
 
+/** Keys repeat across objects and configs; their analysis is a pure function of the text. */
+const KEY_INFO_CACHE = new Map<string, { readonly analysis: Analysis; readonly style: Style }>();
+const KEY_INFO_CACHE_LIMIT = 4096;
+
+function keyInfo(key: string): { readonly analysis: Analysis; readonly style: Style } {
+  let info = KEY_INFO_CACHE.get(key);
+  if (info === undefined) {
+    if (KEY_INFO_CACHE.size >= KEY_INFO_CACHE_LIMIT) KEY_INFO_CACHE.clear();
+    info = { analysis: analyzeScalar(key), style: encoderStyle(key) };
+    KEY_INFO_CACHE.set(key, info);
+  }
+  return info;
+}
+
 function isArray(value: JsonValue): value is readonly JsonValue[] {
   return Array.isArray(value);
 }
@@ -419,122 +435,177 @@ const EMPTY_ANALYSIS: Analysis = {
 };
 
 /** Indicators that make a plain scalar impossible when they start it. */
+const LEADING_INDICATORS = new Set(Array.from('#,[]{}&*!|>\'"%@`', (ch) => ch.charCodeAt(0)));
+
 function isLeadingIndicator(cp: number): boolean {
-  switch (cp) {
-    case 0x23: // #
-    case 0x2c: // ,
-    case 0x5b: // [
-    case 0x5d: // ]
-    case 0x7b: // {
-    case 0x7d: // }
-    case 0x26: // &
-    case 0x2a: // *
-    case 0x21: // !
-    case 0x7c: // |
-    case 0x3e: // >
-    case 0x27: // '
-    case 0x22: // "
-    case 0x25: // %
-    case 0x40: // @
-    case 0x60: // `
-      return true;
-    default:
-      return false;
-  }
+  return LEADING_INDICATORS.has(cp);
+}
+
+/** The next character (at UTF-16 index `j`) is a space, a tab, or the end of the value. */
+function followedByBlank(value: string, j: number): boolean {
+  if (j >= value.length) return true;
+  const c = value.charCodeAt(j);
+  return c === 0x20 || c === 0x09;
 }
 
 /** Whether the character makes block-context plain style impossible (flow-only ones ignored). */
 function blocksPlain(
+  value: string,
+  start: number,
+  next: number,
   cp: number,
-  first: boolean,
-  followedByWs: boolean,
-  precededByWs: boolean,
+  afterBlank: boolean,
 ): boolean {
-  if (first) {
+  if (start === 0) {
     if (isLeadingIndicator(cp)) return true;
-    return (cp === 0x3f || cp === 0x3a || cp === 0x2d) && followedByWs; // ? : -
+    return (cp === 0x3f || cp === 0x3a || cp === 0x2d) && followedByBlank(value, next); // ? : -
   }
-  if (cp === 0x3a) return followedByWs; // ": "
-  return cp === 0x23 && precededByWs; // " #"
+  if (cp === 0x3a) return followedByBlank(value, next); // ": "
+  return cp === 0x23 && afterBlank; // " #"
+}
+
+/** Running state of yaml_emitter_analyze_scalar. */
+interface ScanState {
+  lineBreaks: boolean;
+  special: boolean;
+  leadingSpaceOrBreak: boolean;
+  trailingSpace: boolean;
+  trailingBreak: boolean;
+  breakSpace: boolean;
+  spaceBreak: boolean;
+  hasSpace: boolean;
+  escapeFree: boolean;
+  previousSpace: boolean;
+  previousBreak: boolean;
+}
+
+function scanSpace(st: ScanState, first: boolean, last: boolean): void {
+  st.hasSpace = true;
+  if (first) st.leadingSpaceOrBreak = true;
+  if (last) st.trailingSpace = true;
+  if (st.previousBreak) st.breakSpace = true;
+  st.previousSpace = true;
+  st.previousBreak = false;
+}
+
+/** Any character but a space. */
+function scanOther(st: ScanState, cp: number, first: boolean, last: boolean): void {
+  if (cp > 0x20 && cp < 0x7f) {
+    if (cp === 0x22 || cp === 0x5c) st.escapeFree = false;
+    st.previousSpace = false;
+    st.previousBreak = false;
+    return;
+  }
+  if (!isPrintable(cp)) {
+    st.special = true;
+    st.escapeFree = false;
+  }
+  if (isBreak(cp)) {
+    st.lineBreaks = true;
+    st.escapeFree = false;
+    if (first) st.leadingSpaceOrBreak = true;
+    if (last) st.trailingBreak = true;
+    if (st.previousSpace) st.spaceBreak = true;
+    st.previousSpace = false;
+    st.previousBreak = true;
+  } else {
+    st.previousSpace = false;
+    st.previousBreak = false;
+  }
+}
+
+/** Printable ASCII without space, '"' and '\\': the common case (paths, data URLs, names). */
+const PLAIN_ASCII_WORD = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/** analyzeScalar for a PLAIN_ASCII_WORD: only indicators can still rule out plain style. */
+function analyzeAsciiWord(value: string): Analysis {
+  const n = value.length;
+  const first = value.charCodeAt(0);
+  const blockIndicators =
+    value.startsWith('---') ||
+    value.startsWith('...') ||
+    isLeadingIndicator(first) ||
+    (n === 1 && (first === 0x3f || first === 0x2d)) ||
+    value.charCodeAt(n - 1) === 0x3a; // ':' followed by the end
+  return {
+    multiline: false,
+    blockPlainAllowed: !blockIndicators,
+    singleQuotedAllowed: true,
+    blockAllowed: true,
+    hasSpace: false,
+    escapeFree: true,
+    cpLength: n,
+    utf8Length: n,
+  };
 }
 
 function analyzeScalar(value: string): Analysis {
   const n = value.length;
   if (n === 0) return EMPTY_ANALYSIS;
+  if (PLAIN_ASCII_WORD.test(value)) return analyzeAsciiWord(value);
+  const st: ScanState = {
+    lineBreaks: false,
+    special: false,
+    leadingSpaceOrBreak: false,
+    trailingSpace: false,
+    trailingBreak: false,
+    breakSpace: false,
+    spaceBreak: false,
+    hasSpace: false,
+    escapeFree: true,
+    previousSpace: false,
+    previousBreak: false,
+  };
   let blockIndicators = value.startsWith('---') || value.startsWith('...');
-  let lineBreaks = false;
-  let special = false;
-  let leadingSpaceOrBreak = false;
-  let trailingSpace = false;
-  let trailingBreak = false;
-  let breakSpace = false;
-  let spaceBreak = false;
-  let hasSpace = false;
-  let escapeFree = true;
-  let precededByWs = true;
-  let previousSpace = false;
-  let previousBreak = false;
+  let afterBlank = true; // preceded_by_whitespace (is_blankz of the previous character)
   let cpLength = 0;
   let utf8Length = 0;
-
-  let cp = value.codePointAt(0) ?? 0;
-  for (let i = 0; i < n;) {
-    const w = cp > 0xffff ? 2 : 1;
-    const next = i + w < n ? (value.codePointAt(i + w) ?? 0) : -1;
-    const last = next < 0;
-    const followedByWs = last || next === 0x20 || next === 0x09;
-    if (!blockIndicators && blocksPlain(cp, i === 0, followedByWs, precededByWs)) {
+  for (let i = 0; i < n; i++) {
+    const start = i;
+    let cp = value.charCodeAt(i);
+    if (cp >= 0xd800 && cp <= 0xdbff && i + 1 < n) {
+      cp = ((cp - 0xd800) << 10) + (value.charCodeAt(i + 1) - 0xdc00) + 0x10000;
+      i += 1;
+    }
+    const last = i + 1 >= n;
+    if (!blockIndicators && blocksPlain(value, start, i + 1, cp, afterBlank))
       blockIndicators = true;
-    }
-    const printable = isPrintable(cp);
-    if (!printable) special = true;
-    if (!printable || cp === 0x22 || cp === 0x5c) escapeFree = false;
-    if (cp === 0x20) {
-      hasSpace = true;
-      if (i === 0) leadingSpaceOrBreak = true;
-      if (last) trailingSpace = true;
-      if (previousBreak) breakSpace = true;
-      previousSpace = true;
-      previousBreak = false;
-    } else if (isBreak(cp)) {
-      lineBreaks = true;
-      escapeFree = false;
-      if (i === 0) leadingSpaceOrBreak = true;
-      if (last) trailingBreak = true;
-      if (previousSpace) spaceBreak = true;
-      previousSpace = false;
-      previousBreak = true;
-    } else {
-      previousSpace = false;
-      previousBreak = false;
-    }
-    precededByWs = isBlankOrBreakOrNul(cp);
     cpLength += 1;
     utf8Length += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
-    i += w;
-    cp = next;
+    if (cp === 0x20) scanSpace(st, start === 0, last);
+    else scanOther(st, cp, start === 0, last);
+    afterBlank = isBlankOrBreakOrNul(cp);
   }
+  return finishAnalysis(st, blockIndicators, cpLength, utf8Length);
+}
 
-  let blockPlainAllowed = !(leadingSpaceOrBreak || trailingSpace || trailingBreak);
+/** The allowed styles that follow from what the scan saw. */
+function finishAnalysis(
+  st: ScanState,
+  blockIndicators: boolean,
+  cpLength: number,
+  utf8Length: number,
+): Analysis {
+  let blockPlainAllowed = !(st.leadingSpaceOrBreak || st.trailingSpace || st.trailingBreak);
   let singleQuotedAllowed = true;
-  let blockAllowed = !trailingSpace;
-  if (breakSpace) {
+  let blockAllowed = !st.trailingSpace;
+  if (st.breakSpace) {
     blockPlainAllowed = false;
     singleQuotedAllowed = false;
   }
-  if (spaceBreak || special) {
+  if (st.spaceBreak || st.special) {
     blockPlainAllowed = false;
     singleQuotedAllowed = false;
     blockAllowed = false;
   }
-  if (lineBreaks || blockIndicators) blockPlainAllowed = false;
+  if (st.lineBreaks || blockIndicators) blockPlainAllowed = false;
   return {
-    multiline: lineBreaks,
+    multiline: st.lineBreaks,
     blockPlainAllowed,
     singleQuotedAllowed,
     blockAllowed,
-    hasSpace,
-    escapeFree,
+    hasSpace: st.hasSpace,
+    escapeFree: st.escapeFree,
     cpLength,
     utf8Length,
   };
@@ -569,6 +640,11 @@ function isPrintable(cp: number): boolean {
   if (cp < 0x80) return cp === 0x0a || (cp >= 0x20 && cp <= 0x7e);
   if (cp >= 0xa0 && cp <= 0xd7ff) return true;
   return cp >= 0xe000 && cp <= 0xfffd && cp !== 0xfeff;
+}
+
+/** Written as an escape sequence inside double quotes. */
+function needsEscape(cp: number): boolean {
+  return !isPrintable(cp) || isBreak(cp) || cp === 0x22 || cp === 0x5c;
 }
 
 function isBreak(cp: number): boolean {
@@ -677,13 +753,14 @@ function formatGoFloatG(f: number): string {
 // YAML 1.1 resolution (resolve.go) — does a plain scalar read back as something else?
 // ---------------------------------------------------------------------------------------------
 
+// prettier-ignore
 const RESOLVE_MAP = new Set([
   'y', 'Y', 'yes', 'Yes', 'YES', 'true', 'True', 'TRUE', 'on', 'On', 'ON',
   'n', 'N', 'no', 'No', 'NO', 'false', 'False', 'FALSE', 'off', 'Off', 'OFF',
   '', '~', 'null', 'Null', 'NULL',
   '.nan', '.NaN', '.NAN', '.inf', '.Inf', '.INF', '+.inf', '+.Inf', '+.INF', '-.inf', '-.Inf', '-.INF',
   '<<',
-]); // prettier-ignore
+]);
 
 const MAP_HINTS = 'yYnNtTfFoO~';
 const YAML_STYLE_FLOAT = /^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$/;
@@ -693,19 +770,28 @@ function isDigitUnit(unit: number): boolean {
   return unit >= 0x30 && unit <= 0x39;
 }
 
+/** resolveTable: the first character says which kinds a plain scalar might resolve to. */
+function resolveHint(s: string): 'sign' | 'digit' | 'map' | 'dot' | undefined {
+  const c = s.charCodeAt(0);
+  if (c === 0x2b || c === 0x2d) return 'sign';
+  if (isDigitUnit(c)) return 'digit';
+  if (c === 0x2e) return 'dot';
+  return MAP_HINTS.includes(s.charAt(0)) ? 'map' : undefined;
+}
+
 /** resolve("", s) returns a tag other than !!str. */
 function resolvesToNonString(s: string): boolean {
   if (s === '') return true; // null
-  const first = s.charCodeAt(0);
-  const sign = first === 0x2b || first === 0x2d;
-  if (!sign && !isDigitUnit(first) && first !== 0x2e && !MAP_HINTS.includes(s.charAt(0))) {
-    return false; // no resolveTable hint: always a string (this is why "<<" stays plain)
-  }
+  const hint = resolveHint(s);
+  if (hint === undefined) return false; // always a string: this is why "<<" stays plain
   if (RESOLVE_MAP.has(s)) return true;
-  if (first === 0x2e) return goParseFloatOk(s);
-  if (!sign && !isDigitUnit(first)) return false; // map hint, not in the map
-  if (isGoTimestamp(s)) return true;
-  const plain = s.includes('_') ? s.replaceAll('_', '') : s;
+  if (hint === 'dot') return goParseFloatOk(s);
+  if (hint === 'map') return false;
+  return isGoTimestamp(s) || resolvesToNumber(s.includes('_') ? s.replaceAll('_', '') : s);
+}
+
+/** The int/float part of resolve for a sign or digit hint; `plain` has its '_' removed. */
+function resolvesToNumber(plain: string): boolean {
   if (goParseIntOk(plain, 0) || goParseUint(plain, 0) !== undefined) return true;
   if (YAML_STYLE_FLOAT.test(plain) && Number.isFinite(Number(plain))) return true;
   if (plain.startsWith('0b')) {
@@ -727,30 +813,33 @@ function isBase60Float(s: string): boolean {
 /** strconv.ParseUint(s, base, 64); base 0 picks 0b/0o/0x/0 prefixes. Undefined on error. */
 function goParseUint(s: string, base: number): bigint | undefined {
   if (s === '') return undefined;
-  let radix = base;
-  let digits = s;
-  if (base === 0) {
-    radix = 10;
-    if (s.charCodeAt(0) === 0x30) {
-      const prefix = s.length >= 3 ? s.charCodeAt(1) | 0x20 : 0;
-      radix = prefix === 0x62 ? 2 : prefix === 0x78 ? 16 : 8;
-      digits = prefix === 0x62 || prefix === 0x6f || prefix === 0x78 ? s.slice(2) : s.slice(1);
-    }
-  }
+  const [radix, digits] = base === 0 ? splitBasePrefix(s) : [base, s];
   const bigRadix = BigInt(radix);
   let n = 0n;
   for (let i = 0; i < digits.length; i++) {
-    const c = digits.charCodeAt(i);
-    const lower = c | 0x20;
-    let d: number;
-    if (isDigitUnit(c)) d = c - 0x30;
-    else if (lower >= 0x61 && lower <= 0x7a) d = lower - 0x61 + 10;
-    else return undefined;
+    const d = digitValue(digits.charCodeAt(i));
     if (d >= radix) return undefined;
     n = n * bigRadix + BigInt(d);
     if (n > UINT64_MAX) return undefined;
   }
   return n;
+}
+
+/** Base 0: "0b"/"0o"/"0x" (with at least one more character), a leading "0" is octal. */
+function splitBasePrefix(s: string): [number, string] {
+  if (s.charCodeAt(0) !== 0x30) return [10, s];
+  const prefix = s.length >= 3 ? s.charCodeAt(1) | 0x20 : 0;
+  if (prefix === 0x62) return [2, s.slice(2)];
+  if (prefix === 0x6f) return [8, s.slice(2)];
+  if (prefix === 0x78) return [16, s.slice(2)];
+  return [8, s.slice(1)];
+}
+
+/** 0-9, then a/A = 10 up to z/Z = 35; 99 for anything else. */
+function digitValue(c: number): number {
+  if (isDigitUnit(c)) return c - 0x30;
+  const lower = c | 0x20;
+  return lower >= 0x61 && lower <= 0x7a ? lower - 0x61 + 10 : 99;
 }
 
 /** strconv.ParseInt(s, base, 64) succeeds. */
@@ -768,26 +857,26 @@ function goParseFloatOk(s: string): boolean {
   let i = 0;
   let sawDot = false;
   let sawDigits = false;
-  let underscores = false;
   for (; i < s.length; i++) {
     const c = s.charCodeAt(i);
-    if (c === 0x5f) underscores = true;
-    else if (c === 0x2e && !sawDot) sawDot = true;
+    if (c === 0x2e && !sawDot) sawDot = true;
     else if (isDigitUnit(c)) sawDigits = true;
-    else break;
+    else if (c !== 0x5f) break;
   }
   if (!sawDigits) return false;
-  if (i < s.length && (s.charCodeAt(i) | 0x20) === 0x65) {
-    i++;
-    if (i < s.length && (s.charCodeAt(i) === 0x2b || s.charCodeAt(i) === 0x2d)) i++;
-    if (i >= s.length || !isDigitUnit(s.charCodeAt(i))) return false;
-    for (; i < s.length && (isDigitUnit(s.charCodeAt(i)) || s.charCodeAt(i) === 0x5f); i++) {
-      if (s.charCodeAt(i) === 0x5f) underscores = true;
-    }
-  }
-  if (i !== s.length) return false;
-  if (underscores && !goUnderscoreOk(s)) return false;
+  if (i < s.length && (s.charCodeAt(i) | 0x20) === 0x65) i = scanGoExponent(s, i + 1);
+  if (i !== s.length) return false; // trailing text (or a bad exponent) is a syntax error
+  if (s.includes('_') && !goUnderscoreOk(s)) return false;
   return Number.isFinite(Number(s.replaceAll('_', ''))); // overflow is a range error
+}
+
+/** After 'e': optional sign, a digit, then digits and '_'. Returns the end, or -1. */
+function scanGoExponent(s: string, from: number): number {
+  let i = from;
+  if (s.charCodeAt(i) === 0x2b || s.charCodeAt(i) === 0x2d) i++;
+  if (!isDigitUnit(s.charCodeAt(i))) return -1;
+  while (i < s.length && (isDigitUnit(s.charCodeAt(i)) || s.charCodeAt(i) === 0x5f)) i++;
+  return i;
 }
 
 /** strconv underscoreOK for a decimal literal: '_' only between digits. */
@@ -872,6 +961,33 @@ function parseZone(c: Cursor): boolean {
   return true;
 }
 
+/** After "YYYY-": "1-2" with a month in range; returns the month and the (unchecked) day. */
+function parseMonthDay(c: Cursor): { month: number; day: number } | undefined {
+  const month = getNum(c);
+  if (month === undefined || month < 1 || month > 12 || !expect(c, 0x2d)) return undefined;
+  const day = getNum(c);
+  return day === undefined ? undefined : { month, day };
+}
+
+/** What may follow the date: nothing, "T15:4:5…Z07:00" ('T' or 't') or " 15:4:5…". */
+function parseTimeOfDay(c: Cursor): boolean {
+  const s = c.s;
+  if (c.pos === s.length) return true;
+  const sep = s.charCodeAt(c.pos);
+  if (sep === 0x54 || sep === 0x74) {
+    c.pos += 1;
+    return parseClock(c) && parseZone(c) && c.pos === s.length;
+  }
+  if (sep !== 0x20) return false;
+  while (s.charCodeAt(c.pos) === 0x20) c.pos += 1; // the layout's space matches a run of spaces
+  return parseClock(c) && c.pos === s.length;
+}
+
+function daysIn(month: number, year: number): number {
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
+}
+
 /**
  * One of "2006-1-2T15:4:5.999999999Z07:00", the same with 't', "2006-1-2 15:4:5.999999999" or
  * "2006-1-2" parses; the date must exist (Go validates the day after parsing).
@@ -880,27 +996,9 @@ function isGoTimestamp(s: string): boolean {
   if (s.length < 5 || s.charCodeAt(4) !== 0x2d) return false;
   for (let k = 0; k < 4; k++) if (!isDigitUnit(s.charCodeAt(k))) return false;
   const c: Cursor = { s, pos: 5 };
-  const month = getNum(c);
-  if (month === undefined || month < 1 || month > 12 || !expect(c, 0x2d)) return false;
-  const day = getNum(c);
-  if (day === undefined) return false;
-  if (c.pos < s.length) {
-    const sep = s.charCodeAt(c.pos);
-    if (sep === 0x54 || sep === 0x74) {
-      c.pos += 1;
-      if (!parseClock(c) || !parseZone(c)) return false;
-    } else if (sep === 0x20) {
-      while (s.charCodeAt(c.pos) === 0x20) c.pos += 1;
-      if (!parseClock(c)) return false;
-    } else {
-      return false;
-    }
-    if (c.pos !== s.length) return false;
-  }
-  const year = Number(s.slice(0, 4));
-  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
-  const days = month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
-  return day >= 1 && day <= days;
+  const date = parseMonthDay(c);
+  if (date === undefined || !parseTimeOfDay(c)) return false;
+  return date.day >= 1 && date.day <= daysIn(date.month, Number(s.slice(0, 4)));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -934,6 +1032,17 @@ function sortedKeys(raw: readonly string[]): (readonly [string, string])[] {
  * code point. A proper prefix sorts first.
  */
 function goKeyLess(a: string, b: string): boolean {
+  // Fast path: the strings share a prefix and first differ at two ASCII letters.
+  let i = 0;
+  while (i < a.length && i < b.length && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  if (i === a.length || i === b.length) return a.length < b.length;
+  const ca = a.charCodeAt(i);
+  const cb = b.charCodeAt(i);
+  if (ca < 0x80 && cb < 0x80 && isGoLetter(ca) && isGoLetter(cb)) return ca < cb;
+  return goKeyLessRunes(a, b);
+}
+
+function goKeyLessRunes(a: string, b: string): boolean {
   const ar = Array.from(a, (ch) => ch.codePointAt(0) ?? 0);
   const br = Array.from(b, (ch) => ch.codePointAt(0) ?? 0);
   for (let i = 0; i < ar.length && i < br.length; i++) {
@@ -944,24 +1053,30 @@ function goKeyLess(a: string, b: string): boolean {
     const bl = isGoLetter(cb);
     if (al && bl) return ca < cb;
     if (al || bl) return bl;
-    let an = 0n;
-    let bn = 0n;
-    if (ca === 0x30 || cb === 0x30) {
-      for (let j = i - 1; j >= 0 && isGoDigit(ar[j] ?? 0); j--) {
-        if (ar[j] !== 0x30) {
-          an = 1n;
-          bn = 1n;
-          break;
-        }
-      }
-    }
-    const aRun = digitRun(ar, i, an);
-    const bRun = digitRun(br, i, bn);
-    if (aRun.value !== bRun.value) return aRun.value < bRun.value;
-    if (aRun.end !== bRun.end) return aRun.end < bRun.end;
-    return ca < cb;
+    return digitRunsLess(ar, br, i);
   }
   return ar.length < br.length;
+}
+
+/** The non-letter branch of keyList.Less at the first differing rune `i`. */
+function digitRunsLess(ar: readonly number[], br: readonly number[], i: number): boolean {
+  const ca = ar[i] ?? 0;
+  const cb = br[i] ?? 0;
+  // A '0' right after a non-zero digit run is significant: both runs start from 1.
+  const init = (ca === 0x30 || cb === 0x30) && nonZeroDigitBefore(ar, i) ? 1n : 0n;
+  const aRun = digitRun(ar, i, init);
+  const bRun = digitRun(br, i, init);
+  if (aRun.value !== bRun.value) return aRun.value < bRun.value;
+  if (aRun.end !== bRun.end) return aRun.end < bRun.end;
+  return ca < cb;
+}
+
+/** The digits right before `i` (shared by both keys) include one other than '0'. */
+function nonZeroDigitBefore(runes: readonly number[], i: number): boolean {
+  for (let j = i - 1; j >= 0 && isGoDigit(runes[j] ?? 0); j--) {
+    if (runes[j] !== 0x30) return true;
+  }
+  return false;
 }
 
 /** Accumulates `n*10 + (r - '0')` over the digit run with Go's int64 wrap-around. */

@@ -180,12 +180,10 @@ function reorder(value: JsonValue, order: (keys: string[]) => string[]): JsonVal
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v: JsonValue) => reorder(v, order));
   const obj = value as { readonly [key: string]: JsonValue };
-  const out: { [key: string]: JsonValue } = {};
-  for (const k of order(Object.keys(obj))) {
-    const v = obj[k];
-    if (v !== undefined) out[k] = reorder(v, order);
-  }
-  return out;
+  // fromEntries defines own properties, so a "__proto__" key stays a key.
+  return Object.fromEntries(
+    order(Object.keys(obj)).map((k) => [k, reorder(obj[k] ?? null, order)]),
+  );
 }
 
 describe('renderedConfigName properties', () => {
