@@ -1,0 +1,423 @@
+/**
+ * MemoryStorage: the Storage port held in memory, with the same semantics as the SQLite and etcd
+ * backends (one global revision, CAS writes, reads at an older revision, watch with history replay,
+ * compaction). Pure: no I/O and no clock, so tests and the in-process control plane can use it.
+ *
+ * Every key keeps its retained versions (tombstones included) so a list can be answered as of any
+ * revision at or above the compaction point; the event log keeps every event after that point for
+ * watch replay. Keys are ordered by Unicode code point, which is the UTF-8 byte order SQLite and
+ * etcd use.
+ */
+import {
+  StorageError,
+  StorageErrorCode,
+  type KeyValue,
+  type ListOptions,
+  type ListResult,
+  type Storage,
+  type WatchEvent,
+  type WatchHandler,
+  type WatchOptions,
+} from '../../ports/storage.js';
+
+/** One retained version of a key; `kv` is undefined for a deletion (tombstone). */
+interface Version {
+  readonly revision: number;
+  readonly kv: KeyValue | undefined;
+}
+
+export class MemoryStorage implements Storage {
+  #revision = 0;
+  #compacted = 0;
+  #closed = false;
+  /** Keys with at least one retained version, in key order. */
+  #keys: string[] = [];
+  #versions = new Map<string, Version[]>();
+  /** Every event after the compaction point, in revision order. */
+  #log: WatchEvent[] = [];
+  readonly #watchers = new Set<MemoryWatcher>();
+
+  currentRevision(): Promise<number> {
+    return this.#run(() => this.#revision);
+  }
+
+  compactedRevision(): Promise<number> {
+    return this.#run(() => this.#compacted);
+  }
+
+  get(key: string): Promise<KeyValue | undefined> {
+    return this.#run(() => this.#latest(key));
+  }
+
+  list(prefix: string, options: ListOptions = {}): Promise<ListResult> {
+    return this.#run(() => {
+      const revision = this.#readRevision(options.revision);
+      const limit = options.limit ?? 0;
+      const items: KeyValue[] = [];
+      let more = false;
+      for (const key of this.#keysFrom(prefix, options.startAfter)) {
+        const kv = versionAt(this.#versions.get(key), revision);
+        if (kv === undefined) continue;
+        if (limit > 0 && items.length === limit) {
+          more = true;
+          break;
+        }
+        items.push(kv);
+      }
+      return { items, revision, more };
+    });
+  }
+
+  count(prefix: string): Promise<number> {
+    return this.#run(() => {
+      let n = 0;
+      for (const key of this.#keysFrom(prefix, undefined)) {
+        if (this.#latest(key) !== undefined) n += 1;
+      }
+      return n;
+    });
+  }
+
+  create(key: string, value: string): Promise<KeyValue> {
+    return this.#run(() => {
+      const current = this.#latest(key);
+      if (current !== undefined) {
+        throw new StorageError(StorageErrorCode.KeyExists, `create ${key}: key exists`, {
+          key,
+          revision: current.modRevision,
+        });
+      }
+      const revision = this.#revision + 1;
+      const kv: KeyValue = { key, value, createRevision: revision, modRevision: revision };
+      this.#append(key, kv, { type: 'put', kv, prev: undefined });
+      return kv;
+    });
+  }
+
+  update(key: string, value: string, expectedRevision: number): Promise<KeyValue> {
+    return this.#run(() => {
+      const prev = this.#expect('update', key, expectedRevision);
+      const kv: KeyValue = {
+        key,
+        value,
+        createRevision: prev.createRevision,
+        modRevision: this.#revision + 1,
+      };
+      this.#append(key, kv, { type: 'put', kv, prev });
+      return kv;
+    });
+  }
+
+  delete(key: string, expectedRevision?: number): Promise<KeyValue> {
+    return this.#run(() => {
+      const prev = this.#expect('delete', key, expectedRevision);
+      this.#append(key, undefined, { type: 'delete', key, revision: this.#revision + 1, prev });
+      return prev;
+    });
+  }
+
+  async watch(prefix: string, options: WatchOptions, handler: WatchHandler): Promise<void> {
+    await this.#run(() => {
+      const { afterRevision, signal } = options;
+      if (afterRevision > 0 && afterRevision < this.#compacted) throw this.#compactedError();
+      if (signal.aborted) return;
+      // 0 means "from now": nothing to replay, and nothing at or below the current revision.
+      const after = afterRevision > 0 ? afterRevision : this.#revision;
+      const watcher = new MemoryWatcher(prefix, after, handler, signal, (w) =>
+        this.#watchers.delete(w),
+      );
+      // Replay and registration happen in one synchronous step, so no write can fall between.
+      for (let i = firstAfter(this.#log, after); i < this.#log.length; i++) {
+        const event = this.#log[i];
+        if (event !== undefined) watcher.push(event);
+      }
+      this.#watchers.add(watcher);
+    });
+  }
+
+  compact(revision: number): Promise<void> {
+    return this.#run(() => {
+      // Compacting past the head would make the next watch from "now" fail; stop at the head.
+      const target = Math.min(revision, this.#revision);
+      if (target <= this.#compacted) return;
+      this.#compacted = target;
+      this.#log = this.#log.slice(firstAfter(this.#log, target));
+      for (const [key, versions] of this.#versions) {
+        const kept = compactVersions(versions, target);
+        if (kept.length === 0) this.#versions.delete(key);
+        else this.#versions.set(key, kept);
+      }
+      this.#keys = this.#keys.filter((key) => this.#versions.has(key));
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    const closed = new StorageError(StorageErrorCode.Unavailable, 'storage closed');
+    for (const watcher of this.#watchers) watcher.fail(closed);
+    this.#watchers.clear();
+    return Promise.resolve();
+  }
+
+  /** Runs a synchronous step as the async port demands; a closed store answers Unavailable. */
+  #run<T>(step: () => T): Promise<T> {
+    try {
+      if (this.#closed) throw new StorageError(StorageErrorCode.Unavailable, 'storage closed');
+      return Promise.resolve(step());
+    } catch (e) {
+      return Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+
+  #latest(key: string): KeyValue | undefined {
+    const versions = this.#versions.get(key);
+    return versions?.[versions.length - 1]?.kv;
+  }
+
+  /** The key's current state if it exists and (when given) sits at `expectedRevision`. */
+  #expect(op: string, key: string, expectedRevision: number | undefined): KeyValue {
+    const current = this.#latest(key);
+    if (current === undefined) {
+      throw new StorageError(StorageErrorCode.KeyNotFound, `${op} ${key}: key not found`, { key });
+    }
+    if (expectedRevision !== undefined && current.modRevision !== expectedRevision) {
+      throw new StorageError(
+        StorageErrorCode.Conflict,
+        `${op} ${key}: expected revision ${expectedRevision}, found ${current.modRevision}`,
+        { key, revision: current.modRevision },
+      );
+    }
+    return current;
+  }
+
+  #append(key: string, kv: KeyValue | undefined, event: WatchEvent): void {
+    this.#revision += 1;
+    const versions = this.#versions.get(key);
+    if (versions === undefined) {
+      this.#versions.set(key, [{ revision: this.#revision, kv }]);
+      this.#keys.splice(lowerBound(this.#keys, key), 0, key);
+    } else {
+      versions.push({ revision: this.#revision, kv });
+    }
+    this.#log.push(event);
+    for (const watcher of this.#watchers) watcher.push(event);
+  }
+
+  /** The revision a read is answered at: absent or 0 is the head; compacted ones are refused. */
+  #readRevision(requested: number | undefined): number {
+    if (requested === undefined || requested <= 0 || requested >= this.#revision) {
+      return this.#revision;
+    }
+    if (requested < this.#compacted) throw this.#compactedError();
+    return requested;
+  }
+
+  #compactedError(): StorageError {
+    return new StorageError(
+      StorageErrorCode.Compacted,
+      `required revision has been compacted; oldest available is ${this.#compacted}`,
+      { revision: this.#compacted },
+    );
+  }
+
+  /** Keys with the prefix in key order, strictly after `startAfter` when given. */
+  *#keysFrom(prefix: string, startAfter: string | undefined): Generator<string> {
+    const fromStartAfter = startAfter !== undefined && compareKeys(startAfter, prefix) >= 0;
+    const start = fromStartAfter
+      ? upperBound(this.#keys, startAfter)
+      : lowerBound(this.#keys, prefix);
+    for (let i = start; i < this.#keys.length; i++) {
+      const key = this.#keys[i];
+      if (key === undefined || !key.startsWith(prefix)) return;
+      yield key;
+    }
+  }
+}
+
+/** One watch: filters by prefix and revision, queues, and delivers in order off the write path. */
+class MemoryWatcher {
+  readonly #prefix: string;
+  readonly #after: number;
+  readonly #handler: WatchHandler;
+  readonly #signal: AbortSignal;
+  readonly #onEnd: (w: MemoryWatcher) => void;
+  #queue: WatchEvent[] = [];
+  #error: StorageError | undefined;
+  #scheduled = false;
+  #ended = false;
+
+  constructor(
+    prefix: string,
+    after: number,
+    handler: WatchHandler,
+    signal: AbortSignal,
+    onEnd: (w: MemoryWatcher) => void,
+  ) {
+    this.#prefix = prefix;
+    this.#after = after;
+    this.#handler = handler;
+    this.#signal = signal;
+    this.#onEnd = onEnd;
+    signal.addEventListener('abort', this.#abort, { once: true });
+  }
+
+  push(event: WatchEvent): void {
+    if (this.#ended || eventRevision(event) <= this.#after) return;
+    if (!eventKey(event).startsWith(this.#prefix)) return;
+    this.#queue.push(event);
+    this.#schedule();
+  }
+
+  /** Ends the watch: queued events are dropped and `onError` is the last call. */
+  fail(error: StorageError): void {
+    if (this.#ended) return;
+    this.#end();
+    this.#error = error;
+    this.#schedule();
+  }
+
+  readonly #abort = (): void => {
+    this.#end();
+  };
+
+  #end(): void {
+    this.#ended = true;
+    this.#queue = [];
+    this.#signal.removeEventListener('abort', this.#abort);
+    this.#onEnd(this);
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    // Delivery is never synchronous with a write: a handler that writes (or throws) must not
+    // reorder or break the fan-out to the other watchers.
+    queueMicrotask(this.#drain);
+  }
+
+  readonly #drain = (): void => {
+    this.#scheduled = false;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue;
+      this.#queue = [];
+      for (const event of batch) {
+        if (this.#ended) break;
+        try {
+          this.#handler.onEvent(event);
+        } catch (cause) {
+          this.fail(
+            new StorageError(StorageErrorCode.Unavailable, 'watch handler failed', { cause }),
+          );
+        }
+      }
+    }
+    const error = this.#error;
+    if (error !== undefined && !this.#signal.aborted) {
+      this.#error = undefined;
+      this.#handler.onError(error);
+    }
+  };
+}
+
+function eventRevision(event: WatchEvent): number {
+  return event.type === 'put' ? event.kv.modRevision : event.revision;
+}
+
+function eventKey(event: WatchEvent): string {
+  return event.type === 'put' ? event.kv.key : event.key;
+}
+
+/** Index of the first event with a revision above `revision` (the log is in revision order). */
+function firstAfter(log: readonly WatchEvent[], revision: number): number {
+  let lo = 0;
+  let hi = log.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const event = log[mid];
+    if (event !== undefined && eventRevision(event) <= revision) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The key's value as of `revision`, or undefined if it did not exist then. */
+function versionAt(
+  versions: readonly Version[] | undefined,
+  revision: number,
+): KeyValue | undefined {
+  if (versions === undefined) return undefined;
+  let found: Version | undefined;
+  let lo = 0;
+  let hi = versions.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = versions[mid];
+    if (v !== undefined && v.revision <= revision) {
+      found = v;
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return found?.kv;
+}
+
+/**
+ * Keeps what a read at `revision` or later can need: the newest version at or below it (unless it
+ * is a deletion) and everything after it.
+ */
+function compactVersions(versions: readonly Version[], revision: number): Version[] {
+  let newestAtOrBelow = -1;
+  for (let i = 0; i < versions.length; i++) {
+    if ((versions[i]?.revision ?? Infinity) <= revision) newestAtOrBelow = i;
+  }
+  if (newestAtOrBelow < 0) return [...versions];
+  const start = versions[newestAtOrBelow]?.kv === undefined ? newestAtOrBelow + 1 : newestAtOrBelow;
+  return versions.slice(start);
+}
+
+/**
+ * Orders keys by code point (= UTF-8 byte order, as SQLite and etcd compare), not by UTF-16 code
+ * unit: surrogate pairs (code points above U+FFFF) sort after U+E000..U+FFFF.
+ */
+function compareKeys(a: string, b: string): number {
+  if (a === b) return 0;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const ca = a.charCodeAt(i);
+    const cb = b.charCodeAt(i);
+    if (ca !== cb) return codePointRank(ca) - codePointRank(cb);
+  }
+  return a.length - b.length;
+}
+
+function codePointRank(unit: number): number {
+  if (unit >= 0xe000) return unit - 0x800;
+  if (unit >= 0xd800) return unit + 0x2000;
+  return unit;
+}
+
+/** First index whose key is >= `key`. */
+function lowerBound(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareKeys(keys[mid] ?? '', key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index whose key is > `key`. */
+function upperBound(keys: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareKeys(keys[mid] ?? '', key) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
