@@ -401,6 +401,11 @@ describe('marshalGoYaml: collections', () => {
     ['literal in a list', ['x\ny\n', 'z'], '- |\n  x\n  y\n- z\n'],
     ['kept literal followed by a key', { a: 'x\n\n', b: 1 }, 'a: |+\n  x\n\nb: 1\n'],
     [
+      'a "__proto__" own key is an ordinary key',
+      JSON.parse('{"b":1,"__proto__":2}') as JsonValue,
+      '__proto__: 2\nb: 1\n',
+    ],
+    [
       'undefined properties are skipped like JSON.stringify',
       { a: 1, b: undefined } as unknown as JsonValue,
       'a: 1\n',
