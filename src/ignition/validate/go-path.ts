@@ -1,0 +1,41 @@
+/**
+ * Go's `path` package (slash-separated, lexical) as Ignition uses it: Clean decides whether a
+ * config path is "fully simplified", Ext decides unit and drop-in name suffixes.
+ */
+
+/** Go's path.Clean: the shortest equivalent path, by purely lexical processing. */
+export function goPathClean(p: string): string {
+  if (p === '') return '.';
+  const rooted = p.startsWith('/');
+  const out: string[] = [];
+  for (const part of p.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      if (out.length > 0 && out[out.length - 1] !== '..') out.pop();
+      else if (!rooted) out.push('..');
+      continue;
+    }
+    out.push(part);
+  }
+  const joined = out.join('/');
+  if (rooted) return `/${joined}`;
+  return joined === '' ? '.' : joined;
+}
+
+export function goPathIsAbs(p: string): boolean {
+  return p.startsWith('/');
+}
+
+/** Go's path.Ext: the suffix from the last dot in the final element, or "". */
+export function goPathExt(p: string): string {
+  for (let i = p.length - 1; i >= 0 && p[i] !== '/'; i--) {
+    if (p[i] === '.') return p.slice(i);
+  }
+  return '';
+}
+
+/** Go's path.Join of two elements: empty elements are ignored, the result is cleaned. */
+export function goPathJoin(a: string, b: string): string {
+  const parts = [a, b].filter((x) => x !== '');
+  return parts.length === 0 ? '' : goPathClean(parts.join('/'));
+}
