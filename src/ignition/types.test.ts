@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalize, fieldPaths, structFields } from './types.js';
+import type { SpecVersion } from './versions.js';
+import { SpecVersions } from './versions.js';
+
+const names = (v: SpecVersion, s: string): string[] => structFields(v, s).map((f) => f.json);
+
+function added(from: SpecVersion, to: SpecVersion): string[] {
+  const before = new Set(fieldPaths(from));
+  return fieldPaths(to).filter((p) => !before.has(p));
+}
+
+describe('spec layouts', () => {
+  it('lists fields in Go declaration order, embedded Node first', () => {
+    expect(names('3.5.0', 'File')).toEqual([
+      'group',
+      'overwrite',
+      'path',
+      'user',
+      'append',
+      'contents',
+      'mode',
+    ]);
+    expect(names('3.5.0', 'Tang')).toEqual(['advertisement', 'thumbprint', 'url']);
+    expect(names('3.3.0', 'Tang')).toEqual(['thumbprint', 'url']);
+    expect(names('2.2.0', 'File')).toEqual([
+      'filesystem',
+      'group',
+      'overwrite',
+      'path',
+      'user',
+      'append',
+      'contents',
+      'mode',
+    ]);
+  });
+
+  it.each<[SpecVersion, SpecVersion, string[]]>([
+    ['3.4.0', '3.5.0', ['storage.luks.cex', 'storage.luks.cex.enabled']],
+    [
+      '3.3.0',
+      '3.4.0',
+      [
+        'storage.luks.discard',
+        'storage.luks.openOptions',
+        'storage.luks.clevis.tang.advertisement',
+      ],
+    ],
+    [
+      '3.2.0',
+      '3.3.0',
+      ['kernelArguments', 'kernelArguments.shouldExist', 'kernelArguments.shouldNotExist'],
+    ],
+  ])('%s → %s adds exactly these fields', (from, to, fields) => {
+    expect(added(from, to).sort()).toEqual([...fields].sort());
+  });
+
+  it('3.1 has no LUKS, resize or shouldExist for users and groups', () => {
+    const paths = fieldPaths('3.1.0');
+    for (const p of [
+      'storage.luks',
+      'storage.disks.partitions.resize',
+      'passwd.users.shouldExist',
+    ]) {
+      expect(paths).not.toContain(p);
+    }
+    expect(fieldPaths('3.2.0')).toContain('passwd.groups.shouldExist');
+  });
+
+  it('marks Go fields without omitempty', () => {
+    const required = (v: SpecVersion, s: string): string[] =>
+      structFields(v, s)
+        .filter((f) => !f.omitEmpty)
+        .map((f) => f.json);
+    expect(required('3.5.0', 'File')).toEqual(['path']);
+    expect(required('3.5.0', 'Ignition')).toEqual(['version']);
+    expect(required('3.3.0', 'Ignition')).toEqual([]);
+    expect(required('3.2.0', 'Raid')).toEqual(['devices', 'level', 'name']);
+    expect(required('2.2.0', 'File')).toEqual([]);
+  });
+
+  it('every spec has a Config root', () => {
+    for (const v of SpecVersions) expect(names(v, 'Config')[0]).toBe('ignition');
+  });
+});
+
+describe('canonicalize', () => {
+  it('fills required scalars, drops zero omitempty values, keeps set pointers', () => {
+    expect(
+      canonicalize(
+        {
+          ignition: { version: '3.2.0', config: {} },
+          storage: {
+            links: [{ path: '/l', hard: false, user: {} }],
+            disks: [{ device: '/d', partitions: [{ number: 0 }] }],
+            files: [],
+          },
+          extra: true,
+        },
+        '3.2.0',
+      ),
+    ).toEqual({
+      ignition: { version: '3.2.0' },
+      storage: {
+        disks: [{ device: '/d', partitions: [{}] }],
+        links: [{ path: '/l', hard: false, target: '' }],
+      },
+    });
+  });
+
+  it('keeps present pointer structs even when empty (3.2 Clevis)', () => {
+    expect(
+      canonicalize(
+        { ignition: { version: '3.2.0' }, storage: { luks: [{ name: 'l', clevis: {} }] } },
+        '3.2.0',
+      ),
+    ).toEqual({ ignition: { version: '3.2.0' }, storage: { luks: [{ name: 'l', clevis: {} }] } });
+  });
+});
