@@ -1,0 +1,196 @@
+/**
+ * The API server's PKI: a CA and a serving certificate signed by it, kept in the data directory
+ * (`ca.crt`, `ca.key`, `serving.crt`, `serving.key`; keys mode 0600). ECDSA P-256 keys, made with
+ * WebCrypto and @peculiar/x509. The CA is made once and kept; the serving certificate is made again
+ * when it is missing, no longer chains to the CA, expires within 30 days, or lacks a SAN for one
+ * of the hosts the server is reached by (so a new `--advertise-address` takes effect on restart).
+ */
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
+import { webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
+
+type CryptoKey = webcrypto.CryptoKey;
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+
+export const PkiFile = {
+  caCert: 'ca.crt',
+  caKey: 'ca.key',
+  servingCert: 'serving.crt',
+  servingKey: 'serving.key',
+} as const;
+
+export interface ApiServerPki {
+  readonly caCertPem: string;
+  readonly servingCertPem: string;
+  readonly servingKeyPem: string;
+  /** Whether this call created the CA or re-issued the serving certificate. */
+  readonly issued: { readonly ca: boolean; readonly serving: boolean };
+}
+
+export interface PkiOptions {
+  readonly dir: string;
+  /** Host names and IPs clients use, besides localhost and 127.0.0.1. */
+  readonly hosts: readonly string[];
+  /** Milliseconds since the epoch. */
+  readonly now: number;
+}
+
+const DayMs = 86_400_000;
+const CaValidityDays = 3650;
+const ServingValidityDays = 365;
+const RenewBeforeDays = 30;
+const KeyAlgorithm = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+const SigningAlgorithm = { name: 'ECDSA', hash: 'SHA-256' } as const;
+const DefaultHosts = ['localhost', '127.0.0.1'];
+
+/** Writes via a temporary file and rename, with the mode set when the file is created. */
+function writeAtomically(path: string, content: string, mode: number): void {
+  const tmp = `${path}.tmp-${Buffer.from(webcrypto.getRandomValues(new Uint8Array(6))).toString('hex')}`;
+  writeFileSync(tmp, content, { mode, flag: 'w' });
+  renameSync(tmp, path);
+}
+
+async function generateKeys(): Promise<CryptoKeyPair> {
+  return webcrypto.subtle.generateKey(KeyAlgorithm, true, ['sign', 'verify']);
+}
+
+async function privateKeyPem(key: CryptoKey): Promise<string> {
+  const der = await webcrypto.subtle.exportKey('pkcs8', key);
+  return x509.PemConverter.encode(der, 'PRIVATE KEY');
+}
+
+async function importPrivateKey(pem: string): Promise<CryptoKey> {
+  const der = x509.PemConverter.decodeFirst(pem);
+  return webcrypto.subtle.importKey('pkcs8', der, KeyAlgorithm, false, ['sign']);
+}
+
+function serial(): string {
+  const bytes = webcrypto.getRandomValues(new Uint8Array(16));
+  bytes[0] = (bytes[0] ?? 0) & 0x7f; // positive INTEGER
+  return Buffer.from(bytes).toString('hex');
+}
+
+interface Ca {
+  readonly cert: x509.X509Certificate;
+  readonly certPem: string;
+  readonly key: CryptoKey;
+}
+
+async function createCa(dir: string, now: number): Promise<Ca> {
+  const keys = await generateKeys();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: 'CN=mco-apiserver-ca',
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + CaValidityDays * DayMs),
+    signingAlgorithm: SigningAlgorithm,
+    keys,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.keyCertSign |
+          x509.KeyUsageFlags.cRLSign |
+          x509.KeyUsageFlags.digitalSignature,
+        true,
+      ),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ],
+  });
+  const certPem = cert.toString('pem');
+  writeAtomically(join(dir, PkiFile.caKey), await privateKeyPem(keys.privateKey), 0o600);
+  writeAtomically(join(dir, PkiFile.caCert), `${certPem}\n`, 0o644);
+  return { cert, certPem, key: keys.privateKey };
+}
+
+async function loadCa(dir: string): Promise<Ca | undefined> {
+  const certPath = join(dir, PkiFile.caCert);
+  const keyPath = join(dir, PkiFile.caKey);
+  if (!existsSync(certPath) || !existsSync(keyPath)) return undefined;
+  const certPem = readFileSync(certPath, 'utf8').trim();
+  return {
+    cert: new x509.X509Certificate(certPem),
+    certPem,
+    key: await importPrivateKey(readFileSync(keyPath, 'utf8')),
+  };
+}
+
+function sanEntries(hosts: readonly string[]): { type: 'ip' | 'dns'; value: string }[] {
+  return [...new Set([...DefaultHosts, ...hosts])].map((h) => ({
+    type: isIP(h) === 0 ? 'dns' : 'ip',
+    value: h,
+  }));
+}
+
+/** `DNS:x, IP Address:y` as node:crypto prints subjectAltName. */
+function sanText(entry: { type: 'ip' | 'dns'; value: string }): string {
+  return entry.type === 'dns' ? `DNS:${entry.value}` : `IP Address:${entry.value}`;
+}
+
+function servingCertStillGood(
+  dir: string,
+  ca: Ca,
+  hosts: readonly string[],
+  now: number,
+): string | undefined {
+  const certPath = join(dir, PkiFile.servingCert);
+  if (!existsSync(certPath) || !existsSync(join(dir, PkiFile.servingKey))) return undefined;
+  const pem = readFileSync(certPath, 'utf8');
+  const cert = new NodeX509(pem);
+  const caCert = new NodeX509(ca.certPem);
+  if (!cert.checkIssued(caCert) || !cert.verify(caCert.publicKey)) return undefined;
+  if (Date.parse(cert.validTo) - now < RenewBeforeDays * DayMs) return undefined;
+  const present = new Set((cert.subjectAltName ?? '').split(', '));
+  return sanEntries(hosts).every((e) => present.has(sanText(e))) ? pem : undefined;
+}
+
+async function issueServing(
+  dir: string,
+  ca: Ca,
+  hosts: readonly string[],
+  now: number,
+): Promise<string> {
+  const keys = await generateKeys();
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject: 'CN=mco-apiserver',
+    issuer: ca.cert.subject,
+    notBefore: new Date(now - 60_000),
+    notAfter: new Date(now + ServingValidityDays * DayMs),
+    signingAlgorithm: SigningAlgorithm,
+    publicKey: keys.publicKey,
+    signingKey: ca.key,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(
+        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+        true,
+      ),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+      new x509.SubjectAlternativeNameExtension(sanEntries(hosts)),
+      await x509.AuthorityKeyIdentifierExtension.create(ca.cert.publicKey),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+    ],
+  });
+  const pem = `${cert.toString('pem')}\n${ca.certPem}\n`;
+  writeAtomically(join(dir, PkiFile.servingKey), await privateKeyPem(keys.privateKey), 0o600);
+  writeAtomically(join(dir, PkiFile.servingCert), pem, 0o644);
+  return pem;
+}
+
+/** Loads the PKI from `dir`, creating or renewing what is missing or unfit. */
+export async function ensurePki(options: PkiOptions): Promise<ApiServerPki> {
+  const { dir, hosts, now } = options;
+  const loaded = await loadCa(dir);
+  const ca = loaded ?? (await createCa(dir, now));
+  const existing = loaded === undefined ? undefined : servingCertStillGood(dir, ca, hosts, now);
+  const servingCertPem = existing ?? (await issueServing(dir, ca, hosts, now));
+  return {
+    caCertPem: `${ca.certPem}\n`,
+    servingCertPem,
+    servingKeyPem: readFileSync(join(dir, PkiFile.servingKey), 'utf8'),
+    issued: { ca: loaded === undefined, serving: existing === undefined },
+  };
+}
