@@ -1,9 +1,19 @@
 import { X509Certificate } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeTmpDir } from '../../test/support/tmp-dir.js';
 import { ensurePki, PkiFile } from './pki.js';
+
+function makeTmpDir(prefix: string): { path: string; remove: () => void } {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  return {
+    path,
+    remove: () => {
+      rmSync(path, { recursive: true, force: true });
+    },
+  };
+}
 
 const dir = makeTmpDir('mco-pki-');
 afterAll(() => {
