@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { arbitraryConfig } from '../../test/support/ignition-arbitraries.js';
 import { serializeIgnition } from './serialize.js';
 import { describeTranslateDownError, translateDown } from './translate-down.js';
-import { translateUp } from './translate-up.js';
+import { toLatest, translateUp } from './translate-up.js';
 import type { IgnitionConfig } from './types.js';
 import type { SpecVersion } from './versions.js';
 
@@ -322,6 +322,39 @@ describe('translateDown', () => {
     ).toBe(
       '{"ignition":{"version":"2.2.0"},"storage":{"directories":[{"filesystem":"root","overwrite":true,"path":"/etc/d"}],"files":[{"filesystem":"/var/lib","overwrite":false,"path":"/x","user":{"id":0},"contents":{"compression":"gzip","source":"data:,a"},"mode":384},{"filesystem":"/var/lib","overwrite":false,"path":"/x","user":{"id":0},"append":true,"contents":{"source":"data:,b"},"mode":384},{"filesystem":"root","overwrite":false,"path":"/etc/only-append","append":true,"contents":{"source":"data:,c"}}],"filesystems":[{"mount":{"device":"/dev/b","format":"xfs"},"name":"/var/lib"},{"mount":{"device":"/dev/c","format":"ext4"},"name":"1"}]},"systemd":{"units":[{"dropins":[{"name":"a.conf"}],"mask":true,"name":"u.service"}]}}',
     );
+  });
+
+  it('3.5 → 2.2 → 3.5 keeps what spec 2 can say', () => {
+    const x = cfg({
+      passwd: { users: [{ name: 'core', passwordHash: 'h', sshAuthorizedKeys: ['k1', 'k2'] }] },
+      storage: {
+        directories: [{ path: '/var/d', mode: 493, overwrite: false }],
+        files: [
+          {
+            path: '/etc/f',
+            overwrite: true,
+            mode: 420,
+            user: { name: 'core' },
+            contents: { source: 'data:,x', verification: { hash: 'sha512-00' } },
+          },
+        ],
+        links: [{ path: '/etc/l', target: '/etc/f', hard: true }],
+      },
+      systemd: {
+        units: [
+          {
+            name: 'a.service',
+            enabled: false,
+            mask: true,
+            contents: '[Unit]\n',
+            dropins: [{ name: '10-a.conf', contents: '[Service]\n' }],
+          },
+        ],
+      },
+    });
+    const v2 = translateDown(x, '2.2.0');
+    if (!v2.ok || v2.value.version !== '2.2.0') throw new Error('no 2.2 config');
+    expect(toLatest(v2.value)).toEqual({ ok: true, value: x });
   });
 
   it.each<[SpecVersion]>([['3.1.0'], ['3.2.0'], ['3.3.0'], ['3.4.0'], ['3.5.0']])(

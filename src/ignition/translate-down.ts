@@ -19,7 +19,9 @@ import type {
   JsonRecord,
   IgnitionNode,
   NodeOwner,
+  Passwd,
   Resource,
+  Storage,
 } from './types.js';
 import { canonicalize, isRecord, nestedStruct, structFields } from './types.js';
 import type { SpecVersion } from './versions.js';
@@ -367,9 +369,8 @@ function checkSections32to22(c: IgnitionConfig): Problem | undefined {
   return checkStorage32to22(c);
 }
 
-function checkStorage32to22(c: IgnitionConfig): Problem | undefined {
-  const storage = c.storage ?? {};
-  for (const [d, disk] of (storage.disks ?? []).entries()) {
+function checkPartitions32to22(c: IgnitionConfig): Problem | undefined {
+  for (const [d, disk] of (c.storage?.disks ?? []).entries()) {
     for (const [i, p] of (disk.partitions ?? []).entries()) {
       const path = ['storage', 'disks', d, 'partitions', i];
       if (p.sizeMiB !== undefined || p.startMiB !== undefined)
@@ -384,6 +385,13 @@ function checkStorage32to22(c: IgnitionConfig): Problem | undefined {
         };
     }
   }
+  return undefined;
+}
+
+function checkStorage32to22(c: IgnitionConfig): Problem | undefined {
+  const storage = c.storage ?? {};
+  const partitions = checkPartitions32to22(c);
+  if (partitions !== undefined) return partitions;
   for (const [i, fs] of (storage.filesystems ?? []).entries()) {
     if (fs.mountOptions !== undefined)
       return {
@@ -432,56 +440,9 @@ function missingSource(c: IgnitionConfig): Problem | undefined {
 function down32to22(c: IgnitionConfig): Result<IgnitionConfigV2, Problem> {
   const refused = check32to22(c) ?? missingSource(c);
   if (refused !== undefined) return problem(refused.path, refused.message);
-  const storage = c.storage ?? {};
-  // Filesystems are named by their mount path so files can refer to them.
-  const fsPaths = (storage.filesystems ?? []).flatMap((f) =>
-    f.path === undefined ? [] : [f.path],
-  );
-  const ref = (r: Resource): JsonRecord => ({
-    source: r.source ?? '',
-    verification: r.verification,
-  });
-  let unnamed = 1;
   const out = {
-    ignition: {
-      version: '2.2.0',
-      config: {
-        replace:
-          c.ignition.config?.replace?.source === undefined
-            ? undefined
-            : ref(c.ignition.config.replace),
-        append: (c.ignition.config?.merge ?? []).map(ref),
-      },
-      security: {
-        tls: {
-          certificateAuthorities: (c.ignition.security?.tls?.certificateAuthorities ?? []).map(ref),
-        },
-      },
-      timeouts: c.ignition.timeouts,
-    },
-    passwd: {
-      users: (c.passwd?.users ?? []).map((u) => ({
-        name: u.name,
-        passwordHash: u.passwordHash,
-        sshAuthorizedKeys: u.sshAuthorizedKeys,
-        uid: u.uid,
-        gecos: u.gecos,
-        homeDir: u.homeDir,
-        noCreateHome: u.noCreateHome,
-        primaryGroup: u.primaryGroup,
-        groups: u.groups,
-        noUserGroup: u.noUserGroup,
-        noLogInit: u.noLogInit,
-        shell: u.shell,
-        system: u.system,
-      })),
-      groups: (c.passwd?.groups ?? []).map((g) => ({
-        name: g.name,
-        gid: g.gid,
-        passwordHash: g.passwordHash,
-        system: g.system,
-      })),
-    },
+    ignition: ignitionTo22(c.ignition),
+    passwd: passwdTo22(c.passwd ?? {}),
     systemd: {
       units: (c.systemd?.units ?? []).map((u) => ({
         name: u.name,
@@ -491,48 +452,102 @@ function down32to22(c: IgnitionConfig): Result<IgnitionConfigV2, Problem> {
         dropins: u.dropins,
       })),
     },
-    storage: {
-      disks: (storage.disks ?? []).map((d) => ({
-        device: d.device,
-        wipeTable: d.wipeTable,
-        partitions: (d.partitions ?? []).map((p) => ({
-          label: p.label,
-          number: p.number,
-          typeGuid: p.typeGuid,
-          guid: p.guid,
-        })),
-      })),
-      raid: (storage.raid ?? []).map((r) => ({
-        name: r.name,
-        level: r.level,
-        devices: r.devices,
-        spares: r.spares,
-        options: r.options,
-      })),
-      filesystems: (storage.filesystems ?? []).map((f) => ({
-        name: f.path ?? String(unnamed++),
-        mount: {
-          device: f.device,
-          format: f.format,
-          wipeFilesystem: f.wipeFilesystem,
-          label: f.label,
-          uuid: f.uuid,
-          options: f.options,
-        },
-      })),
-      files: (storage.files ?? []).flatMap((f) => translateFileTo22(f, fsPaths)),
-      directories: (storage.directories ?? []).map((d) => ({
-        ...translateNodeTo22(d, fsPaths),
-        mode: d.mode,
-      })),
-      links: (storage.links ?? []).map((l) => ({
-        ...translateNodeTo22(l, fsPaths),
-        hard: l.hard,
-        target: l.target,
-      })),
-    },
+    storage: storageTo22(c.storage ?? {}),
   };
   return ok(canonicalize(out, '2.2.0') as unknown as IgnitionConfigV2);
+}
+
+function ignitionTo22(ign: IgnitionConfig['ignition']): JsonRecord {
+  const ref = (r: Resource): JsonRecord => ({
+    source: r.source ?? '',
+    verification: r.verification,
+  });
+  const replace = ign.config?.replace;
+  return {
+    version: '2.2.0',
+    config: {
+      replace: replace?.source === undefined ? undefined : ref(replace),
+      append: (ign.config?.merge ?? []).map(ref),
+    },
+    security: {
+      tls: { certificateAuthorities: (ign.security?.tls?.certificateAuthorities ?? []).map(ref) },
+    },
+    timeouts: ign.timeouts,
+  };
+}
+
+function passwdTo22(passwd: Passwd): JsonRecord {
+  return {
+    users: (passwd.users ?? []).map((u) => ({
+      name: u.name,
+      passwordHash: u.passwordHash,
+      sshAuthorizedKeys: u.sshAuthorizedKeys,
+      uid: u.uid,
+      gecos: u.gecos,
+      homeDir: u.homeDir,
+      noCreateHome: u.noCreateHome,
+      primaryGroup: u.primaryGroup,
+      groups: u.groups,
+      noUserGroup: u.noUserGroup,
+      noLogInit: u.noLogInit,
+      shell: u.shell,
+      system: u.system,
+    })),
+    groups: (passwd.groups ?? []).map((g) => ({
+      name: g.name,
+      gid: g.gid,
+      passwordHash: g.passwordHash,
+      system: g.system,
+    })),
+  };
+}
+
+function storageTo22(storage: Storage): JsonRecord {
+  // Filesystems are named by their mount path so files can refer to them.
+  const fsPaths = (storage.filesystems ?? []).flatMap((f) =>
+    f.path === undefined ? [] : [f.path],
+  );
+  let unnamed = 1;
+  return {
+    disks: (storage.disks ?? []).map((d) => ({
+      device: d.device,
+      wipeTable: d.wipeTable,
+      partitions: (d.partitions ?? []).map((p) => ({
+        label: p.label,
+        number: p.number,
+        typeGuid: p.typeGuid,
+        guid: p.guid,
+      })),
+    })),
+    raid: (storage.raid ?? []).map((r) => ({
+      name: r.name,
+      level: r.level,
+      devices: r.devices,
+      spares: r.spares,
+      options: r.options,
+    })),
+    filesystems: (storage.filesystems ?? []).map((f) => ({
+      name: f.path ?? String(unnamed++),
+      mount: {
+        device: f.device,
+        format: f.format,
+        wipeFilesystem: f.wipeFilesystem,
+        label: f.label,
+        uuid: f.uuid,
+        options: f.options,
+      },
+    })),
+    files: (storage.files ?? []).flatMap((f) => translateFileTo22(f, fsPaths)),
+    directories: (storage.directories ?? []).map((d) => ({
+      ...translateNodeTo22(d, fsPaths),
+      mode: d.mode,
+    })),
+    links: (storage.links ?? []).map((l) => ({
+      ...translateNodeTo22(l, fsPaths),
+      hard: l.hard,
+      target: l.target,
+    })),
+  };
 }
 
 function owner(o: NodeOwner | undefined): JsonRecord | undefined {

@@ -11,12 +11,14 @@
 import type { Result } from '../lib/result.js';
 import { err, ok } from '../lib/result.js';
 import type {
+  ConfigReferenceV2,
   FileV2,
   IgnitionConfig,
   IgnitionConfigV2,
   JsonRecord,
   NodeV2,
   PasswdUserV2,
+  StorageV2,
   UnitV2,
 } from './types.js';
 import { canonicalize, isRecord } from './types.js';
@@ -139,24 +141,36 @@ export function maskSpecialModeBits(config: JsonRecord): JsonRecord {
 export function removeDuplicateFilesUnitsUsers(
   config: IgnitionConfigV2,
 ): Result<IgnitionConfigV2, TranslateError> {
-  const files = config.storage?.files ?? [];
-  const units = config.systemd?.units ?? [];
   const users = config.passwd?.users ?? [];
+  const out: IgnitionConfigV2 = structuredClone(config);
+  if (users.length > 0) {
+    const user = collapseUsers(users);
+    if (!user.ok) return user;
+    out.passwd = { ...out.passwd, users: [user.value] };
+  }
+  out.storage = { ...out.storage, files: lastFilePerPath(config.storage?.files ?? []) };
+  out.systemd = { ...out.systemd, units: lastUnitPerName(config.systemd?.units ?? []) };
+  return ok(canonicalize(out, '2.2.0') as unknown as IgnitionConfigV2);
+}
 
-  const outFiles: FileV2[] = [];
-  const seenPaths = new Set<string>();
+function lastFilePerPath(files: readonly FileV2[]): FileV2[] {
+  const out: FileV2[] = [];
+  const seen = new Set<string>();
   for (const f of [...files].reverse()) {
     const path = f.path ?? '';
-    if (seenPaths.has(path)) continue;
-    seenPaths.add(path);
-    outFiles.push(structuredClone(f));
+    if (seen.has(path)) continue;
+    seen.add(path);
+    out.push(structuredClone(f));
   }
+  return out;
+}
 
-  const outUnits: UnitV2[] = [];
+function lastUnitPerName(units: readonly UnitV2[]): UnitV2[] {
+  const out: UnitV2[] = [];
   for (const u of [...units].reverse()) {
-    const kept = outUnits.find((o) => (o.name ?? '') === (u.name ?? ''));
+    const kept = out.find((o) => (o.name ?? '') === (u.name ?? ''));
     if (kept === undefined) {
-      outUnits.push(structuredClone(u));
+      out.push(structuredClone(u));
       continue;
     }
     for (const d of u.dropins ?? []) {
@@ -166,16 +180,7 @@ export function removeDuplicateFilesUnitsUsers(
       }
     }
   }
-
-  const out: IgnitionConfigV2 = structuredClone(config);
-  if (users.length > 0) {
-    const user = collapseUsers(users);
-    if (!user.ok) return user;
-    out.passwd = { ...out.passwd, users: [user.value] };
-  }
-  out.storage = { ...out.storage, files: outFiles };
-  out.systemd = { ...out.systemd, units: outUnits };
-  return ok(canonicalize(out, '2.2.0') as unknown as IgnitionConfigV2);
+  return out;
 }
 
 function collapseUsers(users: readonly PasswdUserV2[]): Result<PasswdUserV2, TranslateError> {
@@ -285,24 +290,8 @@ export function translate22to30(
 ): Result<IgnitionConfig, V2ConversionError> {
   const problem = check23(config);
   if (problem !== undefined) return err(problem);
-  const ign = config.ignition;
-  const ref = (r: { source?: string; verification?: { hash?: string } }): JsonRecord => ({
-    source: r.source ?? '',
-    verification: { hash: r.verification?.hash },
-  });
-  const storage = config.storage ?? {};
   const out = {
-    ignition: {
-      version: '3.0.0',
-      config: {
-        replace: ign.config?.replace === undefined ? undefined : ref(ign.config.replace),
-        merge: (ign.config?.append ?? []).map(ref),
-      },
-      security: {
-        tls: { certificateAuthorities: (ign.security?.tls?.certificateAuthorities ?? []).map(ref) },
-      },
-      timeouts: ign.timeouts,
-    },
+    ignition: ignitionTo30(config.ignition),
     passwd: {
       users: (config.passwd?.users ?? []).map(translateUser),
       groups: (config.passwd?.groups ?? []).map((g) => ({
@@ -313,45 +302,67 @@ export function translate22to30(
       })),
     },
     systemd: { units: (config.systemd?.units ?? []).map(translateUnit) },
-    storage: {
-      disks: (storage.disks ?? []).map((d) => ({
-        device: d.device,
-        wipeTable: nonZero(d.wipeTable),
-        partitions: (d.partitions ?? []).map((p) => ({
-          label: p.label ?? '',
-          number: p.number,
-          typeGuid: nonZero(p.typeGuid),
-          guid: nonZero(p.guid),
-        })),
-      })),
-      raid: (storage.raid ?? []).map((r) => ({
-        name: r.name,
-        level: r.level,
-        devices: r.devices,
-        spares: nonZero(r.spares),
-        options: r.options,
-      })),
-      filesystems: (storage.filesystems ?? [])
-        .filter((f) => f.name !== 'root')
-        .map((f) => ({
-          device: f.mount?.device,
-          format: nonZero(f.mount?.format),
-          wipeFilesystem: nonZero(f.mount?.wipeFilesystem),
-          label: f.mount?.label,
-          uuid: f.mount?.uuid,
-          options: f.mount?.options,
-          path: nonZero(FS_MAP[f.name ?? '']),
-        })),
-      files: (storage.files ?? []).map(translateFile),
-      directories: (storage.directories ?? []).map((d) => ({ ...translateNode(d), mode: d.mode })),
-      links: (storage.links ?? []).map((l) => ({
-        ...translateNode(l),
-        hard: nonZero(l.hard),
-        target: l.target ?? '',
-      })),
-    },
+    storage: storageTo30(config.storage ?? {}),
   };
   return ok(canonicalize(out, '3.0.0') as unknown as IgnitionConfig);
+}
+
+function ignitionTo30(ign: IgnitionConfigV2['ignition']): JsonRecord {
+  const ref = (r: ConfigReferenceV2): JsonRecord => ({
+    source: r.source ?? '',
+    verification: { hash: r.verification?.hash },
+  });
+  return {
+    version: '3.0.0',
+    config: {
+      replace: ign.config?.replace === undefined ? undefined : ref(ign.config.replace),
+      merge: (ign.config?.append ?? []).map(ref),
+    },
+    security: {
+      tls: { certificateAuthorities: (ign.security?.tls?.certificateAuthorities ?? []).map(ref) },
+    },
+    timeouts: ign.timeouts,
+  };
+}
+
+function storageTo30(storage: StorageV2): JsonRecord {
+  return {
+    disks: (storage.disks ?? []).map((d) => ({
+      device: d.device,
+      wipeTable: nonZero(d.wipeTable),
+      partitions: (d.partitions ?? []).map((p) => ({
+        label: p.label ?? '',
+        number: p.number,
+        typeGuid: nonZero(p.typeGuid),
+        guid: nonZero(p.guid),
+      })),
+    })),
+    raid: (storage.raid ?? []).map((r) => ({
+      name: r.name,
+      level: r.level,
+      devices: r.devices,
+      spares: nonZero(r.spares),
+      options: r.options,
+    })),
+    filesystems: (storage.filesystems ?? [])
+      .filter((f) => f.name !== 'root')
+      .map((f) => ({
+        device: f.mount?.device,
+        format: nonZero(f.mount?.format),
+        wipeFilesystem: nonZero(f.mount?.wipeFilesystem),
+        label: f.mount?.label,
+        uuid: f.mount?.uuid,
+        options: f.mount?.options,
+        path: nonZero(FS_MAP[f.name ?? '']),
+      })),
+    files: (storage.files ?? []).map(translateFile),
+    directories: (storage.directories ?? []).map((d) => ({ ...translateNode(d), mode: d.mode })),
+    links: (storage.links ?? []).map((l) => ({
+      ...translateNode(l),
+      hard: nonZero(l.hard),
+      target: l.target ?? '',
+    })),
+  };
 }
 
 function translateUser(u: PasswdUserV2): JsonRecord {
