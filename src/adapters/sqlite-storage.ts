@@ -6,7 +6,8 @@
  *   `prev_revision` chains a key's rows; `UNIQUE(name, prev_revision)` makes two writers that
  *   read the same state collide instead of both succeeding.
  * - Writes run in `BEGIN IMMEDIATE` with WAL and `synchronous=FULL`: once a write resolves it
- *   survives a crash of the process or the machine.
+ *   survives a crash of the process or the machine. Writes arriving in the same event-loop turn
+ *   share one transaction (group commit), so concurrent writers share one fsync.
  * - Watches: this process is the only writer, so events are published from the write path to an
  *   in-memory fan-out; history is replayed from the table (`id > after`) in pages, with live
  *   events buffered meanwhile and de-duplicated by revision.
@@ -87,6 +88,15 @@ interface Range {
 }
 
 type Params = Record<string, string | number>;
+type WriteOp = 'create' | 'update' | 'delete';
+
+interface PendingWrite {
+  readonly op: WriteOp;
+  readonly key: string;
+  readonly apply: () => WatchEvent;
+  readonly resolve: (kv: KeyValue) => void;
+  readonly reject: (e: unknown) => void;
+}
 type Stmt<P extends unknown[] | object, R> = Database.Statement<P, R>;
 type Tx<F extends (...args: never[]) => unknown> = Database.Transaction<F>;
 
@@ -106,9 +116,10 @@ export class SqliteStorage implements Storage {
   readonly #compacted: Stmt<[], { value: number }>;
   readonly #setCompacted: Stmt<[number], never>;
   readonly #prune: Stmt<{ rev: number }, never>;
-  readonly #createTx: Tx<(key: string, value: string) => WatchEvent>;
-  readonly #updateTx: Tx<(key: string, value: string, expected: number) => WatchEvent>;
-  readonly #deleteTx: Tx<(key: string, expected: number | undefined) => WatchEvent>;
+  /** Writes waiting for the next group commit. */
+  #pending: PendingWrite[] = [];
+  #flushScheduled = false;
+  readonly #commitTx: Tx<(batch: readonly PendingWrite[]) => (WatchEvent | StorageError)[]>;
   readonly #compactTx: Tx<(revision: number) => void>;
   /** A read transaction gives one snapshot even if another connection writes meanwhile. */
   readonly #listTx: (prefix: string, options: ListOptions) => ListResult;
@@ -116,7 +127,7 @@ export class SqliteStorage implements Storage {
   /** Opens (creating if needed) the database at `path`; ':memory:' gives a private one. */
   constructor(path: string, options: SqliteStorageOptions = {}) {
     this.#replayPageSize = Math.max(1, options.replayPageSize ?? 1000);
-    const db = new Database(path, { timeout: options.busyTimeoutMs ?? 5000 });
+    const db = openDatabase(path, options.busyTimeoutMs ?? 5000);
     this.#db = db;
     try {
       db.pragma('journal_mode = WAL');
@@ -149,12 +160,8 @@ export class SqliteStorage implements Storage {
         cause,
       });
     }
-    this.#createTx = db.transaction((key: string, value: string) => this.#createRow(key, value));
-    this.#updateTx = db.transaction((key: string, value: string, expected: number) =>
-      this.#changeRow('update', key, expected, value),
-    );
-    this.#deleteTx = db.transaction((key: string, expected: number | undefined) =>
-      this.#changeRow('delete', key, expected, null),
+    this.#commitTx = db.transaction((batch: readonly PendingWrite[]) =>
+      batch.map((w) => this.#applyOne(w)),
     );
     this.#listTx = db.transaction((prefix: string, options: ListOptions) =>
       this.#listRows(prefix, options),
@@ -203,15 +210,17 @@ export class SqliteStorage implements Storage {
   }
 
   create(key: string, value: string): Promise<KeyValue> {
-    return this.#write('create', key, () => this.#createTx.immediate(key, value));
+    return this.#write('create', key, () => this.#createRow(key, value));
   }
 
   update(key: string, value: string, expectedRevision: number): Promise<KeyValue> {
-    return this.#write('update', key, () => this.#updateTx.immediate(key, value, expectedRevision));
+    return this.#write('update', key, () =>
+      this.#changeRow('update', key, expectedRevision, value),
+    );
   }
 
   delete(key: string, expectedRevision?: number): Promise<KeyValue> {
-    return this.#write('delete', key, () => this.#deleteTx.immediate(key, expectedRevision));
+    return this.#write('delete', key, () => this.#changeRow('delete', key, expectedRevision, null));
   }
 
   async watch(prefix: string, options: WatchOptions, handler: WatchHandler): Promise<void> {
@@ -245,6 +254,8 @@ export class SqliteStorage implements Storage {
 
   close(): Promise<void> {
     if (this.#closed) return Promise.resolve();
+    // Writes already accepted are committed, not dropped.
+    this.#flush();
     this.#closed = true;
     const closed = new StorageError(StorageErrorCode.Unavailable, 'storage closed');
     for (const w of this.#watchers) w.fail(closed);
@@ -330,22 +341,69 @@ export class SqliteStorage implements Storage {
     return Number(info.lastInsertRowid);
   }
 
-  /** Runs a write transaction, then publishes its event: watchers see only committed writes. */
-  #write(op: 'create' | 'update' | 'delete', key: string, tx: () => WatchEvent): Promise<KeyValue> {
-    return this.#run(`${op} ${key}`, () => {
-      let event: WatchEvent;
-      try {
-        event = tx();
-      } catch (e) {
-        throw this.#translateWriteError(op, key, e);
+  /**
+   * Queues a write for the next group commit. Writes that arrive in the same turn of the event
+   * loop (e.g. concurrent API requests) share one BEGIN IMMEDIATE ... COMMIT and so one fsync;
+   * each still runs its own CAS check, in arrival order, and resolves only once committed.
+   */
+  #write(op: WriteOp, key: string, apply: () => WatchEvent): Promise<KeyValue> {
+    if (this.#closed) {
+      return Promise.reject(new StorageError(StorageErrorCode.Unavailable, 'storage closed'));
+    }
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ op, key, apply, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(this.#flush);
       }
-      for (const w of this.#watchers) w.publish(event);
-      return event.type === 'put' ? event.kv : event.prev;
     });
   }
 
+  /** Commits the queued writes, then settles them and publishes their events, in order. */
+  readonly #flush = (): void => {
+    this.#flushScheduled = false;
+    const batch = this.#pending;
+    this.#pending = [];
+    if (batch.length === 0) return;
+    let results: (WatchEvent | StorageError)[];
+    try {
+      results = this.#commitTx.immediate(batch);
+    } catch (cause) {
+      // Nothing of the batch was written (the transaction rolled back).
+      const error = new StorageError(StorageErrorCode.Unavailable, 'sqlite storage: commit', {
+        cause,
+      });
+      for (const w of batch) w.reject(error);
+      return;
+    }
+    for (const [i, w] of batch.entries()) {
+      const result = results[i];
+      if (result === undefined || result instanceof StorageError) {
+        w.reject(result ?? new Error('unreachable: missing write result'));
+        continue;
+      }
+      for (const watcher of this.#watchers) watcher.publish(result);
+      w.resolve(result.type === 'put' ? result.kv : result.prev);
+    }
+  };
+
+  /**
+   * One write inside the group transaction. Its expected failures are values, so the others in
+   * the batch go on; a failed INSERT is undone by SQLite on its own (statement atomicity).
+   */
+  #applyOne(w: PendingWrite): WatchEvent | StorageError {
+    try {
+      return w.apply();
+    } catch (e) {
+      if (e instanceof StorageError) return e;
+      const translated = this.#translateWriteError(w.op, w.key, e);
+      if (translated instanceof StorageError) return translated;
+      throw e;
+    }
+  }
+
   /** Another connection won the race on UNIQUE(name, prev_revision): report it as etcd would. */
-  #translateWriteError(op: string, key: string, e: unknown): unknown {
+  #translateWriteError(op: WriteOp, key: string, e: unknown): unknown {
     if (!(e instanceof Database.SqliteError) || !e.code.startsWith('SQLITE_CONSTRAINT')) return e;
     const latest = this.#latest.get(key);
     if (op === 'create') {
@@ -448,6 +506,16 @@ export class SqliteStorage implements Storage {
         new StorageError(StorageErrorCode.Unavailable, `sqlite storage: ${what}`, { cause: e }),
       );
     }
+  }
+}
+
+function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
+  try {
+    return new Database(path, { timeout: busyTimeoutMs });
+  } catch (cause) {
+    throw new StorageError(StorageErrorCode.Unavailable, `opening sqlite storage ${path}`, {
+      cause,
+    });
   }
 }
 

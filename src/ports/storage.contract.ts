@@ -85,43 +85,43 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       });
 
       // GIVEN /k created (r0+1) and updated (r0+2); /gone created (r0+3) and deleted (r0+4)
-      it.each<[string, (s: Storage, r0: number) => Promise<unknown>, StorageErrorCode, number?]>([
-        ['create of an existing key', (s) => s.create('/k', 'x'), StorageErrorCode.KeyExists],
+      it.each<[string, StorageErrorCode, (s: Storage, r0: number) => Promise<unknown>, number?]>([
+        ['create of an existing key', StorageErrorCode.KeyExists, (s) => s.create('/k', 'x')],
         [
           'update of a missing key',
-          (s, r) => s.update('/nope', 'x', r + 1),
           StorageErrorCode.KeyNotFound,
+          (s, r) => s.update('/nope', 'x', r + 1),
         ],
         [
           'update of a deleted key',
-          (s, r) => s.update('/gone', 'x', r + 3),
           StorageErrorCode.KeyNotFound,
+          (s, r) => s.update('/gone', 'x', r + 3),
         ],
         [
           'update with a stale revision',
-          (s, r) => s.update('/k', 'x', r + 1),
           StorageErrorCode.Conflict,
+          (s, r) => s.update('/k', 'x', r + 1),
           2,
         ],
         [
           'update with a future revision',
-          (s, r) => s.update('/k', 'x', r + 9),
           StorageErrorCode.Conflict,
+          (s, r) => s.update('/k', 'x', r + 9),
           2,
         ],
-        ['delete of a missing key', (s) => s.delete('/nope'), StorageErrorCode.KeyNotFound],
+        ['delete of a missing key', StorageErrorCode.KeyNotFound, (s) => s.delete('/nope')],
         [
           'delete of a deleted key',
-          (s, r) => s.delete('/gone', r + 3),
           StorageErrorCode.KeyNotFound,
+          (s, r) => s.delete('/gone', r + 3),
         ],
         [
           'delete with a stale revision',
-          (s, r) => s.delete('/k', r + 1),
           StorageErrorCode.Conflict,
+          (s, r) => s.delete('/k', r + 1),
           2,
         ],
-      ])('%s fails with %s and changes nothing', async (_, act, code, conflictAt) => {
+      ])('%s fails with %s and changes nothing', async (_, code, act, conflictAt) => {
         await s.create('/k', 'v1');
         await s.update('/k', 'v2', r0 + 1);
         await s.create('/gone', 'g');
@@ -601,6 +601,28 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
         expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
         const codes = results.flatMap((r) => (r.status === 'rejected' ? [codeOf(r.reason)] : []));
         expect(codes).toEqual(Array.from({ length: 9 }, () => StorageErrorCode.KeyExists));
+      });
+
+      it('writes issued together apply in call order, each with its own outcome', async () => {
+        const results = await Promise.allSettled([
+          s.create('/a', '1'),
+          s.create('/a', 'dup'),
+          s.update('/a', '2', r0 + 1),
+          s.create('/b', '1'),
+          s.delete('/b', r0 + 3),
+          s.update('/b', 'x', r0 + 3),
+        ]);
+        expect(results.map((r) => (r.status === 'fulfilled' ? r.value : codeOf(r.reason)))).toEqual(
+          [
+            kv('/a', '1', r0 + 1, r0 + 1),
+            StorageErrorCode.KeyExists,
+            kv('/a', '2', r0 + 1, r0 + 2),
+            kv('/b', '1', r0 + 3, r0 + 3),
+            kv('/b', '1', r0 + 3, r0 + 3),
+            StorageErrorCode.KeyNotFound,
+          ],
+        );
+        expect(await s.currentRevision()).toBe(r0 + 4);
       });
 
       it('concurrent deletes: exactly one wins', async () => {
