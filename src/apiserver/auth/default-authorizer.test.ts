@@ -66,19 +66,14 @@ const cases: Case[] = [
     'non-resource paths outside discovery are denied',
     stranger,
     { isResourceRequest: false, path: '/metrics' },
-    'User "alice" cannot get path "/metrics"',
+    '',
   ],
-  [
-    'a stranger cannot list nodes',
-    stranger,
-    { verb: 'list', resource: 'nodes' },
-    'User "alice" cannot list resource "nodes" in API group "" at the cluster scope',
-  ],
+  ['a stranger cannot list nodes', stranger, { verb: 'list', resource: 'nodes' }, ''],
   [
     'namespaced denial names the namespace',
     stranger,
     { verb: 'get', resource: 'pods', namespace: 'default', name: 'p' },
-    'User "alice" cannot get resource "pods" in API group "" in the namespace "default"',
+    '',
   ],
   [
     'controller writes pools',
@@ -104,7 +99,7 @@ const cases: Case[] = [
     'controller cannot delete namespaces',
     controller,
     { verb: 'delete', resource: 'namespaces', name: 'x' },
-    'User "system:serviceaccount:openshift-machine-config-operator:machine-config-controller" cannot delete resource "namespaces" in API group "" at the cluster scope',
+    '',
   ],
   [
     'controller updates clusteroperator status',
@@ -128,7 +123,7 @@ const cases: Case[] = [
     'mcs cannot write machineconfigs',
     mcs,
     { verb: 'create', group: Mco, resource: 'machineconfigs' },
-    'User "system:serviceaccount:openshift-machine-config-operator:machine-config-server" cannot create resource "machineconfigs" in API group "machineconfiguration.openshift.io" at the cluster scope',
+    '',
   ],
   [
     'bootstrap creates secrets in kube-system',
@@ -140,7 +135,7 @@ const cases: Case[] = [
     'bootstrap cannot read them',
     bootstrap,
     { verb: 'get', resource: 'secrets', namespace: 'kube-system', name: 'node-token-abcdef' },
-    'User "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper" cannot get resource "secrets" in API group "" in the namespace "kube-system"',
+    '',
   ],
   ['node reads its own Node', node, { verb: 'get', resource: 'nodes', name: 'n1' }, true],
   [
@@ -153,13 +148,13 @@ const cases: Case[] = [
     'node cannot list all nodes',
     node,
     { verb: 'list', resource: 'nodes' },
-    `User "system:node:n1" cannot list resource "nodes" in API group "" at the cluster scope: node 'n1' cannot read all nodes, only its own Node object`,
+    `node 'n1' cannot read all nodes, only its own Node object`,
   ],
   [
     'node cannot read another Node',
     node,
     { verb: 'get', resource: 'nodes', name: 'n2' },
-    `User "system:node:n1" cannot get resource "nodes" in API group "" at the cluster scope: node 'n1' cannot read 'n2', only its own Node object`,
+    `node 'n1' cannot read 'n2', only its own Node object`,
   ],
   ['node patches its own Node', node, { verb: 'patch', resource: 'nodes', name: 'n1' }, true],
   [
@@ -169,16 +164,10 @@ const cases: Case[] = [
     true,
   ],
   [
-    'node cannot patch another Node',
+    'which Node a node patches is left to admission',
     node,
     { verb: 'patch', resource: 'nodes', name: 'n2' },
-    'node "n1" is not allowed to modify node "n2"',
-  ],
-  [
-    'node cannot update another Node status',
-    node,
-    { verb: 'update', resource: 'nodes', subresource: 'status', name: 'n2' },
-    'node "n1" is not allowed to modify node "n2"',
+    true,
   ],
   [
     'node registers (create, body checked at admission)',
@@ -186,12 +175,7 @@ const cases: Case[] = [
     { verb: 'create', resource: 'nodes' },
     true,
   ],
-  [
-    'node cannot delete its Node',
-    node,
-    { verb: 'delete', resource: 'nodes', name: 'n1' },
-    'User "system:node:n1" cannot delete resource "nodes" in API group "" at the cluster scope',
-  ],
+  ['node cannot delete its Node', node, { verb: 'delete', resource: 'nodes', name: 'n1' }, ''],
   [
     'node reads machineconfigs',
     node,
@@ -208,7 +192,7 @@ const cases: Case[] = [
     'node cannot write a MachineConfig',
     node,
     { verb: 'create', group: Mco, resource: 'machineconfigs' },
-    'User "system:node:n1" cannot create resource "machineconfigs" in API group "machineconfiguration.openshift.io" at the cluster scope',
+    '',
   ],
   [
     'node patches its own MachineConfigNode status',
@@ -223,10 +207,16 @@ const cases: Case[] = [
     true,
   ],
   [
-    'node cannot patch another MachineConfigNode',
+    'node cannot delete a MachineConfigNode',
     node,
-    { verb: 'update', group: Mco, resource: 'machineconfignodes', name: 'n2' },
-    'node "n1" is not allowed to modify machineconfignode "n2"',
+    { verb: 'delete', group: Mco, resource: 'machineconfignodes', name: 'n1' },
+    '',
+  ],
+  [
+    'which pods a node evicts is left to admission',
+    node,
+    pod('create', 'theirs', { subresource: 'eviction' }),
+    true,
   ],
   [
     'node lists pods on its node',
@@ -244,26 +234,26 @@ const cases: Case[] = [
     'node cannot list all pods',
     node,
     pod('list', ''),
-    `User "system:node:n1" cannot list resource "pods" in API group "" in the namespace "ns": can only list/watch pods with spec.nodeName field selector`,
+    `can only list/watch pods with spec.nodeName field selector`,
   ],
   [
     'node cannot list pods on another node',
     node,
     pod('list', '', { fieldSelector: 'spec.nodeName=n2' }),
-    `User "system:node:n1" cannot list resource "pods" in API group "" in the namespace "ns": can only list/watch pods with spec.nodeName field selector`,
+    `can only list/watch pods with spec.nodeName field selector`,
   ],
   ['node gets a pod bound to it', node, pod('get', 'mine'), true],
   [
     'node cannot get a pod bound elsewhere',
     node,
     pod('get', 'theirs'),
-    `User "system:node:n1" cannot get resource "pods" in API group "" in the namespace "ns": no relationship found between node 'n1' and this object`,
+    `no relationship found between node 'n1' and this object`,
   ],
   [
     'node cannot get a missing pod',
     node,
     pod('get', 'gone'),
-    `User "system:node:n1" cannot get resource "pods" in API group "" in the namespace "ns": no relationship found between node 'n1' and this object`,
+    `no relationship found between node 'n1' and this object`,
   ],
   [
     'node creates events anywhere',
@@ -277,12 +267,7 @@ const cases: Case[] = [
     { verb: 'patch', resource: 'events', namespace: 'default', name: 'e' },
     true,
   ],
-  [
-    'node cannot list events',
-    node,
-    { verb: 'list', resource: 'events', namespace: 'default' },
-    'User "system:node:n1" cannot list resource "events" in API group "" in the namespace "default"',
-  ],
+  ['node cannot list events', node, { verb: 'list', resource: 'events', namespace: 'default' }, ''],
   [
     'node renews its own lease',
     node,
@@ -305,13 +290,13 @@ const cases: Case[] = [
       namespace: 'kube-node-lease',
       name: 'n2',
     },
-    'User "system:node:n1" cannot get resource "leases" in API group "coordination.k8s.io" in the namespace "kube-node-lease": can only access node lease with the same name as the requesting node',
+    'can only access node lease with the same name as the requesting node',
   ],
   [
     'node leases live in kube-node-lease only',
     node,
     { verb: 'create', group: 'coordination.k8s.io', resource: 'leases', namespace: 'default' },
-    'User "system:node:n1" cannot create resource "leases" in API group "coordination.k8s.io" in the namespace "default": can only access leases in the "kube-node-lease" system namespace',
+    'can only access leases in the "kube-node-lease" system namespace',
   ],
   [
     'node cannot list leases',
@@ -322,19 +307,19 @@ const cases: Case[] = [
       resource: 'leases',
       namespace: 'kube-node-lease',
     },
-    'User "system:node:n1" cannot list resource "leases" in API group "coordination.k8s.io" in the namespace "kube-node-lease": can only get, create, update, patch, or delete a node lease',
+    'can only get, create, update, patch, or delete a node lease',
   ],
   [
     'node cannot read secrets',
     node,
     { verb: 'get', resource: 'secrets', namespace: 'kube-system', name: 's' },
-    `User "system:node:n1" cannot get resource "secrets" in API group "" in the namespace "kube-system": no relationship found between node 'n1' and this object`,
+    `no relationship found between node 'n1' and this object`,
   ],
   [
     'a system:node: name without the group is not a node',
     withAuth({ name: 'system:node:n1', groups: [] }),
     { verb: 'get', resource: 'nodes', name: 'n1' },
-    'User "system:node:n1" cannot get resource "nodes" in API group "" at the cluster scope',
+    '',
   ],
 ];
 

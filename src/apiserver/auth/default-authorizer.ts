@@ -1,11 +1,10 @@
 /**
  * DefaultAuthorizer: the API server's authorization chain, as kube-apiserver's
- * `--authorization-mode=Node,RBAC` plus NodeRestriction: system:masters may do everything; the
+ * `--authorization-mode=Node,RBAC` (NodeRestriction is admission: restriction-admission.ts): system:masters may do everything; the
  * built-in identities get the rules of policy-rules.ts; node identities are decided by
- * node-authorizer.ts. A denial's `reason` is what the real server prints after `is forbidden: `,
- * e.g. `User "system:node:n1" cannot list resource "nodes" in API group "" at the cluster scope:
- * node 'n1' cannot read all nodes, only its own Node object`, or for an admission-style denial
- * `node "n1" is not allowed to modify node "n2"`.
+ * node-authorizer.ts. A denial's `reason` is the authorizer's own reason, which the HTTP layer
+ * appends to `User "…" cannot <verb> resource "…" …`, e.g. `node 'n1' cannot read all nodes, only
+ * its own Node object`; '' when no authorizer gave one (RBAC's plain denial).
  */
 import type { Authorizer, Decision, RequestAttributes } from '../auth.js';
 import type { KubeObject, UserInfo } from '../resource-store.js';
@@ -14,17 +13,6 @@ import { authorizeNodeRequest, requestedName } from './node-authorizer.js';
 import { GroupRules, rulesAllow, UserRules, type PolicyRule } from './policy-rules.js';
 
 const Allowed: Decision = { allowed: true };
-
-/** apiserver's forbiddenMessage(): who cannot do what, where. */
-export function forbiddenMessage(user: UserInfo, a: RequestAttributes): string {
-  const who = `User ${JSON.stringify(user.name)} cannot ${a.verb}`;
-  if (!a.isResourceRequest) return `${who} path ${JSON.stringify(a.path)}`;
-  const resource = a.subresource === '' ? a.resource : `${a.resource}/${a.subresource}`;
-  const what = `${who} resource ${JSON.stringify(resource)} in API group ${JSON.stringify(a.group)}`;
-  return a.namespace === ''
-    ? `${what} at the cluster scope`
-    : `${what} in the namespace ${JSON.stringify(a.namespace)}`;
-}
 
 export interface DefaultAuthorizerOptions {
   /** Rules by user name (default: the built-in identities' table). */
@@ -58,16 +46,10 @@ export class DefaultAuthorizer implements Authorizer {
     const node = nodeNameOf(user);
     if (node !== undefined) {
       const decision = await authorizeNodeRequest(node, a, loadObject);
-      if (decision.kind === 'allow') return Allowed;
-      if (decision.kind === 'forbidden') return { allowed: false, reason: decision.message };
-      if (rulesAllow(this.#rulesFor(user), a)) return Allowed;
-      const base = forbiddenMessage(user, a);
-      return {
-        allowed: false,
-        reason: decision.reason === '' ? base : `${base}: ${decision.reason}`,
-      };
+      if (decision.kind === 'allow' || rulesAllow(this.#rulesFor(user), a)) return Allowed;
+      return { allowed: false, reason: decision.reason };
     }
     if (rulesAllow(this.#rulesFor(user), a)) return Allowed;
-    return { allowed: false, reason: forbiddenMessage(user, a) };
+    return { allowed: false, reason: '' };
   }
 }

@@ -1,16 +1,17 @@
 /**
  * What a node identity (`system:node:<name>` in `system:nodes`) may do to the objects that belong
  * to nodes, decided per request as Kubernetes' Node authorizer (with AuthorizeNodeWithSelectors)
- * and the NodeRestriction admission plugin do, with their reasons word for word:
+ * does, with its reasons word for word:
  *
- * - its own Node: get/list/watch (a list or watch must select it by `metadata.name`), create
- *   (self-registration; the body's name is checked at admission), update/patch, also `/status`;
- * - pods: get one bound to it, list/watch only with `spec.nodeName=<name>`, evict or update the
- *   status of its own pods;
+ * - Nodes: get/list/watch its own (a list or watch must select it by `metadata.name`); create,
+ *   update, patch (also `/status`);
+ * - pods: get one bound to it, list/watch only with `spec.nodeName=<name>`, evict, update status;
  * - events: create, update, patch;
- * - its own Lease in kube-node-lease; its own MachineConfigNode (and `/status`).
+ * - its own Lease in kube-node-lease; MachineConfigNodes: create, update, patch (also `/status`).
  *
- * Secrets and configmaps need a pod→object graph upstream; we keep none, so a node gets none.
+ * Which Node, MachineConfigNode, Lease or pod a write may touch is NodeRestriction's job, done at
+ * admission (restriction-admission.ts), so the 403 carries NodeRestriction's message. Secrets and
+ * configmaps need a pod→object graph upstream; we keep none, so a node gets none.
  */
 import type { RequestAttributes } from '../auth.js';
 import type { KubeObject } from '../resource-store.js';
@@ -18,18 +19,12 @@ import type { KubeObject } from '../resource-store.js';
 export const NodeLeaseNamespace = 'kube-node-lease';
 const Mco = 'machineconfiguration.openshift.io';
 
-/**
- * `allow`; `noOpinion` (an authorization denial, with the Node authorizer's reason or '');
- * `forbidden` (an admission denial: the message stands alone, without "User … cannot …").
- */
+/** `allow`, or `noOpinion` with the Node authorizer's reason ('' when it gives none). */
 export type NodeDecision =
-  | { readonly kind: 'allow' }
-  | { readonly kind: 'noOpinion'; readonly reason: string }
-  | { readonly kind: 'forbidden'; readonly message: string };
+  { readonly kind: 'allow' } | { readonly kind: 'noOpinion'; readonly reason: string };
 
 const allow: NodeDecision = { kind: 'allow' };
 const noOpinion = (reason = ''): NodeDecision => ({ kind: 'noOpinion', reason });
-const forbidden = (message: string): NodeDecision => ({ kind: 'forbidden', message });
 
 /** Splits a field selector on unescaped commas; `\` escapes `,`, `=`, `!` and `\`. */
 function selectorTerms(selector: string): string[] {
@@ -66,25 +61,16 @@ export function requestedName(a: RequestAttributes): string {
   return fieldSelectorValue(a.fieldSelector, 'metadata.name') ?? '';
 }
 
-function modifyOwn(node: string, kind: string, name: string): NodeDecision {
-  return name === node
-    ? allow
-    : forbidden(`node "${node}" is not allowed to modify ${kind} "${name}"`);
-}
-
 function authorizeNodeObject(node: string, a: RequestAttributes): NodeDecision {
   const name = requestedName(a);
-  if (a.subresource === 'status') {
-    return a.verb === 'update' || a.verb === 'patch' ? modifyOwn(node, 'node', name) : noOpinion();
-  }
+  if (a.subresource === 'status')
+    return a.verb === 'update' || a.verb === 'patch' ? allow : noOpinion();
   if (a.subresource !== '') return noOpinion();
   switch (a.verb) {
     case 'create':
-      // The body's name is checked by restriction-admission.ts.
-      return name === '' ? allow : modifyOwn(node, 'node', name);
     case 'update':
     case 'patch':
-      return modifyOwn(node, 'node', name);
+      return allow;
     case 'get':
     case 'list':
     case 'watch':
@@ -120,16 +106,9 @@ async function authorizePod(
       if (a.name !== '') return (await boundToNode(node, loadObject)) ? allow : noRelationship;
       return noOpinion('can only list/watch pods with spec.nodeName field selector');
     case 'eviction:create':
-      return (await boundToNode(node, loadObject))
-        ? allow
-        : forbidden(`node "${node}" can only evict pods with spec.nodeName set to itself`);
     case 'status:update':
     case 'status:patch':
-      return (await boundToNode(node, loadObject))
-        ? allow
-        : forbidden(
-            `node "${node}" can only update pod status for pods with spec.nodeName set to itself`,
-          );
+      return allow;
     default:
       return noOpinion();
   }
@@ -149,13 +128,10 @@ function authorizeLease(node: string, a: RequestAttributes): NodeDecision {
   return allow;
 }
 
-function authorizeMachineConfigNode(node: string, a: RequestAttributes): NodeDecision {
+function authorizeMachineConfigNode(a: RequestAttributes): NodeDecision {
   if (a.subresource !== '' && a.subresource !== 'status') return noOpinion();
-  if (a.verb === 'create' && a.subresource === '')
-    return a.name === '' ? allow : modifyOwn(node, 'machineconfignode', a.name);
-  if (a.verb === 'update' || a.verb === 'patch')
-    return modifyOwn(node, 'machineconfignode', a.name);
-  return noOpinion();
+  if (a.verb === 'create') return a.subresource === '' ? allow : noOpinion();
+  return a.verb === 'update' || a.verb === 'patch' ? allow : noOpinion();
 }
 
 function readsRelatedObject(node: string, a: RequestAttributes): NodeDecision {
@@ -188,7 +164,7 @@ export async function authorizeNodeRequest(
     case 'coordination.k8s.io:leases':
       return authorizeLease(node, a);
     case `${Mco}:machineconfignodes`:
-      return authorizeMachineConfigNode(node, a);
+      return authorizeMachineConfigNode(a);
     case ':secrets':
     case ':configmaps':
       return readsRelatedObject(node, a);

@@ -1,8 +1,10 @@
 /**
- * Admission checks on the bodies of creates, which the authorizer cannot see (a POST names no
- * object): as NodeRestriction, a node may register only its own Node, Lease and
- * MachineConfigNode; the node-bootstrapper may create only node-token Secrets. Wraps a
- * ResourceStore; every other call passes straight through.
+ * Identity admission: the checks the authorizer cannot make because they depend on the request
+ * body or the stored object. As Kubernetes' NodeRestriction plugin, a node may create, update and
+ * patch only its own Node (and status), Lease and MachineConfigNode, and evict or update the status
+ * of only the pods bound to it; the node-bootstrapper may create only node-token Secrets in
+ * kube-system. Wraps a ResourceStore and answers 403 with NodeRestriction's messages; every other
+ * call passes straight through.
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import type {
@@ -33,7 +35,8 @@ const gr = (rt: ResourceType): { group: string; resource: string } => ({
   resource: rt.plural,
 });
 
-function checkNodeCreate(node: string, rt: ResourceType, name: string): void {
+/** Create, update or patch of `name` by node `node`. */
+function checkNodeWrite(node: string, rt: ResourceType, name: string): void {
   const kind = `${rt.group}:${rt.plural}`;
   if (kind === ':nodes' && name !== node) {
     throw StatusError.forbidden(
@@ -83,15 +86,49 @@ export function admitCreate(
   body: unknown,
 ): void {
   const node = nodeNameOf(user);
-  if (node !== undefined) checkNodeCreate(node, rt, bodyOf(body).name);
+  if (node !== undefined) checkNodeWrite(node, rt, bodyOf(body).name);
   if (user.name === SystemIdentity.bootstrap.name) checkBootstrapCreate(user, rt, namespace, body);
 }
 
+const isPods = (rt: ResourceType): boolean => rt.group === '' && rt.plural === 'pods';
+
 class RestrictionAdmissionStore implements ResourceStore {
   readonly #inner: ResourceStore;
+  readonly #pods: ResourceType | undefined;
 
-  constructor(inner: ResourceStore) {
+  constructor(inner: ResourceStore, pods: ResourceType | undefined) {
     this.#inner = inner;
+    this.#pods = pods;
+  }
+
+  /** A node may touch a pod only if it is bound to it; `what` completes the refusal. */
+  async #checkPodBound(
+    node: string,
+    namespace: string,
+    podName: string,
+    refusal: string,
+  ): Promise<void> {
+    const pods = this.#pods;
+    if (pods === undefined)
+      throw StatusError.forbidden({ group: '', resource: 'pods' }, podName, refusal);
+    const pod = await this.#inner.get(pods, namespace, podName);
+    const spec = pod['spec'] as { nodeName?: unknown } | undefined;
+    if (spec?.nodeName !== node) throw StatusError.forbidden(gr(pods), podName, refusal);
+  }
+
+  async #admitModify(
+    user: UserInfo,
+    rt: ResourceType,
+    namespace: string | undefined,
+    name: string,
+    subresource: string | undefined,
+  ): Promise<void> {
+    const node = nodeNameOf(user);
+    if (node === undefined) return;
+    if (isPods(rt) && subresource === 'status') {
+      const refusal = `node ${JSON.stringify(node)} can only update pod status for pods with spec.nodeName set to itself`;
+      await this.#checkPodBound(node, namespace ?? '', name, refusal);
+    } else checkNodeWrite(node, rt, name);
   }
 
   get(rt: ResourceType, namespace: string | undefined, name: string): Promise<KubeObject> {
@@ -112,23 +149,25 @@ class RestrictionAdmissionStore implements ResourceStore {
     return this.#inner.create(rt, namespace, body, options);
   }
 
-  update(
+  async update(
     rt: ResourceType,
     namespace: string | undefined,
     name: string,
     body: unknown,
     options: WriteOptions & { readonly subresource?: 'status' },
   ): Promise<KubeObject> {
+    await this.#admitModify(options.user, rt, namespace, name, options.subresource);
     return this.#inner.update(rt, namespace, name, body, options);
   }
 
-  patch(
+  async patch(
     rt: ResourceType,
     namespace: string | undefined,
     name: string,
     patch: Patch,
     options: WriteOptions & { readonly subresource?: 'status'; readonly force?: boolean },
   ): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
+    await this.#admitModify(options.user, rt, namespace, name, options.subresource);
     return this.#inner.patch(rt, namespace, name, patch, options);
   }
 
@@ -150,12 +189,32 @@ class RestrictionAdmissionStore implements ResourceStore {
     return this.#inner.watch(rt, namespace, query, onEvent);
   }
 
-  evict(namespace: string, podName: string, body: unknown, options: WriteOptions): Promise<void> {
+  async evict(
+    namespace: string,
+    podName: string,
+    body: unknown,
+    options: WriteOptions,
+  ): Promise<void> {
+    const node = nodeNameOf(options.user);
+    if (node !== undefined) {
+      await this.#checkPodBound(
+        node,
+        namespace,
+        podName,
+        `node ${node} can only evict pods with spec.nodeName set to itself`,
+      );
+    }
     return this.#inner.evict(namespace, podName, body, options);
   }
 }
 
-/** `store` with the create-time identity checks in front of it. */
-export function withRestrictionAdmission(store: ResourceStore): ResourceStore {
-  return new RestrictionAdmissionStore(store);
+/**
+ * `store` with identity admission in front of it. `pods` is the served Pod type, read to check
+ * which node a pod is bound to.
+ */
+export function withRestrictionAdmission(
+  store: ResourceStore,
+  pods: ResourceType | undefined,
+): ResourceStore {
+  return new RestrictionAdmissionStore(store, pods);
 }
