@@ -1,0 +1,19 @@
+/**
+ * What a CLI command may do to the outside world: write to stdout and stderr. Commands throw
+ * CliError for user errors; the entry point prints its message to stderr and exits non-zero.
+ */
+export interface CliIo {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** A user-facing failure: the message is printed as is, with no stack. */
+export class CliError extends Error {
+  override readonly name = 'CliError';
+  readonly exitCode: number;
+
+  constructor(message: string, options?: { cause?: unknown; exitCode?: number }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.exitCode = options?.exitCode ?? 1;
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The `mco` command: the composition root for every subcommand. The only place that reads argv
+ * and the process environment.
+ */
+import { Command, CommanderError } from 'commander';
+import { CliError, type CliIo } from '../cli/cli-io.js';
+import { ManifestLoadError } from '../cli/load-manifests.js';
+import { renderCommand } from '../cli/render-command.js';
+import { McoVersion } from '../version.js';
+
+const io: CliIo = {
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+};
+
+function program(): Command {
+  return new Command('mco')
+    .description('Machine Config Operator: render, serve and roll out machine configs')
+    .version(McoVersion.raw)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (t) => {
+        io.out(t);
+      },
+      writeErr: (t) => {
+        io.err(t);
+      },
+    })
+    .addCommand(renderCommand(io));
+}
+
+function exitWith(code: number): never {
+  process.exit(code);
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  try {
+    await program().parseAsync(argv);
+  } catch (e) {
+    if (e instanceof CommanderError) exitWith(e.exitCode);
+    if (e instanceof CliError || e instanceof ManifestLoadError) {
+      io.err(`error: ${e.message}\n`);
+      exitWith(e instanceof CliError ? e.exitCode : 1);
+    }
+    throw e;
+  }
+}
+
+process.on('unhandledRejection', (reason) => {
+  io.err(`fatal: ${reason instanceof Error ? (reason.stack ?? reason.message) : String(reason)}\n`);
+  process.exit(2);
+});
+
+await main(process.argv);

@@ -1,0 +1,430 @@
+/**
+ * `mco render` as a user runs it: the built binary, real files, exit codes, stdout and stderr.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { translateDown } from '../../src/ignition/translate-down.js';
+import { parseIgnition } from '../../src/ignition/parse.js';
+import type { IgnitionConfig } from '../../src/ignition/types.js';
+import { ign, mc, pool } from '../support/machine-configs.js';
+import { runMco } from '../support/run-mco.js';
+import { makeTmpDir } from '../support/tmp-dir.js';
+
+const tmp = makeTmpDir('mco-render-');
+afterAll(() => { tmp.remove(); });
+
+let counter = 0;
+function writeObjects(objects: readonly unknown[], indent: number | string = 2): string {
+  counter += 1;
+  return tmp.write(
+    `case-${counter}.json`,
+    JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }, null, indent),
+  );
+}
+
+function renderName(args: readonly string[]): string {
+  const r = runMco(['render', ...args, '-o', 'name']);
+  expect(r.stderr).toBe('');
+  expect(r.code).toBe(0);
+  return r.stdout.trim();
+}
+
+const file = (path: string, source: string, extra: Record<string, unknown> = {}) => ({
+  path,
+  contents: { source },
+  ...extra,
+});
+
+describe('mco render -o name: upstream vectors A', () => {
+  it('A1', () => {
+    expect(
+      renderName([
+        '--pool',
+        'worker',
+        '--base-os-image',
+        'newformatURL',
+        writeObjects([mc('fips', 'worker', { fips: true })]),
+      ]),
+    ).toBe('rendered-worker-552a0f58ccdcced4c68ca23fe3db7b58');
+  });
+
+  it('A2 in both pools', () => {
+    const master = writeObjects([mc('x', 'master')]);
+    expect(renderName(['--pool', 'master', master])).toBe(
+      'rendered-master-6da92b29d98fcd722bbf117520c22ee4',
+    );
+    expect(renderName(['--pool', 'worker', writeObjects([mc('x', 'worker')])])).toBe(
+      'rendered-worker-6da92b29d98fcd722bbf117520c22ee4',
+    );
+  });
+
+  it('A3 with the custom pool in the inputs and in --pool-file', () => {
+    const configs = [
+      mc('ccc', 'infra', {
+        config: ign({ storage: { files: [file('/etc/test2', 'data:,new', { mode: 420 })] } }),
+      }),
+      mc('aaa', 'worker', {
+        config: ign({ storage: { files: [file('/etc/test1', 'data:,old', { mode: 420 })] } }),
+      }),
+      mc('bbb', 'worker', {
+        config: ign({ storage: { files: [file('/etc/test1', 'data:,new', { mode: 420 })] } }),
+      }),
+      mc('ddd', 'worker', {
+        config: ign({
+          storage: {
+            files: [
+              {
+                path: '/etc/test2',
+                mode: 420,
+                contents: {
+                  compression: 'gzip',
+                  source: 'data:;base64,H4sIAAAAAAAC/8pPzwcEAAD//5+gF9cDAAAA',
+                },
+              },
+            ],
+          },
+        }),
+      }),
+    ];
+    const infra = pool('infra', ['worker', 'infra']);
+    expect(renderName(['--pool', 'infra', writeObjects([...configs, infra])])).toBe(
+      'rendered-infra-a548b00ad0fce75c196fc08abb1db9ca',
+    );
+    expect(
+      renderName(['--pool', 'infra', '--pool-file', writeObjects([infra]), writeObjects(configs)]),
+    ).toBe('rendered-infra-a548b00ad0fce75c196fc08abb1db9ca');
+  });
+
+  it('A4 with base images from a ControllerConfig file', () => {
+    const cc = {
+      apiVersion: 'machineconfiguration.openshift.io/v1',
+      kind: 'ControllerConfig',
+      metadata: { name: 'machine-config-controller' },
+      spec: {
+        baseOSContainerImage: 'quay.io/openshift/os@sha256:aaaa',
+        baseOSExtensionsContainerImage: 'quay.io/openshift/ext@sha256:bbbb',
+      },
+    };
+    const configs = writeObjects([
+      mc('99-b', 'worker', { kernelArguments: ['b1'] }),
+      mc('00-a', 'worker', { kernelArguments: ['a1', 'a2'] }),
+      mc('50-c', 'worker', { kernelArguments: ['a1'] }),
+    ]);
+    expect(
+      renderName(['--pool', 'worker', '--controller-config', writeObjects([cc]), configs]),
+    ).toBe('rendered-worker-ea47e8bfc6faf3183201ebfd8726d08a');
+  });
+
+  it('A7 and A11', () => {
+    const a7 = [
+      mc('a', 'worker', {
+        config: ign({
+          systemd: {
+            units: [
+              {
+                name: 'foo.service',
+                enabled: true,
+                contents: '[Unit]\nDescription=A\n',
+                dropins: [{ name: '10-a.conf', contents: '[Service]\nX=1\n' }],
+              },
+            ],
+          },
+        }),
+      }),
+      mc('b', 'worker', {
+        config: ign({
+          systemd: {
+            units: [
+              {
+                name: 'foo.service',
+                mask: true,
+                dropins: [
+                  { name: '10-a.conf', contents: '[Service]\nX=2\n' },
+                  { name: '20-b.conf', contents: '[Service]\nY=1\n' },
+                ],
+              },
+            ],
+          },
+        }),
+      }),
+    ];
+    expect(renderName(['--pool', 'worker', '--base-os-image', 'img', writeObjects(a7)])).toBe(
+      'rendered-worker-56da1551feb769694bb3d32650dbd435',
+    );
+    const a11 = [
+      mc('a', 'worker', {
+        config: ign({
+          storage: {
+            files: [
+              file('/etc/a', 'data:,a', { overwrite: false }),
+              file('/etc/b', 'data:,b', { mode: 384 }),
+            ],
+          },
+        }),
+      }),
+      mc('b', 'worker', { config: ign({ storage: { files: [file('/etc/b', 'data:,b2')] } }) }),
+    ];
+    expect(renderName(['--pool', 'worker', '--base-os-image', 'img', writeObjects(a11)])).toBe(
+      'rendered-worker-26a249a4be949ea24f9d2657b5da39a4',
+    );
+  });
+
+  it('A14 from YAML with a literal block', () => {
+    const yamlFile = tmp.write(
+      'a14.yaml',
+      `apiVersion: machineconfiguration.openshift.io/v1
+kind: MachineConfig
+metadata:
+  name: 00-worker
+  labels: {machineconfiguration.openshift.io/role: worker}
+  annotations: {machineconfiguration.openshift.io/generated-by-controller-version: somehash}
+spec:
+  config:
+    ignition: {version: 3.5.0}
+    storage:
+      files:
+      - {path: /etc/motd, mode: 420, overwrite: true, contents: {source: "data:,hello%20world%0A"}}
+    systemd:
+      units:
+      - name: hello.service
+        enabled: true
+        contents: |
+          [Unit]
+          Description=Hello
+
+          [Service]
+          ExecStart=/bin/echo "hi: there"
+
+          [Install]
+          WantedBy=multi-user.target
+---
+apiVersion: machineconfiguration.openshift.io/v1
+kind: MachineConfig
+metadata:
+  name: 99-worker-kargs
+  labels: {machineconfiguration.openshift.io/role: worker}
+spec:
+  kernelArguments: [nosmt, hugepages=2]
+`,
+    );
+    const base =
+      'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
+    expect(renderName(['--pool', 'worker', '--base-os-image', base, yamlFile])).toBe(
+      'rendered-worker-b9f0438d35b63cd301c1aa9df1a7d298',
+    );
+  });
+
+  it('the name does not depend on whitespace or key order in the input files', () => {
+    const configs = [
+      mc('50-a', 'worker', {
+        config: ign({ storage: { files: [file('/etc/a', 'data:,x', { mode: 420 })] } }),
+      }),
+    ];
+    const reordered = [
+      {
+        spec: {
+          config: {
+            storage: { files: [{ mode: 420, contents: { source: 'data:,x' }, path: '/etc/a' }] },
+            ignition: { version: '3.5.0' },
+          },
+        },
+        metadata: configs[0]!.metadata,
+        kind: 'MachineConfig',
+        apiVersion: 'machineconfiguration.openshift.io/v1',
+      },
+    ];
+    expect(renderName(['--pool', 'worker', writeObjects(configs, 0)])).toBe(
+      renderName(['--pool', 'worker', writeObjects(reordered, '\t')]),
+    );
+  });
+});
+
+describe('mco render: output', () => {
+  it('prints the rendered MachineConfig as YAML with upstream annotations', () => {
+    const r = runMco(['render', '--pool', 'worker', 'examples/']);
+    expect(r.code).toBe(0);
+    const out = parse(r.stdout) as {
+      kind: string;
+      metadata: { name: string; annotations: Record<string, string> };
+      spec: { kernelArguments: string[]; config: IgnitionConfig };
+    };
+    expect(out.kind).toBe('MachineConfig');
+    expect(out.metadata.name).toMatch(/^rendered-worker-[0-9a-f]{32}$/);
+    expect(Object.keys(out.metadata.annotations).sort()).toEqual([
+      'machineconfiguration.openshift.io/generated-by-controller-version',
+      'machineconfiguration.openshift.io/release-image-version',
+    ]);
+    expect(out.spec.kernelArguments).toEqual(['nosmt', 'hugepagesz=2M hugepages=64']);
+    expect(out.spec.config.storage?.files?.map((f) => f.path)).toEqual(['/etc/chrony.conf']);
+    expect(out.spec.config.systemd?.units?.map((u) => u.name)).toEqual(['node-health.service']);
+    expect(out.spec.config.passwd?.users?.[0]?.name).toBe('core');
+  });
+
+  it('renders the custom infra pool with worker configs first and infra on top', () => {
+    const r = runMco(['render', '--pool', 'infra', 'examples/', '-o', 'json']);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as {
+      metadata: { name: string };
+      spec: { config: IgnitionConfig };
+    };
+    expect(out.metadata.name).toMatch(/^rendered-infra-/);
+    expect(out.spec.config.storage?.files?.map((f) => f.path)).toEqual([
+      '/etc/chrony.conf',
+      '/etc/motd',
+    ]);
+  });
+
+  it('-o name prints only the name', () => {
+    const r = runMco(['render', '--pool', 'worker', 'examples/', '-o', 'name']);
+    expect(r.stdout).toMatch(/^rendered-worker-[0-9a-f]{32}\n$/);
+  });
+});
+
+describe('mco render: bad input fails with upstream message and prints nothing', () => {
+  const cases: [string, unknown[], string][] = [
+    [
+      'unknown Ignition version',
+      [mc('50-x', 'worker', { config: { ignition: { version: '4.0.0' } } })],
+      'parsing Ignition config failed: unknown version. Supported spec versions: 2.2,3.0,3.1,3.2,3.3,3.4,3.5',
+    ],
+    [
+      'missing Ignition version',
+      [mc('50-x', 'worker', { config: { storage: {} } })],
+      'parsing Ignition config failed: invalid version. Supported spec versions: 2.2,3.0,3.1,3.2,3.3,3.4,3.5',
+    ],
+    [
+      'relative path',
+      [
+        mc('50-x', 'worker', {
+          config: ign({ storage: { files: [file('etc/x', 'data:,x')] } }, '3.2.0'),
+        }),
+      ],
+      'error at $.storage.files.0.path: path not absolute',
+    ],
+    [
+      '.. in a path',
+      [
+        mc('50-x', 'worker', {
+          config: ign({ storage: { files: [file('/etc/../x', 'data:,x')] } }, '3.2.0'),
+        }),
+      ],
+      'error at $.storage.files.0.path',
+    ],
+    [
+      'mode 04755',
+      [
+        mc('50-x', 'worker', {
+          config: ign({
+            storage: { files: [file('/usr/local/bin/x', 'data:,x', { mode: 0o4755 })] },
+          }),
+        }),
+      ],
+      'invalid mode 04755 for /usr/local/bin/x, cannot exceed 0777',
+    ],
+    [
+      'unknown extension',
+      [mc('50-x', 'worker', { config: ign(), extensions: ['wireshark'] })],
+      'invalid extensions found: [wireshark]',
+    ],
+    [
+      'an MC without labels',
+      [mc('50-nolabels', undefined, { config: ign() })],
+      'cannot find label in MachineConfig 50-nolabels',
+    ],
+    [
+      'a duplicate path',
+      [
+        mc('50-x', 'worker', {
+          config: ign(
+            { storage: { files: [file('/etc/x', 'data:,1'), file('/etc/x', 'data:,2')] } },
+            '3.2.0',
+          ),
+        }),
+      ],
+      'error at $.storage.files.1: duplicate entry defined',
+    ],
+    [
+      'no configs for the pool',
+      [mc('50-x', 'master')],
+      'Failed to render configuration for pool worker: no MachineConfigs found matching selector machineconfiguration.openshift.io/role=worker',
+    ],
+  ];
+
+  it.each(cases)('%s', (_name, objects, message) => {
+    const r = runMco(['render', '--pool', 'worker', writeObjects(objects)]);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(message);
+  });
+
+  it('malformed YAML', () => {
+    const bad = tmp.write(
+      'bad.yaml',
+      'apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfig\nmetadata:\n  name: x\n  labels: a: b\n',
+    );
+    const r = runMco(['render', '--pool', 'worker', bad]);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(
+      `error parsing ${bad}: error converting YAML to JSON: yaml: line 5:`,
+    );
+  });
+
+  it('a pool that is neither built in nor given', () => {
+    const r = runMco(['render', '--pool', 'gpu', writeObjects([mc('50-x', 'gpu')])]);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('MachineConfigPool gpu not found');
+  });
+
+  it('--current: an unreconcilable result names the component', () => {
+    const currentFile = tmp.write(
+      'current.json',
+      runMco([
+        'render',
+        '--pool',
+        'worker',
+        writeObjects([mc('00-worker', 'worker', { config: ign() })]),
+        '-o',
+        'json',
+      ]).stdout,
+    );
+    const r = runMco([
+      'render',
+      '--pool',
+      'worker',
+      '--current',
+      currentFile,
+      writeObjects([
+        mc('00-worker', 'worker', { config: ign() }),
+        mc('99-disks', 'worker', { config: ign({ storage: { disks: [{ device: '/dev/vdb' }] } }) }),
+      ]),
+    ]);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(
+      /reconciliation failed between current config "rendered-worker-[0-9a-f]{32}" and base config "99-disks": ignition disks section contains changes/,
+    );
+  });
+});
+
+describe('every config mco render emits passes the real ignition-validate at 3.3.0', () => {
+  const validator = '/usr/bin/ignition-validate';
+  it.each([['worker'], ['infra']])('examples, pool %s', (poolName) => {
+    expect(existsSync(validator), 'ignition-validate is missing: apt-get install -y ignition').toBe(
+      true,
+    );
+    const r = runMco(['render', '--pool', poolName, 'examples/', '-o', 'json']);
+    expect(r.code).toBe(0);
+    const config = (JSON.parse(r.stdout) as { spec: { config: unknown } }).spec.config;
+    const parsed = parseIgnition(config);
+    expect(parsed.ok).toBe(true);
+    const down = translateDown(config as IgnitionConfig, '3.3.0');
+    if (!down.ok) throw new Error(JSON.stringify(down.error));
+    const v = spawnSync(validator, ['-'], { input: JSON.stringify(down.value), encoding: 'utf8' });
+    expect(v.stdout + v.stderr).toBe('');
+    expect(v.status).toBe(0);
+  });
+});
