@@ -1,0 +1,63 @@
+/**
+ * Building HTTP responses: JSON bodies, Status bodies for every StatusError (500 InternalError for
+ * anything else), the generic 404/405 Status answers of unknown routes, and `Warning: 299` headers.
+ */
+import { StatusError } from '../../api/meta/v1/status-error.js';
+import { StatusReason } from '../../api/meta/v1/status.js';
+
+export function jsonResponse(status: number, body: unknown, headers?: Headers): Response {
+  const h = headers ?? new Headers();
+  h.set('Content-Type', 'application/json');
+  return new Response(JSON.stringify(body), { status, headers: h });
+}
+
+/** The Status body of a StatusError, with its code as the HTTP status. */
+export function statusResponse(e: StatusError, headers?: Headers): Response {
+  const code = e.code >= 400 && e.code <= 599 ? e.code : 500;
+  return jsonResponse(code, e.toStatus(), headers);
+}
+
+/** 404 for a path under /api or /apis that names no served resource. */
+export function resourceNotFound(): StatusError {
+  return new StatusError({
+    message: 'the server could not find the requested resource',
+    reason: StatusReason.NotFound,
+    code: 404,
+    details: {},
+  });
+}
+
+/** 405 for a method the resource does not serve. */
+export function methodNotAllowed(): StatusError {
+  return new StatusError({
+    message: 'the server does not allow this method on the requested resource',
+    reason: StatusReason.MethodNotAllowed,
+    code: 405,
+    details: {},
+  });
+}
+
+/** upstream's 404 for paths outside the API: plain text. */
+export function pageNotFound(): Response {
+  return new Response('404 page not found\n', {
+    status: 404,
+    headers: { 'Content-Type': 'text/plain; charset=utf-8', 'X-Content-Type-Options': 'nosniff' },
+  });
+}
+
+/**
+ * `299 - "text"` with `"` and `\` escaped. Headers carry bytes, so the UTF-8 of the text is put in
+ * as one char per byte, which Node writes out unchanged.
+ */
+export function warningHeaderValue(text: string): string {
+  const escaped = text.replace(/["\\]/g, (c) => `\\${c}`);
+  const bytes = new TextEncoder().encode(`299 - "${escaped}"`);
+  return String.fromCharCode(...bytes.filter((b) => b !== 0x0a && b !== 0x0d));
+}
+
+/** Headers with one Warning per distinct message, in order. */
+export function warningHeaders(warnings: readonly string[] | undefined): Headers {
+  const headers = new Headers();
+  for (const w of new Set(warnings ?? [])) headers.append('Warning', warningHeaderValue(w));
+  return headers;
+}
