@@ -1,0 +1,257 @@
+/**
+ * The kinds the embedded API server serves, as `ResourceType`s, and the registry the HTTP layer and
+ * the store look them up in. Built-in kinds carry the names, verbs and subresources of a real
+ * cluster's discovery (`/api/v1`, `/apis/<group>/<version>`); custom kinds are derived from the
+ * same CRD info and schemas `customResourceDefinitions()` publishes, so discovery and the served
+ * CRD objects always agree. Built-in printers are written by the HTTP layer, hence `[]` here.
+ */
+import type { TSchema } from '@sinclair/typebox';
+import { DaemonSetSchema } from '../api/apps/v1/daemon-set.js';
+import { LeaseSchema } from '../api/coordination/v1/lease.js';
+import { ConfigMapSchema } from '../api/core/v1/config-map.js';
+import { EventSchema } from '../api/core/v1/event.js';
+import { NamespaceSchema } from '../api/core/v1/namespace.js';
+import { NodeSchema } from '../api/core/v1/node.js';
+import { PodSchema } from '../api/core/v1/pod.js';
+import { SecretSchema } from '../api/core/v1/secret.js';
+import { CustomKinds, type CustomKind } from '../api/crds.js';
+import { PodDisruptionBudgetSchema } from '../api/policy/v1/pod-disruption-budget.js';
+import { crdOpenApiV3Schema, plainJson, type JsonObject } from '../api/schema.js';
+import type { ResourceType, Verb } from './resource-type.js';
+
+/** Every verb of an ordinary resource, in discovery's (alphabetical) order. */
+export const AllVerbs: readonly Verb[] = [
+  'create',
+  'delete',
+  'deletecollection',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
+
+/** Namespaces have no deletecollection, as on a real cluster. */
+const NamespaceVerbs: readonly Verb[] = [
+  'create',
+  'delete',
+  'get',
+  'list',
+  'patch',
+  'update',
+  'watch',
+];
+
+const ReadOnlyVerbs: readonly Verb[] = ['get', 'list', 'watch'];
+
+interface BuiltInSpec {
+  readonly group: string;
+  readonly kind: string;
+  readonly plural: string;
+  readonly namespaced: boolean;
+  readonly schema: TSchema;
+  readonly shortNames?: readonly string[];
+  readonly categories?: readonly string[];
+  readonly verbs?: readonly Verb[];
+  readonly subresources?: readonly ('status' | 'eviction')[];
+}
+
+function builtIn(spec: BuiltInSpec): ResourceType {
+  return {
+    group: spec.group,
+    version: 'v1',
+    kind: spec.kind,
+    listKind: `${spec.kind}List`,
+    plural: spec.plural,
+    singular: spec.kind.toLowerCase(),
+    namespaced: spec.namespaced,
+    shortNames: spec.shortNames ?? [],
+    categories: spec.categories ?? [],
+    verbs: spec.verbs ?? AllVerbs,
+    subresources: spec.subresources ?? [],
+    builtIn: true,
+    schema: plainJson(spec.schema),
+    printerColumns: [],
+  };
+}
+
+function custom(kind: CustomKind): ResourceType {
+  const { info } = kind;
+  return {
+    group: info.group,
+    version: info.version,
+    kind: info.kind,
+    listKind: info.listKind,
+    plural: info.plural,
+    singular: info.singular,
+    namespaced: info.scope === 'Namespaced',
+    shortNames: info.shortNames,
+    categories: [],
+    verbs: AllVerbs,
+    subresources: info.hasStatusSubresource ? ['status'] : [],
+    builtIn: false,
+    schema: crdOpenApiV3Schema(kind.schema),
+    printerColumns: info.additionalPrinterColumns,
+  };
+}
+
+/** CRD objects are served read-only; their schema only names the top-level fields. */
+const CustomResourceDefinitionSchema: JsonObject = {
+  type: 'object',
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object' },
+    spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+  },
+};
+
+const CustomResourceDefinitionType: ResourceType = {
+  group: 'apiextensions.k8s.io',
+  version: 'v1',
+  kind: 'CustomResourceDefinition',
+  listKind: 'CustomResourceDefinitionList',
+  plural: 'customresourcedefinitions',
+  singular: 'customresourcedefinition',
+  namespaced: false,
+  shortNames: ['crd', 'crds'],
+  categories: ['api-extensions'],
+  verbs: ReadOnlyVerbs,
+  subresources: [],
+  builtIn: true,
+  schema: CustomResourceDefinitionSchema,
+  printerColumns: [],
+};
+
+/** Every kind served, built-ins first (core, then the other groups), then the custom kinds. */
+export function servedResourceTypes(): ResourceType[] {
+  return [
+    builtIn({
+      group: '',
+      kind: 'Node',
+      plural: 'nodes',
+      namespaced: false,
+      schema: NodeSchema,
+      shortNames: ['no'],
+      subresources: ['status'],
+    }),
+    builtIn({
+      group: '',
+      kind: 'Pod',
+      plural: 'pods',
+      namespaced: true,
+      schema: PodSchema,
+      shortNames: ['po'],
+      categories: ['all'],
+      subresources: ['status', 'eviction'],
+    }),
+    builtIn({
+      group: '',
+      kind: 'Namespace',
+      plural: 'namespaces',
+      namespaced: false,
+      schema: NamespaceSchema,
+      shortNames: ['ns'],
+      verbs: NamespaceVerbs,
+      subresources: ['status'],
+    }),
+    builtIn({
+      group: '',
+      kind: 'Event',
+      plural: 'events',
+      namespaced: true,
+      schema: EventSchema,
+      shortNames: ['ev'],
+    }),
+    builtIn({
+      group: '',
+      kind: 'Secret',
+      plural: 'secrets',
+      namespaced: true,
+      schema: SecretSchema,
+    }),
+    builtIn({
+      group: '',
+      kind: 'ConfigMap',
+      plural: 'configmaps',
+      namespaced: true,
+      schema: ConfigMapSchema,
+      shortNames: ['cm'],
+    }),
+    builtIn({
+      group: 'coordination.k8s.io',
+      kind: 'Lease',
+      plural: 'leases',
+      namespaced: true,
+      schema: LeaseSchema,
+    }),
+    builtIn({
+      group: 'policy',
+      kind: 'PodDisruptionBudget',
+      plural: 'poddisruptionbudgets',
+      namespaced: true,
+      schema: PodDisruptionBudgetSchema,
+      shortNames: ['pdb'],
+      subresources: ['status'],
+    }),
+    builtIn({
+      group: 'apps',
+      kind: 'DaemonSet',
+      plural: 'daemonsets',
+      namespaced: true,
+      schema: DaemonSetSchema,
+      shortNames: ['ds'],
+      categories: ['all'],
+      subresources: ['status'],
+    }),
+    CustomResourceDefinitionType,
+    ...CustomKinds.map(custom),
+  ];
+}
+
+/** Lookups over a fixed set of ResourceTypes. */
+export class ResourceTypeRegistry {
+  readonly #types: readonly ResourceType[];
+  readonly #byResource = new Map<string, ResourceType>();
+  readonly #byKind = new Map<string, ResourceType>();
+
+  constructor(types: readonly ResourceType[] = servedResourceTypes()) {
+    this.#types = types;
+    for (const rt of types) {
+      this.#byResource.set(`${rt.group}/${rt.version}/${rt.plural}`, rt);
+      this.#byKind.set(`${rt.group}/${rt.version}/${rt.kind}`, rt);
+      // the first version registered for a kind answers version-less lookups
+      if (!this.#byKind.has(`${rt.group}//${rt.kind}`))
+        this.#byKind.set(`${rt.group}//${rt.kind}`, rt);
+    }
+  }
+
+  /** Every type, in registration order. */
+  list(): readonly ResourceType[] {
+    return this.#types;
+  }
+
+  /** The type served at `{g}/{v}/<plural>` (core group: `''`). */
+  byResource(group: string, version: string, plural: string): ResourceType | undefined {
+    return this.#byResource.get(`${group}/${version}/${plural}`);
+  }
+
+  /** The type of a kind; without a version, the first registered version of it. */
+  byKind(group: string, kind: string, version?: string): ResourceType | undefined {
+    return this.#byKind.get(`${group}/${version ?? ''}/${kind}`);
+  }
+
+  /** The type an object's `apiVersion` + `kind` names (`v1`, `apps/v1`, ...). */
+  byApiVersionKind(apiVersion: string, kind: string): ResourceType | undefined {
+    const slash = apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+    return this.byKind(group, kind, version);
+  }
+
+  /** The types of one group-version, in registration order. */
+  byGroupVersion(group: string, version: string): readonly ResourceType[] {
+    return this.#types.filter((rt) => rt.group === group && rt.version === version);
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * POST: decode and prune the body, fill in server-owned metadata, check the namespace exists,
+ * admit, store. 201 with the stored object, 409 AlreadyExists, 404 for a missing namespace.
+ */
+import type { KubeObject, WriteOptions } from '../resource-store.js';
+import type { ResourceType } from '../resource-type.js';
+import { admit } from './admission.js';
+import type { StoreContext } from './context.js';
+import { requireActiveNamespace } from './namespaces.js';
+import { prepareCreate } from './prepare.js';
+import { commitCreate } from './write.js';
+
+export async function createObject(
+  ctx: StoreContext,
+  rt: ResourceType,
+  namespace: string | undefined,
+  body: unknown,
+  options: WriteOptions,
+): Promise<KubeObject> {
+  const obj = prepareCreate(ctx, rt, namespace, body, options);
+  if (rt.namespaced) {
+    await requireActiveNamespace(ctx, rt, namespace ?? '', obj.metadata.name ?? '');
+  }
+  admit(ctx, rt, obj);
+  return commitCreate(ctx, rt, obj, { dryRun: options.dryRun });
+}

@@ -1,0 +1,207 @@
+/**
+ * Owner-reference garbage collection, as kube-controller-manager's garbage collector behaves: a
+ * dependent whose owners are all gone is deleted (in the background, so its own dependents follow);
+ * a dependent that keeps at least one owner loses only the references to gone ones. An owner
+ * reference to a kind this server does not serve is never treated as gone. Runs from the delete
+ * path (for the deleted owner's dependents) and as a full sweep (`collectGarbage`).
+ */
+import type { OwnerReference } from '../../api/meta/v1/owner-reference.js';
+import { isStatusError } from '../../api/meta/v1/status-error.js';
+import { isStorageError } from '../../ports/storage.js';
+import type { KubeObject } from '../resource-store.js';
+import type { ResourceType } from '../resource-type.js';
+import { decodeObject } from './codec.js';
+import type { StoreContext } from './context.js';
+import { deleteObject, type Propagation } from './delete.js';
+import { cloneJson } from './json.js';
+import { objectKey, resourcePrefix, scopePrefix } from './keys.js';
+import { commitDelete, commitUpdate, readCurrent } from './write.js';
+
+const SYSTEM_USER = {
+  name: 'system:serviceaccount:kube-system:generic-garbage-collector',
+  groups: [],
+};
+
+/** Every stored object that can hold owner references, with its type. */
+async function* storedObjects(
+  ctx: StoreContext,
+  namespace?: string,
+): AsyncGenerator<{ rt: ResourceType; obj: KubeObject }> {
+  for (const rt of ctx.registry.list()) {
+    if (!rt.verbs.includes('create')) continue;
+    if (namespace !== undefined && !rt.namespaced) continue;
+    const prefix = namespace === undefined ? resourcePrefix(rt) : scopePrefix(rt, namespace);
+    const { items } = await ctx.storage.list(prefix);
+    for (const kv of items) yield { rt, obj: decodeObject(kv) };
+  }
+}
+
+/** The objects that name `owner` (by uid) among their owner references. */
+async function dependentsOf(
+  ctx: StoreContext,
+  owner: KubeObject,
+): Promise<{ rt: ResourceType; obj: KubeObject }[]> {
+  const uid = owner.metadata.uid;
+  const found: { rt: ResourceType; obj: KubeObject }[] = [];
+  // a namespaced owner can only own objects of its own namespace
+  for await (const entry of storedObjects(ctx, owner.metadata.namespace)) {
+    if ((entry.obj.metadata.ownerReferences ?? []).some((ref) => ref.uid === uid))
+      found.push(entry);
+  }
+  return found;
+}
+
+/** Whether the owner a reference names is gone (absent, or replaced by another uid). */
+async function isDangling(
+  ctx: StoreContext,
+  dependent: KubeObject,
+  ref: OwnerReference,
+): Promise<boolean> {
+  const rt = ctx.registry.byApiVersionKind(ref.apiVersion, ref.kind);
+  if (rt === undefined) return false;
+  if (rt.namespaced && dependent.metadata.namespace === undefined) return false;
+  const kv = await ctx.storage.get(objectKey(rt, dependent.metadata.namespace, ref.name));
+  return kv === undefined || decodeObject(kv).metadata.uid !== ref.uid;
+}
+
+/**
+ * Deletes `dependent` if all its owners are gone, or drops its references to gone owners.
+ * Returns true when it changed something.
+ */
+async function collect(
+  ctx: StoreContext,
+  propagation: Propagation,
+  rt: ResourceType,
+  dependent: KubeObject,
+): Promise<boolean> {
+  const refs = dependent.metadata.ownerReferences ?? [];
+  if (refs.length === 0 || dependent.metadata.deletionTimestamp !== undefined) return false;
+  const dangling: OwnerReference[] = [];
+  for (const ref of refs) if (await isDangling(ctx, dependent, ref)) dangling.push(ref);
+  if (dangling.length === 0) return false;
+  const name = dependent.metadata.name ?? '';
+  if (dangling.length === refs.length) {
+    await deleteObject(ctx, propagation, rt, dependent.metadata.namespace, name, {
+      user: SYSTEM_USER,
+      dryRun: false,
+      propagationPolicy: 'Background',
+      preconditions: { uid: dependent.metadata.uid ?? '' },
+    });
+    return true;
+  }
+  const gone = new Set(dangling.map((r) => r.uid));
+  return removeOwnerReferences(ctx, rt, dependent, (ref) => gone.has(ref.uid));
+}
+
+async function removeOwnerReferences(
+  ctx: StoreContext,
+  rt: ResourceType,
+  dependent: KubeObject,
+  drop: (ref: OwnerReference) => boolean,
+): Promise<boolean> {
+  const current = await readCurrent(
+    ctx,
+    rt,
+    dependent.metadata.namespace,
+    dependent.metadata.name ?? '',
+  );
+  if (current === undefined || current.obj.metadata.uid !== dependent.metadata.uid) return false;
+  const next = cloneJson(current.obj);
+  const kept = (next.metadata.ownerReferences ?? []).filter((ref) => !drop(ref));
+  if (kept.length > 0) next.metadata.ownerReferences = kept;
+  else delete next.metadata.ownerReferences;
+  await commitUpdate(ctx, rt, current, next, { dryRun: false });
+  return true;
+}
+
+/** Tolerates the races a collector meets: the dependent changed or went away meanwhile. */
+async function tolerant(ctx: StoreContext, step: () => Promise<boolean>): Promise<boolean> {
+  try {
+    return await step();
+  } catch (e) {
+    if (isStorageError(e) || isStatusError(e, 'NotFound') || isStatusError(e, 'Conflict')) {
+      ctx.log.debug('garbage collection step skipped', { error: String(e) });
+      return false;
+    }
+    throw e;
+  }
+}
+
+/** The propagation policies' effects on dependents, and the collector's sweeps. */
+export class GarbageCollector implements Propagation {
+  readonly #ctx: StoreContext;
+
+  constructor(ctx: StoreContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Background: after `owner` is gone, collect its dependents. */
+  async ownerDeleted(owner: KubeObject): Promise<void> {
+    for (const { rt, obj } of await dependentsOf(this.#ctx, owner)) {
+      await tolerant(this.#ctx, () => collect(this.#ctx, this, rt, obj));
+    }
+  }
+
+  /** Orphan: the dependents stop naming `owner`. */
+  async orphanDependents(owner: KubeObject): Promise<void> {
+    for (const { rt, obj } of await dependentsOf(this.#ctx, owner)) {
+      await tolerant(this.#ctx, () =>
+        removeOwnerReferences(this.#ctx, rt, obj, (ref) => ref.uid === owner.metadata.uid),
+      );
+    }
+  }
+
+  /** Foreground: the dependents go first. */
+  async deleteDependents(owner: KubeObject): Promise<void> {
+    for (const { rt, obj } of await dependentsOf(this.#ctx, owner)) {
+      await tolerant(this.#ctx, async () => {
+        await deleteObject(this.#ctx, this, rt, obj.metadata.namespace, obj.metadata.name ?? '', {
+          user: SYSTEM_USER,
+          dryRun: false,
+          propagationPolicy: 'Foreground',
+        });
+        return true;
+      });
+    }
+  }
+
+  /** One full sweep over every object; returns how many dependents it deleted or detached. */
+  async collectGarbage(): Promise<number> {
+    let changed = 0;
+    for await (const { rt, obj } of storedObjects(this.#ctx)) {
+      if (await tolerant(this.#ctx, () => collect(this.#ctx, this, rt, obj))) changed += 1;
+    }
+    return changed;
+  }
+
+  /** Deletes everything stored in `namespace`; returns how many objects remain (finalizers). */
+  async deleteNamespaceContents(namespace: string): Promise<number> {
+    let remaining = 0;
+    for await (const { rt, obj } of storedObjects(this.#ctx, namespace)) {
+      await tolerant(this.#ctx, async () => {
+        const result = await deleteObject(this.#ctx, this, rt, namespace, obj.metadata.name ?? '', {
+          user: SYSTEM_USER,
+          dryRun: false,
+          propagationPolicy: 'Background',
+        });
+        if (!result.deleted) remaining += 1;
+        return true;
+      });
+    }
+    return remaining;
+  }
+
+  /** Removes a terminating namespace once it is empty and has no finalizers left. */
+  async finishNamespace(namespaceRt: ResourceType, name: string): Promise<void> {
+    const current = await readCurrent(this.#ctx, namespaceRt, undefined, name);
+    if (current === undefined || current.obj.metadata.deletionTimestamp === undefined) return;
+    const remaining = await this.deleteNamespaceContents(name);
+    if (remaining > 0 || (current.obj.metadata.finalizers ?? []).length > 0) return;
+    await tolerant(this.#ctx, async () => {
+      const latest = await readCurrent(this.#ctx, namespaceRt, undefined, name);
+      if (latest === undefined) return false;
+      await commitDelete(this.#ctx, namespaceRt, latest, { dryRun: false });
+      return true;
+    });
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Small helpers for objects as the API server handles them: untyped JSON trees decoded from
+ * request bodies and storage. Comparison is by canonical JSON, so key order never makes two equal
+ * objects differ (a no-op write must be recognised whatever order the client sent).
+ */
+import { stringify } from 'safe-stable-stringify';
+
+export type JsonMap = Record<string, unknown>;
+
+export function isJsonMap(value: unknown): value is JsonMap {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A deep copy of a JSON value. */
+export function cloneJson<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** Equal as JSON values, ignoring key order. */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  return stringify(a) === stringify(b);
+}
+
+/** The map at `obj[key]`, created when absent (or not a map). */
+export function childMap(obj: JsonMap, key: string): JsonMap {
+  const existing = obj[key];
+  if (isJsonMap(existing)) return existing;
+  const created: JsonMap = {};
+  obj[key] = created;
+  return created;
+}
+
+/** Reads a dotted path of map keys; undefined when any step is missing or not a map. */
+export function readPath(obj: unknown, path: readonly string[]): unknown {
+  let current: unknown = obj;
+  for (const key of path) {
+    if (!isJsonMap(current)) return undefined;
+    current = current[key];
+  }
+  return current;
+}

@@ -1,0 +1,166 @@
+/**
+ * WATCH: storage events of one resource (or namespace) turned into Kubernetes watch events.
+ *
+ * - resourceVersion "" or "0": synthetic ADDED for every matching object, then changes after the
+ *   revision that state was read at (kubectl `get -w` discards the first event, expecting this).
+ * - resourceVersion N: every retained change after N, then live ones; 410 Expired
+ *   (`too old resource version: N (M)`) once N is compacted, 504 when N is in the future.
+ * - Selector transitions: an object that stops matching is DELETED (its previous state at the new
+ *   resourceVersion), one that starts matching is ADDED, as upstream's watch cache does.
+ * - BOOKMARK every minute (Clock) when allowed, at the newest revision seen for the resource.
+ * - A failure after the watch started is sent as an ERROR event (a Status) and ends the stream.
+ */
+import { StatusError } from '../../api/meta/v1/status-error.js';
+import {
+  isStorageError,
+  StorageErrorCode,
+  type StorageError,
+  type WatchEvent,
+} from '../../ports/storage.js';
+import type { KubeObject, WatchEventType, WatchQuery } from '../resource-store.js';
+import { apiVersionOf, type ResourceType } from '../resource-type.js';
+import { decodeObject } from './codec.js';
+import type { StoreContext } from './context.js';
+import { expiredResourceVersion } from './errors.js';
+import { scopePrefix } from './keys.js';
+import { objectFilter, type ObjectFilter } from './selectors.js';
+
+export const BookmarkIntervalMs = 60_000;
+
+export type WatchListener = (type: WatchEventType, object: KubeObject) => void;
+
+/** The revision a watch resumes from: undefined for "" / "0" (start from current state). */
+export function parseWatchResourceVersion(rv: string | undefined): number | undefined {
+  if (rv === undefined || rv === '' || rv === '0') return undefined;
+  if (!/^\d+$/.test(rv)) {
+    throw StatusError.badRequest(
+      `invalid resource version: strconv.ParseUint: parsing ${JSON.stringify(rv)}: invalid syntax`,
+    );
+  }
+  return Number(rv);
+}
+
+/** 504 `Timeout: Too large resource version: N, current: M` (the ResourceVersionTooLarge cause). */
+export function tooLargeResourceVersion(requested: number, current: number): StatusError {
+  return new StatusError({
+    message: `Timeout: Too large resource version: ${String(requested)}, current: ${String(current)}`,
+    reason: 'Timeout',
+    code: 504,
+    details: {
+      causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }],
+      retryAfterSeconds: 1,
+    },
+  });
+}
+
+export async function watchObjects(
+  ctx: StoreContext,
+  rt: ResourceType,
+  namespace: string | undefined,
+  query: WatchQuery,
+  onEvent: WatchListener,
+): Promise<void> {
+  const filter = objectFilter(rt, query.labelSelector, query.fieldSelector);
+  const prefix = scopePrefix(rt, namespace);
+  const requested = parseWatchResourceVersion(query.resourceVersion);
+  let start: number;
+  if (requested === undefined) {
+    const { items, revision } = await ctx.storage.list(prefix);
+    for (const kv of items) {
+      const obj = decodeObject(kv);
+      if (filter.matches(obj)) onEvent('ADDED', obj);
+    }
+    start = revision;
+  } else {
+    const current = await ctx.storage.currentRevision();
+    if (requested > current) throw tooLargeResourceVersion(requested, current);
+    start = requested;
+  }
+  const stream = new WatchStream(rt, filter, start, onEvent);
+  try {
+    await ctx.storage.watch(prefix, { afterRevision: start, signal: query.signal }, stream);
+  } catch (e) {
+    if (isStorageError(e, StorageErrorCode.Compacted)) {
+      throw expiredResourceVersion(start, e.revision ?? (await ctx.storage.compactedRevision()));
+    }
+    throw e;
+  }
+  if (query.allowWatchBookmarks === true) void sendBookmarks(ctx, stream, query.signal);
+}
+
+/** Converts storage events for one watcher, tracking the newest revision seen. */
+class WatchStream {
+  readonly #rt: ResourceType;
+  readonly #filter: ObjectFilter;
+  readonly #onEvent: WatchListener;
+  revision: number;
+  ended = false;
+
+  constructor(rt: ResourceType, filter: ObjectFilter, start: number, onEvent: WatchListener) {
+    this.#rt = rt;
+    this.#filter = filter;
+    this.revision = start;
+    this.#onEvent = onEvent;
+  }
+
+  onEvent(event: WatchEvent): void {
+    if (this.ended) return;
+    if (event.type === 'delete') {
+      this.revision = event.revision;
+      const last = decodeObject(event.prev, event.revision);
+      if (this.#filter.matches(last)) this.#onEvent('DELETED', last);
+      return;
+    }
+    this.revision = event.kv.modRevision;
+    const now = decodeObject(event.kv);
+    const matchesNow = this.#filter.matches(now);
+    const before =
+      event.prev === undefined ? undefined : decodeObject(event.prev, event.kv.modRevision);
+    const matchedBefore = before !== undefined && this.#filter.matches(before);
+    if (matchesNow) this.#onEvent(matchedBefore ? 'MODIFIED' : 'ADDED', now);
+    else if (matchedBefore) this.#onEvent('DELETED', before);
+  }
+
+  onError(error: StorageError): void {
+    if (this.ended) return;
+    this.ended = true;
+    const status =
+      error.code === StorageErrorCode.Compacted
+        ? expiredResourceVersion(this.revision, error.revision ?? this.revision)
+        : StatusError.internal(error);
+    try {
+      this.#onEvent('ERROR', status.toStatus() as unknown as KubeObject);
+    } catch {
+      // the listener is gone; nothing left to tell
+    }
+  }
+
+  bookmark(): void {
+    if (this.ended) return;
+    this.#onEvent('BOOKMARK', {
+      kind: this.#rt.kind,
+      apiVersion: apiVersionOf(this.#rt),
+      metadata: { resourceVersion: String(this.revision) },
+    });
+  }
+}
+
+async function sendBookmarks(
+  ctx: StoreContext,
+  stream: WatchStream,
+  signal: AbortSignal,
+): Promise<void> {
+  while (!signal.aborted && !stream.ended) {
+    try {
+      await ctx.clock.sleep(BookmarkIntervalMs, signal);
+    } catch {
+      return;
+    }
+    try {
+      stream.bookmark();
+    } catch (e) {
+      ctx.log.debug('watch bookmark not delivered', { error: String(e) });
+      return;
+    }
+  }
+}

@@ -1,0 +1,113 @@
+/**
+ * The last step of every write: compare, commit to storage, notify. A write that changes nothing
+ * touches neither storage nor watchers and answers the current object (same resourceVersion); an
+ * update that leaves a deleting object without finalizers deletes it; dryRun stops before storage.
+ */
+import { StatusError } from '../../api/meta/v1/status-error.js';
+import type { KeyValue } from '../../ports/storage.js';
+import type { KubeObject } from '../resource-store.js';
+import type { ResourceType } from '../resource-type.js';
+import { decodeObject, encodeObject } from './codec.js';
+import type { StoreContext } from './context.js';
+import { fromStorageError, groupResource } from './errors.js';
+import { jsonEqual } from './json.js';
+import { objectKey } from './keys.js';
+
+/** An object as read, with the storage revision a compare-and-swap expects. */
+export interface Current {
+  readonly obj: KubeObject;
+  readonly kv: KeyValue;
+}
+
+export async function readCurrent(
+  ctx: StoreContext,
+  rt: ResourceType,
+  namespace: string | undefined,
+  name: string,
+): Promise<Current | undefined> {
+  const kv = await ctx.storage.get(objectKey(rt, namespace, name));
+  return kv === undefined ? undefined : { obj: decodeObject(kv), kv };
+}
+
+export function keyOf(rt: ResourceType, obj: KubeObject): string {
+  return objectKey(rt, obj.metadata.namespace, obj.metadata.name ?? '');
+}
+
+export interface CommitOptions {
+  readonly dryRun: boolean;
+  /** Run the write observer (false for the store's own status bookkeeping). */
+  readonly observe?: boolean;
+}
+
+export async function commitCreate(
+  ctx: StoreContext,
+  rt: ResourceType,
+  obj: KubeObject,
+  options: CommitOptions,
+): Promise<KubeObject> {
+  const name = obj.metadata.name ?? '';
+  if (options.dryRun) {
+    const existing = await ctx.storage.get(keyOf(rt, obj));
+    if (existing !== undefined) throw StatusError.alreadyExists(groupResource(rt), name);
+    return obj;
+  }
+  let kv: KeyValue;
+  try {
+    kv = await ctx.storage.create(keyOf(rt, obj), encodeObject(obj));
+  } catch (e) {
+    throw fromStorageError(e, rt, name);
+  }
+  const created = decodeObject(kv);
+  if (options.observe !== false) await ctx.observer(rt, undefined, created);
+  return created;
+}
+
+/** True when `next` would store exactly what is stored. */
+export function isNoOp(current: Current, next: KubeObject): boolean {
+  return jsonEqual(withoutRv(current.obj), withoutRv(next));
+}
+
+function withoutRv(obj: KubeObject): KubeObject {
+  const meta = { ...obj.metadata };
+  delete meta.resourceVersion;
+  return { ...obj, metadata: meta };
+}
+
+/**
+ * Stores `next` in place of `current` if the key is still at `current`'s revision; a storage
+ * Conflict propagates as a StorageError so callers can decide between retry and 409.
+ */
+export async function commitUpdate(
+  ctx: StoreContext,
+  rt: ResourceType,
+  current: Current,
+  next: KubeObject,
+  options: CommitOptions,
+): Promise<KubeObject> {
+  if (isNoOp(current, next)) return current.obj;
+  const finalizers = next.metadata.finalizers ?? [];
+  if (next.metadata.deletionTimestamp !== undefined && finalizers.length === 0) {
+    await commitDelete(ctx, rt, current, options);
+    return next;
+  }
+  if (options.dryRun) {
+    const resourceVersion = current.obj.metadata.resourceVersion ?? '';
+    return { ...next, metadata: { ...next.metadata, resourceVersion } };
+  }
+  const kv = await ctx.storage.update(current.kv.key, encodeObject(next), current.kv.modRevision);
+  const updated = decodeObject(kv);
+  if (options.observe !== false) await ctx.observer(rt, current.obj, updated);
+  return updated;
+}
+
+/** Removes the object at `current`'s revision (a storage Conflict propagates). */
+export async function commitDelete(
+  ctx: StoreContext,
+  rt: ResourceType,
+  current: Current,
+  options: CommitOptions,
+): Promise<void> {
+  if (options.dryRun) return;
+  await ctx.storage.delete(current.kv.key, current.kv.modRevision);
+  if (options.observe !== false) await ctx.observer(rt, current.obj, undefined);
+}
