@@ -97,6 +97,18 @@ interface PendingWrite {
   readonly resolve: (kv: KeyValue) => void;
   readonly reject: (e: unknown) => void;
 }
+/** A row to append: a create stores createRevision 0 (it means its own id) and no oldValue. */
+interface NewRow {
+  readonly key: string;
+  readonly created: 0 | 1;
+  readonly deleted: 0 | 1;
+  readonly createRevision?: number;
+  /** The revision of the key's previous row (0 for none): what UNIQUE(name, prev_revision) guards. */
+  readonly prev: number;
+  readonly value: string | null;
+  readonly oldValue?: string | null;
+}
+
 type Stmt<P extends unknown[] | object, R> = Database.Statement<P, R>;
 type Tx<F extends (...args: never[]) => unknown> = Database.Transaction<F>;
 
@@ -288,7 +300,7 @@ export class SqliteStorage implements Storage {
         revision: latest.id,
       });
     }
-    const id = this.#append(key, 1, 0, 0, latest?.id ?? 0, value, null);
+    const id = this.#append({ key, created: 1, deleted: 0, prev: latest?.id ?? 0, value });
     return { type: 'put', kv: toKeyValue(key, value, id, id), prev: undefined };
   }
 
@@ -303,40 +315,33 @@ export class SqliteStorage implements Storage {
     if (latest === undefined || latest.deleted !== 0) {
       throw new StorageError(StorageErrorCode.KeyNotFound, `${op} ${key}: key not found`, { key });
     }
-    if (expected !== undefined && latest.id !== expected)
+    if (expected !== undefined && latest.id !== expected) {
       throw conflict(op, key, expected, latest.id);
+    }
     const prev = toKeyValue(key, latest.value, latest.createRevision, latest.id);
-    const deleted = value === null ? 1 : 0;
-    const id = this.#append(
+    const id = this.#append({
       key,
-      0,
-      deleted,
-      prev.createRevision,
-      prev.modRevision,
+      created: 0,
+      deleted: value === null ? 1 : 0,
+      createRevision: prev.createRevision,
+      prev: prev.modRevision,
       value,
-      prev.value,
-    );
+      oldValue: prev.value,
+    });
     if (value === null) return { type: 'delete', key, revision: id, prev };
     return { type: 'put', kv: toKeyValue(key, value, prev.createRevision, id), prev };
   }
 
-  #append(
-    key: string,
-    created: number,
-    deleted: number,
-    createRevision: number,
-    prevRevision: number,
-    value: string | null,
-    oldValue: string | null,
-  ): number {
+  /** Appends one row; its id is the write's revision. */
+  #append(row: NewRow): number {
     const info = this.#insert.run(
-      key,
-      created,
-      deleted,
-      createRevision,
-      prevRevision,
-      value,
-      oldValue,
+      row.key,
+      row.created,
+      row.deleted,
+      row.createRevision ?? 0,
+      row.prev,
+      row.value,
+      row.oldValue ?? null,
     );
     return Number(info.lastInsertRowid);
   }
