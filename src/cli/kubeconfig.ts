@@ -65,10 +65,10 @@ interface KubeconfigShape {
 
 /** Server, CA and token of the current context; undefined if the file lacks any of them. */
 export function readKubeconfig(text: string): KubeconfigCredentials | undefined {
-  const doc = parse(text) as KubeconfigShape | null;
-  const context = doc?.contexts?.find((c) => c.name === doc['current-context'])?.context;
-  const cluster = doc?.clusters?.find((c) => c.name === context?.cluster)?.cluster;
-  const user = doc?.users?.find((u) => u.name === context?.user)?.user;
+  const doc = (parse(text) as KubeconfigShape | null) ?? {};
+  const context = (doc.contexts ?? []).find((c) => c.name === doc['current-context'])?.context;
+  const cluster = (doc.clusters ?? []).find((c) => c.name === context?.cluster)?.cluster;
+  const user = (doc.users ?? []).find((u) => u.name === context?.user)?.user;
   const server = cluster?.server;
   const caData = cluster?.['certificate-authority-data'];
   if (server === undefined || caData === undefined || user?.token === undefined) return undefined;

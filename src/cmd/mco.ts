@@ -3,6 +3,7 @@
  * and the process environment.
  */
 import { Command, CommanderError } from 'commander';
+import { apiserverCommand } from '../cli/apiserver-command.js';
 import { CliError, type CliIo } from '../cli/cli-io.js';
 import { ManifestLoadError } from '../cli/load-manifests.js';
 import { renderCommand } from '../cli/render-command.js';
@@ -26,7 +27,8 @@ function program(): Command {
         io.err(t);
       },
     })
-    .addCommand(renderCommand(io));
+    .addCommand(renderCommand(io))
+    .addCommand(apiserverCommand(io));
 }
 
 function exitWith(code: number): never {

@@ -1,0 +1,134 @@
+/**
+ * `mco apiserver`: the embedded Kubernetes-compatible API server, and
+ * `mco apiserver node-kubeconfig`, which mints a node identity on the running server.
+ */
+import { Command, Option } from 'commander';
+import { isIP } from 'node:net';
+import { resolve } from 'node:path';
+import { runApiServer, type ApiServerConfig } from '../cmd/apiserver.js';
+import { CliError, type CliIo } from './cli-io.js';
+import { mintNodeKubeconfig } from './node-kubeconfig.js';
+
+/** The Kubernetes release `/version` reports: kubectl's version dispatcher runs the matching minor. */
+export const ServedKubernetesVersion = 'v1.32.5';
+
+interface ServeOptions {
+  readonly dataDir: string;
+  readonly listen: string;
+  readonly storage: 'sqlite' | 'memory';
+  readonly advertiseAddress: string[];
+  readonly logLevel: string;
+  readonly compactionInterval: string;
+  readonly retainedRevisions: string;
+  readonly gcInterval: string;
+}
+
+/** `host:port`, `[v6]:port` or `:port` (all interfaces). */
+export function parseListen(listen: string): { host: string; port: number } {
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(listen);
+  const port = Number(m?.[3]);
+  if (m === null || !Number.isInteger(port) || port > 65535) {
+    throw new CliError(`--listen ${listen}: expected HOST:PORT, e.g. 127.0.0.1:6443`);
+  }
+  return { host: m[1] ?? m[2] ?? '', port };
+}
+
+function seconds(flag: string, value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new CliError(`${flag} ${value}: expected a positive number of seconds`);
+  return n * 1000;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function serveConfig(options: ServeOptions): ApiServerConfig {
+  const { host, port } = parseListen(options.listen);
+  for (const address of options.advertiseAddress) {
+    if (isIP(address) === 0)
+      throw new CliError(`--advertise-address ${address}: not an IP address`);
+  }
+  const retained = Number(options.retainedRevisions);
+  if (!Number.isInteger(retained) || retained < 1) {
+    throw new CliError(
+      `--retained-revisions ${options.retainedRevisions}: expected a positive integer`,
+    );
+  }
+  return {
+    dataDir: resolve(options.dataDir),
+    host,
+    port,
+    storage: options.storage,
+    advertiseAddresses: options.advertiseAddress,
+    logLevel: options.logLevel,
+    compactionIntervalMs: seconds('--compaction-interval', options.compactionInterval),
+    retainedRevisions: retained,
+    gcIntervalMs: seconds('--gc-interval', options.gcInterval),
+    kubernetesVersion: ServedKubernetesVersion,
+  };
+}
+
+/** `--data-dir` belongs to `apiserver`, so the subcommand reads it from there (optsWithGlobals). */
+function nodeKubeconfigCommand(io: CliIo): Command {
+  return new Command('node-kubeconfig')
+    .description(
+      'Mint a node identity (system:node:NAME) on the running server and print its kubeconfig',
+    )
+    .requiredOption('--node <name>', 'the node the identity speaks for')
+    .option('--server <url>', "server URL to use and to write (default: the admin kubeconfig's)")
+    .action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<{
+        dataDir?: string;
+        node: string;
+        server?: string;
+      }>();
+      if (options.dataDir === undefined)
+        throw new CliError("required option '--data-dir <dir>' not specified");
+      const server = options.server === undefined ? {} : { server: options.server };
+      io.out(
+        await mintNodeKubeconfig({
+          dataDir: resolve(options.dataDir),
+          node: options.node,
+          ...server,
+        }),
+      );
+    });
+}
+
+export function apiserverCommand(io: CliIo): Command {
+  return new Command('apiserver')
+    .description('Run the embedded Kubernetes-compatible API server (HTTPS, bearer tokens)')
+    .option('--data-dir <dir>', 'where the PKI, credentials, kubeconfigs and state live')
+    .option(
+      '--listen <host:port>',
+      'address to serve HTTPS on (port 0: any free port)',
+      '127.0.0.1:6443',
+    )
+    .addOption(
+      new Option('--storage <kind>', 'storage engine')
+        .choices(['sqlite', 'memory'])
+        .default('sqlite'),
+    )
+    .option(
+      '--advertise-address <ip>',
+      'an address clients reach the server by (repeatable; added to the certificate)',
+      collect,
+      [],
+    )
+    .option('--log-level <level>', 'pino log level', 'info')
+    .option('--compaction-interval <seconds>', 'how often old history is compacted', '300')
+    .option(
+      '--retained-revisions <n>',
+      'revisions of history kept for watches to resume from',
+      '10000',
+    )
+    .option('--gc-interval <seconds>', 'how often owner-reference garbage collection sweeps', '60')
+    .addCommand(nodeKubeconfigCommand(io))
+    .action(async (options: Omit<ServeOptions, 'dataDir'> & { dataDir?: string }) => {
+      if (options.dataDir === undefined)
+        throw new CliError("required option '--data-dir <dir>' not specified");
+      await runApiServer(serveConfig({ ...options, dataDir: options.dataDir }));
+    });
+}

@@ -1,0 +1,232 @@
+/**
+ * `mco apiserver`'s composition root: builds the PKI, credentials, storage, ResourceStore and Hono
+ * app, binds the app to an HTTPS port, and runs the housekeeping (history compaction, garbage
+ * collection) until SIGTERM or SIGINT, when it closes the listener and the storage in order.
+ */
+import { randomUUID } from 'node:crypto';
+import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { createAdaptorServer } from '@hono/node-server';
+import { createPinoLogger } from '../adapters/pino-logger.js';
+import { ensurePki } from '../adapters/pki.js';
+import { SqliteStorage } from '../adapters/sqlite-storage.js';
+import { systemClock } from '../adapters/system-clock.js';
+import { DefaultAuthorizer } from '../apiserver/auth/default-authorizer.js';
+import { withRestrictionAdmission } from '../apiserver/auth/restriction-admission.js';
+import { TokenAuthenticator } from '../apiserver/auth/token-authenticator.js';
+import { createApiServerApp } from '../apiserver/http/create-api-server-app.js';
+import { ResourceTypeRegistry } from '../apiserver/resource-types.js';
+import { MemoryStorage } from '../apiserver/storage/memory-storage.js';
+import { compactHistory } from '../apiserver/store/compaction.js';
+import { createResourceStore } from '../apiserver/store/create-resource-store.js';
+import { ensureCredentials, writeKubeconfigs } from '../cli/apiserver-credentials.js';
+import { CliError } from '../cli/cli-io.js';
+import type { Logger } from '../ports/logger.js';
+import type { Storage } from '../ports/storage.js';
+
+export interface ApiServerConfig {
+  readonly dataDir: string;
+  readonly host: string;
+  /** 0 picks a free port (written into the kubeconfigs). */
+  readonly port: number;
+  readonly storage: 'sqlite' | 'memory';
+  readonly advertiseAddresses: readonly string[];
+  readonly logLevel: string;
+  /** How often history is compacted, keeping `retainedRevisions` revisions. */
+  readonly compactionIntervalMs: number;
+  readonly retainedRevisions: number;
+  readonly gcIntervalMs: number;
+  /** The Kubernetes version `/version` reports (its minor picks the kubectl binary). */
+  readonly kubernetesVersion: string;
+}
+
+export const StateFileName = 'state.db';
+export const PidFileName = 'apiserver.pid';
+
+export interface RunningApiServer {
+  readonly url: string;
+  readonly port: number;
+  /** Stops accepting, ends open connections (watches), stops housekeeping, closes storage. */
+  close(): Promise<void>;
+}
+
+/** `https://host:port`, with the advertised address when listening on every interface. */
+function serverUrl(config: ApiServerConfig, port: number): string {
+  const wildcard = config.host === '0.0.0.0' || config.host === '::' || config.host === '';
+  const host = wildcard ? (config.advertiseAddresses[0] ?? '127.0.0.1') : config.host;
+  return `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+function listen(server: HttpsServer, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** Runs `task` every `intervalMs`, one run at a time, logging failures. */
+function every(
+  intervalMs: number,
+  log: Logger,
+  name: string,
+  task: () => Promise<unknown>,
+): () => void {
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    task()
+      .catch((e: unknown) => {
+        log.warn(`${name} failed`, { error: e instanceof Error ? e.message : String(e) });
+      })
+      .finally(() => {
+        running = false;
+      });
+  }, intervalMs);
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+  };
+}
+
+function openStorage(config: ApiServerConfig): Storage {
+  if (config.storage === 'memory') return new MemoryStorage();
+  const path = join(config.dataDir, StateFileName);
+  const storage = new SqliteStorage(path);
+  chmodSync(path, 0o600); // it holds Secrets, node tokens among them
+  return storage;
+}
+
+export async function startApiServer(
+  config: ApiServerConfig,
+  log: Logger,
+): Promise<RunningApiServer> {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const hosts = [
+    ...(config.host === '' || config.host === '0.0.0.0' || config.host === '::'
+      ? []
+      : [config.host]),
+    ...config.advertiseAddresses,
+  ];
+  const pki = await ensurePki({ dir: config.dataDir, hosts, now: systemClock.now() });
+  if (pki.issued.ca) log.info('created the cluster CA');
+  if (pki.issued.serving) log.info('issued the serving certificate', { hosts });
+  const credentials = ensureCredentials(config.dataDir);
+
+  const storage = openStorage(config);
+  const registry = new ResourceTypeRegistry();
+  const store = createResourceStore({
+    storage,
+    clock: systemClock,
+    newUid: randomUUID,
+    log: log.child({ part: 'store' }),
+    registry,
+  });
+  await store.seedNamespaces();
+  const secrets = registry.byKind('', 'Secret');
+  if (secrets === undefined) throw new Error('the registry serves no core/v1 Secret');
+  const app = createApiServerApp({
+    store: withRestrictionAdmission(store, registry.byKind('', 'Pod')),
+    registry,
+    authenticator: new TokenAuthenticator({
+      staticTokens: credentials.tokens,
+      store,
+      secrets,
+      log: log.child({ part: 'authn' }),
+    }),
+    authorizer: new DefaultAuthorizer(),
+    clock: systemClock,
+    log: log.child({ part: 'http' }),
+    version: config.kubernetesVersion,
+  });
+
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    createServer: createHttpsServer,
+    serverOptions: { key: pki.servingKeyPem, cert: pki.servingCertPem },
+  }) as HttpsServer;
+  // Watches stay open for as long as clients keep them: no request or socket timeouts.
+  server.requestTimeout = 0;
+  server.timeout = 0;
+  server.keepAliveTimeout = 75_000;
+  server.headersTimeout = 80_000;
+  let port: number;
+  try {
+    port = await listen(server, config.port, config.host);
+  } catch (e) {
+    await storage.close();
+    throw new CliError(
+      `cannot listen on ${config.host}:${config.port}: ${e instanceof Error ? e.message : String(e)}`,
+      { cause: e },
+    );
+  }
+  const url = serverUrl(config, port);
+  writeKubeconfigs(config.dataDir, url, pki.caCertPem, credentials);
+
+  const stops = [
+    every(config.compactionIntervalMs, log, 'compaction', async () => {
+      const compacted = await compactHistory(storage, config.retainedRevisions);
+      if (compacted !== undefined) log.info('compacted history', { revision: compacted });
+    }),
+    every(config.gcIntervalMs, log, 'garbage collection', async () => {
+      const changed = await store.collectGarbage();
+      if (changed > 0) log.info('garbage collected', { objects: changed });
+    }),
+  ];
+  log.info('serving', { url, storage: config.storage, dataDir: config.dataDir });
+
+  return {
+    url,
+    port,
+    close: async () => {
+      for (const stop of stops) stop();
+      const closed = new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+      server.closeAllConnections();
+      await closed;
+      await storage.close();
+    },
+  };
+}
+
+/** Starts the server and keeps it running until SIGTERM/SIGINT; writes and removes the PID file. */
+export async function runApiServer(config: ApiServerConfig): Promise<void> {
+  const log = createPinoLogger({ name: 'apiserver', level: config.logLevel });
+  const running = await startApiServer(config, log);
+  const pidFile = join(config.dataDir, PidFileName);
+  writeFileSync(pidFile, `${process.pid}\n`);
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info('shutting down', { signal });
+    // If something hangs, do not outlive the supervisor's patience.
+    setTimeout(() => {
+      process.exit(1);
+    }, 10_000).unref();
+    running
+      .close()
+      .then(() => {
+        if (readFileSync(pidFile, 'utf8').trim() === String(process.pid))
+          rmSync(pidFile, { force: true });
+        log.info('stopped');
+        // Whatever still holds the event loop (an idle keep-alive socket, a library timer) must
+        // not keep a stopped server's process alive; pino flushes its buffer on exit.
+        process.exit(0);
+      })
+      .catch((e: unknown) => {
+        log.error('shutdown failed', { error: e instanceof Error ? e.message : String(e) });
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
