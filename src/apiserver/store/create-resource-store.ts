@@ -98,13 +98,17 @@ class Store implements ManagedResourceStore {
     return current.obj;
   }
 
-  list(rt: ResourceType, namespace: string | undefined, query: ListQuery): Promise<ListResult> {
+  async list(
+    rt: ResourceType,
+    namespace: string | undefined,
+    query: ListQuery,
+  ): Promise<ListResult> {
     requireVerb(rt, 'list');
     if (isCrdType(rt)) return this.#crds.list(rt, query);
     return listObjects(this.#ctx, rt, namespace, query);
   }
 
-  create(
+  async create(
     rt: ResourceType,
     namespace: string | undefined,
     body: unknown,
@@ -114,7 +118,7 @@ class Store implements ManagedResourceStore {
     return createObject(this.#ctx, rt, namespace, body, options);
   }
 
-  update(
+  async update(
     rt: ResourceType,
     namespace: string | undefined,
     name: string,
@@ -125,7 +129,7 @@ class Store implements ManagedResourceStore {
     return updateObject(this.#ctx, rt, namespace, name, body, options);
   }
 
-  patch(
+  async patch(
     rt: ResourceType,
     namespace: string | undefined,
     name: string,
@@ -136,7 +140,7 @@ class Store implements ManagedResourceStore {
     return patchObject(this.#ctx, rt, namespace, name, patch, options);
   }
 
-  delete(
+  async delete(
     rt: ResourceType,
     namespace: string | undefined,
     name: string,
@@ -146,7 +150,7 @@ class Store implements ManagedResourceStore {
     return deleteObject(this.#ctx, this.#gc, rt, namespace, name, options);
   }
 
-  watch(
+  async watch(
     rt: ResourceType,
     namespace: string | undefined,
     query: WatchQuery,
@@ -157,7 +161,12 @@ class Store implements ManagedResourceStore {
     return watchObjects(this.#ctx, rt, namespace, query, onEvent);
   }
 
-  evict(namespace: string, podName: string, body: unknown, options: WriteOptions): Promise<void> {
+  async evict(
+    namespace: string,
+    podName: string,
+    body: unknown,
+    options: WriteOptions,
+  ): Promise<void> {
     return this.#evictions.evict(namespace, podName, body, options);
   }
 

@@ -39,3 +39,11 @@ export function readPath(obj: unknown, path: readonly string[]): unknown {
   }
   return current;
 }
+
+/** How Go's encoding/json names a JSON value's kind in unmarshal errors. */
+export function goJsonKind(value: unknown): string {
+  if (Array.isArray(value)) return 'array';
+  if (value === null) return 'null';
+  if (typeof value === 'boolean') return 'bool';
+  return typeof value;
+}

@@ -6,12 +6,12 @@
 // fast-json-patch is CommonJS whose named exports Node cannot detect; its default is module.exports
 import jsonPatch, { type Operation } from 'fast-json-patch';
 import { StatusError } from '../../api/meta/v1/status-error.js';
-import { isJsonMap, type JsonMap } from './json.js';
+import { goJsonKind, isJsonMap, type JsonMap } from './json.js';
 
 export function applyJsonPatch(target: unknown, patch: unknown): unknown {
   if (!Array.isArray(patch)) {
     throw StatusError.badRequest(
-      `json: cannot unmarshal ${jsonKind(patch)} into Go value of type jsonpatch.Patch`,
+      `json: cannot unmarshal ${goJsonKind(patch)} into Go value of type jsonpatch.Patch`,
     );
   }
   try {
@@ -20,12 +20,6 @@ export function applyJsonPatch(target: unknown, patch: unknown): unknown {
     if (e instanceof jsonPatch.JsonPatchError) throw patchFailed(describe(e, patch));
     throw e;
   }
-}
-
-function jsonKind(value: unknown): string {
-  if (value === null) return 'null';
-  if (isJsonMap(value)) return 'object';
-  return typeof value;
 }
 
 type Wording = (op: JsonMap) => string;

@@ -10,6 +10,8 @@ export function applyMergePatch(target: unknown, patch: unknown): unknown {
   if (!isJsonMap(patch)) return cloneJson(patch);
   const result: JsonMap = isJsonMap(target) ? cloneJson(target) : {};
   for (const [key, value] of Object.entries(patch)) {
+    // assigning `__proto__` would replace the prototype instead of setting a field
+    if (key === '__proto__') continue;
     if (value === null) {
       // eslint-disable-next-line @typescript-eslint/no-dynamic-delete -- null means remove
       delete result[key];

@@ -8,7 +8,7 @@
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { ResourceType } from '../resource-type.js';
-import { cloneJson, isJsonMap, jsonEqual, type JsonMap } from './json.js';
+import { cloneJson, goJsonKind, isJsonMap, jsonEqual, type JsonMap } from './json.js';
 import { listStrategy, type ListStrategy } from './strategic-merge-keys.js';
 
 const SET_ELEMENT_ORDER = '$setElementOrder/';
@@ -20,8 +20,9 @@ export function applyStrategicMergePatch(
   patch: unknown,
 ): unknown {
   if (!isJsonMap(patch)) {
+    const kind = goJsonKind(patch);
     throw StatusError.badRequest(
-      'unable to find api field in struct for the patch: not a JSON object',
+      `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`,
     );
   }
   return mergeMap(rt, isJsonMap(target) ? target : {}, patch, []) ?? {};
@@ -41,7 +42,8 @@ function mergeMap(
   const orders: [string, unknown][] = [];
   const deletions: [string, unknown][] = [];
   for (const [key, value] of Object.entries(patch)) {
-    if (key === '$patch' || key === '$retainKeys') continue;
+    // `__proto__` would replace the prototype instead of setting a field
+    if (key === '$patch' || key === '$retainKeys' || key === '__proto__') continue;
     if (key.startsWith(SET_ELEMENT_ORDER))
       orders.push([key.slice(SET_ELEMENT_ORDER.length), value]);
     else if (key.startsWith(DELETE_FROM_PRIMITIVE_LIST)) {

@@ -50,9 +50,12 @@ export function validationSchema(rt: ResourceType): JsonObject {
   return schema;
 }
 
-/** Compiles each type's validator once. */
+/** One compiler for the process; validators are shared by schema content (compiling is slow). */
+const sharedAjv = newAjv();
+const compiledBySchema = new Map<string, ValidateFunction>();
+
+/** Validates objects against their type's schema, compiling each schema once. */
 export class SchemaValidator {
-  readonly #ajv = newAjv();
   readonly #compiled = new Map<ResourceType, ValidateFunction>();
   readonly #schemas = new Map<ResourceType, JsonObject>();
 
@@ -68,13 +71,21 @@ export class SchemaValidator {
 
   /** Every schema violation of `obj`, as field errors (empty when valid). */
   validate(rt: ResourceType, obj: unknown): FieldError[] {
-    let validate = this.#compiled.get(rt);
-    if (validate === undefined) {
-      validate = this.#ajv.compile(this.schemaOf(rt));
-      this.#compiled.set(rt, validate);
-    }
+    const validate = this.#validator(rt);
     if (validate(obj)) return [];
     return toFieldErrors(validate.errors ?? [], obj);
+  }
+
+  #validator(rt: ResourceType): ValidateFunction {
+    let validate = this.#compiled.get(rt);
+    if (validate === undefined) {
+      const schema = this.schemaOf(rt);
+      const key = JSON.stringify(schema);
+      validate = compiledBySchema.get(key) ?? sharedAjv.compile(schema);
+      compiledBySchema.set(key, validate);
+      this.#compiled.set(rt, validate);
+    }
+    return validate;
   }
 }
 

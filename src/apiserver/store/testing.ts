@@ -2,6 +2,8 @@
  * Test support for the store: a manual clock, predictable uids, and a store over MemoryStorage
  * with the served kinds registered and the seed namespaces created.
  */
+import type { Status } from '../../api/meta/v1/status.js';
+import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { Clock } from '../../ports/clock.js';
 import { silentLogger } from '../../ports/logger.js';
 import type { Storage } from '../../ports/storage.js';
@@ -90,3 +92,14 @@ export const admin = {
   user: { name: 'admin', groups: ['system:masters'] },
   dryRun: false,
 } as const;
+
+/** The Status a failing store call answers with (fails the test if it succeeds). */
+export async function failure(call: Promise<unknown>): Promise<Status> {
+  try {
+    await call;
+  } catch (e) {
+    if (e instanceof StatusError) return e.toStatus();
+    throw e;
+  }
+  throw new Error('expected the call to fail with a StatusError');
+}

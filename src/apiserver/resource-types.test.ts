@@ -1,0 +1,213 @@
+import { describe, expect, it } from 'vitest';
+import { customResourceDefinitions } from '../api/crds.js';
+import { apiVersionOf } from './resource-type.js';
+import { ResourceTypeRegistry, servedResourceTypes } from './resource-types.js';
+
+const registry = new ResourceTypeRegistry();
+
+describe('servedResourceTypes', () => {
+  it('serves every kind once, with discovery names as a real cluster has them', () => {
+    const rows = servedResourceTypes().map((rt) => [
+      apiVersionOf(rt),
+      rt.kind,
+      rt.plural,
+      rt.namespaced,
+      rt.shortNames.join(','),
+      rt.subresources.join(','),
+      rt.builtIn,
+    ]);
+    expect(rows).toEqual([
+      ['v1', 'Node', 'nodes', false, 'no', 'status', true],
+      ['v1', 'Pod', 'pods', true, 'po', 'status,eviction', true],
+      ['v1', 'Namespace', 'namespaces', false, 'ns', 'status', true],
+      ['v1', 'Event', 'events', true, 'ev', '', true],
+      ['v1', 'Secret', 'secrets', true, '', '', true],
+      ['v1', 'ConfigMap', 'configmaps', true, 'cm', '', true],
+      ['coordination.k8s.io/v1', 'Lease', 'leases', true, '', '', true],
+      ['policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true, 'pdb', 'status', true],
+      ['apps/v1', 'DaemonSet', 'daemonsets', true, 'ds', 'status', true],
+      [
+        'apiextensions.k8s.io/v1',
+        'CustomResourceDefinition',
+        'customresourcedefinitions',
+        false,
+        'crd,crds',
+        '',
+        true,
+      ],
+      [
+        'machineconfiguration.openshift.io/v1',
+        'MachineConfig',
+        'machineconfigs',
+        false,
+        'mc',
+        '',
+        false,
+      ],
+      [
+        'machineconfiguration.openshift.io/v1',
+        'MachineConfigPool',
+        'machineconfigpools',
+        false,
+        'mcp',
+        'status',
+        false,
+      ],
+      [
+        'machineconfiguration.openshift.io/v1',
+        'ControllerConfig',
+        'controllerconfigs',
+        false,
+        '',
+        'status',
+        false,
+      ],
+      [
+        'machineconfiguration.openshift.io/v1',
+        'KubeletConfig',
+        'kubeletconfigs',
+        false,
+        '',
+        'status',
+        false,
+      ],
+      [
+        'machineconfiguration.openshift.io/v1',
+        'ContainerRuntimeConfig',
+        'containerruntimeconfigs',
+        false,
+        'ctrcfg',
+        'status',
+        false,
+      ],
+      [
+        'machineconfiguration.openshift.io/v1',
+        'MachineConfigNode',
+        'machineconfignodes',
+        false,
+        '',
+        'status',
+        false,
+      ],
+      [
+        'operator.openshift.io/v1',
+        'MachineConfiguration',
+        'machineconfigurations',
+        false,
+        '',
+        'status',
+        false,
+      ],
+      [
+        'config.openshift.io/v1',
+        'ClusterOperator',
+        'clusteroperators',
+        false,
+        'co',
+        'status',
+        false,
+      ],
+      ['config.openshift.io/v1', 'ClusterVersion', 'clusterversions', false, '', 'status', false],
+    ]);
+  });
+
+  it('gives pods and daemonsets the `all` category and namespaces no deletecollection', () => {
+    expect(registry.byResource('', 'v1', 'pods')?.categories).toEqual(['all']);
+    expect(registry.byResource('apps', 'v1', 'daemonsets')?.categories).toEqual(['all']);
+    expect(registry.byResource('', 'v1', 'namespaces')?.verbs).toEqual([
+      'create',
+      'delete',
+      'get',
+      'list',
+      'patch',
+      'update',
+      'watch',
+    ]);
+    expect(registry.byResource('', 'v1', 'nodes')?.verbs).toEqual([
+      'create',
+      'delete',
+      'deletecollection',
+      'get',
+      'list',
+      'patch',
+      'update',
+      'watch',
+    ]);
+  });
+
+  it('serves CustomResourceDefinitions read-only', () => {
+    expect(registry.byKind('apiextensions.k8s.io', 'CustomResourceDefinition')?.verbs).toEqual([
+      'get',
+      'list',
+      'watch',
+    ]);
+  });
+
+  it('matches the published CRDs: schema, columns and scope', () => {
+    for (const crd of customResourceDefinitions()) {
+      const rt = registry.byResource(crd.spec.group, 'v1', crd.spec.names.plural);
+      const version = crd.spec.versions[0];
+      expect(rt?.schema).toEqual(version?.schema.openAPIV3Schema);
+      expect(rt?.printerColumns).toEqual(version?.additionalPrinterColumns ?? []);
+      expect(rt?.namespaced).toBe(crd.spec.scope === 'Namespaced');
+      expect(rt?.singular).toBe(crd.spec.names.singular);
+      expect(rt?.listKind).toBe(crd.spec.names.listKind);
+    }
+  });
+
+  it('leaves built-in printers to the HTTP layer', () => {
+    expect(registry.byKind('', 'Pod')?.printerColumns).toEqual([]);
+    expect(
+      registry
+        .byKind('machineconfiguration.openshift.io', 'MachineConfigPool')
+        ?.printerColumns.map((c) => c.name),
+    ).toEqual([
+      'Config',
+      'Updated',
+      'Updating',
+      'Degraded',
+      'MachineCount',
+      'ReadyMachineCount',
+      'UpdatedMachineCount',
+      'DegradedMachineCount',
+      'Age',
+    ]);
+  });
+});
+
+describe('ResourceTypeRegistry', () => {
+  it.each([
+    ['', 'v1', 'pods', 'Pod'],
+    ['machineconfiguration.openshift.io', 'v1', 'machineconfigpools', 'MachineConfigPool'],
+    ['policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'],
+  ])('finds %s/%s %s by resource', (group, version, plural, kind) => {
+    expect(registry.byResource(group, version, plural)?.kind).toBe(kind);
+  });
+
+  it('answers undefined for what it does not serve', () => {
+    expect(registry.byResource('', 'v1', 'services')).toBeUndefined();
+    expect(registry.byResource('', 'v2', 'pods')).toBeUndefined();
+    expect(registry.byKind('apps', 'Deployment')).toBeUndefined();
+  });
+
+  it.each([
+    ['v1', 'Node', 'nodes'],
+    ['apps/v1', 'DaemonSet', 'daemonsets'],
+    ['machineconfiguration.openshift.io/v1', 'MachineConfig', 'machineconfigs'],
+  ])('maps apiVersion %s kind %s to %s', (apiVersion, kind, plural) => {
+    expect(registry.byApiVersionKind(apiVersion, kind)?.plural).toBe(plural);
+  });
+
+  it('finds a kind with or without its version', () => {
+    expect(registry.byKind('', 'Pod', 'v1')?.plural).toBe('pods');
+    expect(registry.byKind('', 'Pod')?.plural).toBe('pods');
+    expect(registry.byKind('', 'Pod', 'v2')).toBeUndefined();
+  });
+
+  it('lists a group-version', () => {
+    expect(registry.byGroupVersion('config.openshift.io', 'v1').map((rt) => rt.plural)).toEqual([
+      'clusteroperators',
+      'clusterversions',
+    ]);
+  });
+});
