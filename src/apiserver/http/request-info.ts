@@ -64,59 +64,73 @@ function isPathSegment(name: string): boolean {
   return name !== '' && name !== '.' && name !== '..' && !name.includes('/') && !name.includes('%');
 }
 
+interface ApiPath {
+  readonly prefix: 'api' | 'apis';
+  readonly group: string;
+  readonly version: string;
+  /** Segments after the version. */
+  readonly rest: string[];
+}
+
+/** `/api/<v>/<more…>` or `/apis/<g>/<v>/<more…>`; undefined for discovery and non-API paths. */
+function splitApiPath(pathname: string): ApiPath | undefined {
+  const parts = pathname.split('/').filter((p) => p !== '');
+  const [prefix, ...rest] = parts;
+  if (prefix === 'api' && rest.length >= 2) {
+    return { prefix, group: '', version: rest[0] ?? '', rest: rest.slice(1) };
+  }
+  if (prefix === 'apis' && rest.length >= 3) {
+    return { prefix, group: rest[0] ?? '', version: rest[1] ?? '', rest: rest.slice(2) };
+  }
+  return undefined;
+}
+
+/** Strips `namespaces/<ns>/` (unless the namespace object itself is meant) and returns the namespace. */
+function splitNamespace(parts: string[]): { namespace: string; parts: string[] } {
+  if (parts[0] !== 'namespaces' || parts.length < 2) return { namespace: '', parts };
+  const namespace = parts[1] ?? '';
+  const inner = parts.length > 2 && !NamespaceSubresources.has(parts[2] ?? '');
+  return { namespace, parts: inner ? parts.slice(2) : parts };
+}
+
+/** The verb for a request without a name in the path: list/watch, or deletecollection. */
+function collectionVerb(verb: string, viaWatchSegment: boolean, query: URLSearchParams): string {
+  if (verb === 'get' && !viaWatchSegment)
+    return isWatchParam(query.get('watch')) ? 'watch' : 'list';
+  if (verb === 'delete') return 'deletecollection';
+  return verb;
+}
+
 export function requestInfo(method: string, pathname: string, query: URLSearchParams): RequestInfo {
-  const verb = method.toLowerCase();
-  const nonResource: NonResourceInfo = { isResourceRequest: false, path: pathname, verb };
-  let parts = pathname.split('/').filter((p) => p !== '');
-  const prefix = parts[0];
-  if (parts.length < 3 || (prefix !== 'api' && prefix !== 'apis')) return nonResource;
-  parts = parts.slice(1);
-  let group = '';
-  if (prefix === 'apis') {
-    if (parts.length < 3) return nonResource;
-    group = parts[0] ?? '';
-    parts = parts.slice(1);
+  const api = splitApiPath(pathname);
+  if (api === undefined)
+    return { isResourceRequest: false, path: pathname, verb: method.toLowerCase() };
+  let rest = api.rest;
+  let verb = MethodVerbs[method.toUpperCase()] ?? '';
+  const viaWatchSegment = rest[0] === 'watch' && rest.length >= 2;
+  if (viaWatchSegment) {
+    verb = 'watch';
+    rest = rest.slice(1);
   }
-  const version = parts[0] ?? '';
-  parts = parts.slice(1);
-
-  let resourceVerb = MethodVerbs[method.toUpperCase()] ?? '';
-  let viaWatchSegment = false;
-  if (parts[0] === 'watch' && parts.length >= 2) {
-    resourceVerb = 'watch';
-    viaWatchSegment = true;
-    parts = parts.slice(1);
-  }
-
-  let namespace = '';
-  if (parts[0] === 'namespaces' && parts.length > 1) {
-    namespace = parts[1] ?? '';
-    if (parts.length > 2 && !NamespaceSubresources.has(parts[2] ?? '')) parts = parts.slice(2);
-  }
-
-  const resource = parts[0] ?? '';
+  const { namespace, parts } = splitNamespace(rest);
   const pathName = parts[1] ?? '';
-  const subresource = parts[2] ?? '';
   let name = pathName;
-  if (name === '' && resourceVerb === 'get' && !viaWatchSegment) {
-    resourceVerb = isWatchParam(query.get('watch')) ? 'watch' : 'list';
-  }
-  if (name === '' && (resourceVerb === 'list' || resourceVerb === 'watch')) {
+  if (pathName === '') {
+    verb = collectionVerb(verb, viaWatchSegment, query);
     const pinned = exactNameOf(query.get('fieldSelector'));
-    if (pinned !== undefined && isPathSegment(pinned)) name = pinned;
+    if ((verb === 'list' || verb === 'watch') && pinned !== undefined && isPathSegment(pinned))
+      name = pinned;
   }
-  if (name === '' && resourceVerb === 'delete') resourceVerb = 'deletecollection';
-
   return {
     isResourceRequest: true,
     path: pathname,
-    verb: resourceVerb,
-    apiPrefix: prefix,
-    group,
-    version,
+    verb,
+    apiPrefix: api.prefix,
+    group: api.group,
+    version: api.version,
     namespace,
-    resource,
-    subresource,
+    resource: parts[0] ?? '',
+    subresource: parts[2] ?? '',
     name,
     pathName,
     parts,

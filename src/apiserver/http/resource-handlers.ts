@@ -1,0 +1,340 @@
+/**
+ * The resource verbs over the ResourceStore: get, list (JSON, Table or PartialObjectMetadata),
+ * watch, create (201), update, patch (201 when server-side apply creates), delete (the object, or a
+ * Success Status once a custom resource is gone), deletecollection, and the pod eviction POST (201
+ * Success). Writes pass dryRun / fieldManager / fieldValidation / force through and return the
+ * store's warnings as `Warning: 299` headers.
+ */
+import { StatusError } from '../../api/meta/v1/status-error.js';
+import { FieldErrorType } from '../../api/meta/v1/field-error.js';
+import type { Clock } from '../../ports/clock.js';
+import type { Logger } from '../../ports/logger.js';
+import type {
+  DeleteOptions,
+  KubeObject,
+  ListResult,
+  ResourceStore,
+  UserInfo,
+} from '../resource-store.js';
+import { apiVersionOf } from '../resource-type.js';
+import { decodeDeleteOptions, decodeObjectBody } from './body.js';
+import {
+  acceptedPatchTypes,
+  negotiateObject,
+  parseAccept,
+  patchTypeOf,
+  ServedMediaTypes,
+  type ObjectFormat,
+} from './negotiate.js';
+import { boolParam, includeObjectParam, intParam, listQuery, writeOptions } from './query.js';
+import type { ResourceInfo } from './request-info.js';
+import type { ResourceTarget } from './resource-target.js';
+import { jsonResponse, methodNotAllowed, warningHeaders } from './responses.js';
+import { buildTable, partialObjectMetadata, printerFor } from './table.js';
+import { serveWatch } from './watch.js';
+
+export interface ResourceCall {
+  readonly store: ResourceStore;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly request: Request;
+  readonly url: URL;
+  readonly info: ResourceInfo;
+  readonly target: ResourceTarget;
+  readonly user: UserInfo;
+  /** The request body, read once. */
+  readonly body: Uint8Array;
+}
+
+/** The Status of a rejected `sendInitialEvents` watch, which makes client-go fall back to list+watch. */
+export function watchListForbidden(): StatusError {
+  return new StatusError({
+    message:
+      'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+    reason: 'Invalid',
+    code: 422,
+    details: {
+      kind: 'ListOptions',
+      group: 'meta.k8s.io',
+      causes: [
+        {
+          reason: FieldErrorType.Forbidden,
+          message:
+            'Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
+          field: 'sendInitialEvents',
+        },
+      ],
+    },
+  });
+}
+
+/** 422 for an apply patch without a fieldManager. */
+function fieldManagerRequired(): StatusError {
+  return StatusError.invalid({ group: 'meta.k8s.io', kind: 'PatchOptions' }, '', [
+    { type: FieldErrorType.Required, field: 'fieldManager', detail: 'is required for apply patch' },
+  ]);
+}
+
+function outputFormat(call: ResourceCall): ObjectFormat {
+  const format = negotiateObject(parseAccept(call.request.headers.get('Accept')));
+  if (format === undefined) throw StatusError.notAcceptable(ServedMediaTypes);
+  return format;
+}
+
+/** One object in the negotiated format. */
+function objectBody(call: ResourceCall, object: KubeObject, format: ObjectFormat): unknown {
+  if (format.kind === 'json') return object;
+  if (format.kind === 'partial') return partialObjectMetadata(object, format.apiVersion);
+  return buildTable(
+    printerFor(call.target.rt),
+    [object],
+    { resourceVersion: object.metadata.resourceVersion },
+    {
+      apiVersion: format.apiVersion,
+      includeObject: includeObjectParam(call.url.searchParams),
+      nowMs: call.clock.now(),
+    },
+  );
+}
+
+function listMeta(result: ListResult): Record<string, unknown> {
+  const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
+  if (result.continue !== undefined && result.continue !== '') meta['continue'] = result.continue;
+  if (result.remainingItemCount !== undefined)
+    meta['remainingItemCount'] = result.remainingItemCount;
+  return meta;
+}
+
+async function list(call: ResourceCall, format: ObjectFormat): Promise<Response> {
+  const { rt, namespace } = call.target;
+  const result = await call.store.list(rt, namespace, listQuery(call.url.searchParams));
+  if (format.kind === 'table') {
+    return jsonResponse(
+      200,
+      buildTable(printerFor(rt), result.items, result, {
+        apiVersion: format.apiVersion,
+        includeObject: includeObjectParam(call.url.searchParams),
+        nowMs: call.clock.now(),
+      }),
+    );
+  }
+  if (format.kind === 'partial') {
+    return jsonResponse(200, {
+      kind: 'PartialObjectMetadataList',
+      apiVersion: format.apiVersion,
+      metadata: listMeta(result),
+      items: result.items.map((o) => partialObjectMetadata(o, format.apiVersion)),
+    });
+  }
+  return jsonResponse(200, {
+    kind: rt.listKind,
+    apiVersion: apiVersionOf(rt),
+    metadata: listMeta(result),
+    items: result.items,
+  });
+}
+
+async function watch(call: ResourceCall, format: ObjectFormat): Promise<Response> {
+  const q = call.url.searchParams;
+  if (q.has('sendInitialEvents')) throw watchListForbidden();
+  const selectors = [q.get('fieldSelector') ?? ''];
+  // the legacy /watch/…/<name> form watches one object
+  if (call.target.name !== '') selectors.push(`metadata.name=${call.target.name}`);
+  const fieldSelector = selectors.filter((s) => s !== '').join(',');
+  const labelSelector = q.get('labelSelector');
+  const resourceVersion = q.get('resourceVersion');
+  return serveWatch({
+    store: call.store,
+    rt: call.target.rt,
+    namespace: call.target.namespace,
+    query: {
+      ...(labelSelector !== null ? { labelSelector } : {}),
+      ...(fieldSelector !== '' ? { fieldSelector } : {}),
+      ...(resourceVersion !== null ? { resourceVersion } : {}),
+      allowWatchBookmarks: boolParam(q, 'allowWatchBookmarks'),
+    },
+    timeoutSeconds: intParam(q, 'timeoutSeconds'),
+    format,
+    includeObject: includeObjectParam(q),
+    clock: call.clock,
+    log: call.log,
+    requestSignal: call.request.signal,
+  });
+}
+
+function bodyObject(call: ResourceCall, kind = call.target.rt.kind): Record<string, unknown> {
+  const { rt } = call.target;
+  const decoded = decodeObjectBody(call.body, call.request.headers.get('Content-Type'), {
+    kind,
+    builtIn: rt.builtIn,
+    acceptsProtobuf: rt.group === '' && rt.kind === 'Namespace' && kind === rt.kind,
+  });
+  if (!decoded.ok) throw decoded.error;
+  return decoded.value;
+}
+
+/** A write's answer: the object in the negotiated format, with the store's warnings. */
+function written(
+  call: ResourceCall,
+  status: number,
+  object: KubeObject,
+  warnings: string[],
+): Response {
+  return jsonResponse(
+    status,
+    objectBody(call, object, outputFormat(call)),
+    warningHeaders(warnings),
+  );
+}
+
+async function create(call: ResourceCall): Promise<Response> {
+  const { rt, namespace } = call.target;
+  const body = bodyObject(call);
+  const warnings: string[] = [];
+  const object = await call.store.create(
+    rt,
+    namespace,
+    body,
+    writeOptions(call.url.searchParams, call.user, warnings),
+  );
+  return written(call, 201, object, warnings);
+}
+
+async function evict(call: ResourceCall): Promise<Response> {
+  const body = bodyObject(call, 'Eviction');
+  const warnings: string[] = [];
+  await call.store.evict(
+    call.target.namespace ?? '',
+    call.target.name,
+    body,
+    writeOptions(call.url.searchParams, call.user, warnings),
+  );
+  return jsonResponse(
+    201,
+    { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 201 },
+    warningHeaders(warnings),
+  );
+}
+
+const asSubresource = (t: ResourceTarget): { subresource?: 'status' } =>
+  t.subresource === 'status' ? { subresource: 'status' } : {};
+
+async function update(call: ResourceCall): Promise<Response> {
+  const { rt, namespace, name } = call.target;
+  const body = bodyObject(call);
+  const warnings: string[] = [];
+  const object = await call.store.update(rt, namespace, name, body, {
+    ...writeOptions(call.url.searchParams, call.user, warnings),
+    ...asSubresource(call.target),
+  });
+  return written(call, 200, object, warnings);
+}
+
+async function patch(call: ResourceCall): Promise<Response> {
+  const { rt, namespace, name } = call.target;
+  const type = patchTypeOf(call.request.headers.get('Content-Type'), rt.builtIn);
+  if (type === undefined) throw StatusError.unsupportedMediaType(acceptedPatchTypes(rt.builtIn));
+  const q = call.url.searchParams;
+  if (type === 'apply' && (q.get('fieldManager') ?? '') === '') throw fieldManagerRequired();
+  const warnings: string[] = [];
+  const result = await call.store.patch(
+    rt,
+    namespace,
+    name,
+    { type, body: new TextDecoder().decode(call.body) },
+    {
+      ...writeOptions(q, call.user, warnings),
+      ...asSubresource(call.target),
+      ...(q.has('force') ? { force: boolParam(q, 'force') } : {}),
+    },
+  );
+  return written(call, result.created ? 201 : 200, result.object, warnings);
+}
+
+type MutableDeleteOptions = { -readonly [K in keyof DeleteOptions]: DeleteOptions[K] };
+
+/** DeleteOptions from the body, overridden by query parameters as upstream merges them. */
+function deleteOptions(call: ResourceCall): { options: DeleteOptions; dryRun: boolean } {
+  const { dryRun: bodyDryRun, ...fromBody } = decodeDeleteOptions(call.body);
+  const options: MutableDeleteOptions = { ...fromBody };
+  const q = call.url.searchParams;
+  const policy = q.get('propagationPolicy');
+  if (policy === 'Background' || policy === 'Foreground' || policy === 'Orphan')
+    options.propagationPolicy = policy;
+  const grace = intParam(q, 'gracePeriodSeconds');
+  if (grace !== undefined) options.gracePeriodSeconds = grace;
+  return { options, dryRun: bodyDryRun === true || q.getAll('dryRun').includes('All') };
+}
+
+async function remove(call: ResourceCall): Promise<Response> {
+  const { rt, namespace, name } = call.target;
+  const { options, dryRun } = deleteOptions(call);
+  const warnings: string[] = [];
+  const result = await call.store.delete(rt, namespace, name, {
+    ...writeOptions(call.url.searchParams, call.user, warnings),
+    dryRun,
+    ...options,
+  });
+  if (!result.deleted || rt.builtIn) return written(call, 200, result.object, warnings);
+  // custom resources answer a finished delete with a Status naming what went away
+  const details: Record<string, string> = { name };
+  if (rt.group !== '') details['group'] = rt.group;
+  details['kind'] = rt.plural;
+  details['uid'] = result.object.metadata.uid ?? '';
+  const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
+  return jsonResponse(200, status, warningHeaders(warnings));
+}
+
+async function removeCollection(call: ResourceCall): Promise<Response> {
+  const { rt, namespace } = call.target;
+  const { options, dryRun } = deleteOptions(call);
+  const found = await call.store.list(rt, namespace, listQuery(call.url.searchParams));
+  const warnings: string[] = [];
+  const items: KubeObject[] = [];
+  for (const item of found.items) {
+    const result = await call.store.delete(rt, item.metadata.namespace, item.metadata.name ?? '', {
+      ...writeOptions(call.url.searchParams, call.user, warnings),
+      dryRun,
+      ...options,
+    });
+    items.push(result.object);
+  }
+  return jsonResponse(
+    200,
+    {
+      kind: rt.listKind,
+      apiVersion: apiVersionOf(rt),
+      metadata: { resourceVersion: found.resourceVersion },
+      items,
+    },
+    warningHeaders(warnings),
+  );
+}
+
+/** Runs the request's verb. */
+export async function serveResource(call: ResourceCall): Promise<Response> {
+  const verb = call.info.verb;
+  switch (verb) {
+    case 'get': {
+      const format = outputFormat(call);
+      const { rt, namespace, name } = call.target;
+      return jsonResponse(200, objectBody(call, await call.store.get(rt, namespace, name), format));
+    }
+    case 'list':
+      return list(call, outputFormat(call));
+    case 'watch':
+      return watch(call, outputFormat(call));
+    case 'create':
+      return call.target.subresource === 'eviction' ? evict(call) : create(call);
+    case 'update':
+      return update(call);
+    case 'patch':
+      return patch(call);
+    case 'delete':
+      return remove(call);
+    case 'deletecollection':
+      return removeCollection(call);
+    default:
+      throw methodNotAllowed();
+  }
+}

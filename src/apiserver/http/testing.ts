@@ -1,0 +1,45 @@
+/**
+ * Test support for the HTTP layer: an app over a real ResourceStore (MemoryStorage, a manual clock,
+ * the seed namespaces), with an authenticator that treats every caller as an admin and an
+ * authorizer that allows everything, unless the test passes its own.
+ */
+import type { Hono } from 'hono';
+import { silentLogger, type Logger } from '../../ports/logger.js';
+import type { Authenticator, Authorizer } from '../auth.js';
+import type { UserInfo } from '../resource-store.js';
+import { newTestStore, type TestStore } from '../store/testing.js';
+import { createApiServerApp } from './create-api-server-app.js';
+
+export const Admin: UserInfo = {
+  name: 'admin',
+  groups: ['system:masters', 'system:authenticated'],
+};
+
+/** Every request is the admin (kubectl sends no credentials over plain HTTP). */
+export const adminAuthenticator: Authenticator = { authenticate: () => Promise.resolve(Admin) };
+
+export const allowAll: Authorizer = { authorize: () => Promise.resolve({ allowed: true }) };
+
+export interface TestApp extends TestStore {
+  readonly app: Hono;
+  /** `app.request` with a base URL, returning the response. */
+  readonly call: (path: string, init?: RequestInit) => Promise<Response>;
+}
+
+export async function newTestApp(
+  options: { authenticator?: Authenticator; authorizer?: Authorizer; log?: Logger } = {},
+): Promise<TestApp> {
+  const ts = await newTestStore();
+  const app = createApiServerApp({
+    store: ts.store,
+    registry: ts.registry,
+    authenticator: options.authenticator ?? adminAuthenticator,
+    authorizer: options.authorizer ?? allowAll,
+    clock: ts.clock,
+    log: options.log ?? silentLogger,
+    version: 'v1.32.5',
+  });
+  const call = async (path: string, init?: RequestInit): Promise<Response> =>
+    app.request(`http://127.0.0.1:6443${path}`, init);
+  return { ...ts, app, call };
+}

@@ -1,0 +1,270 @@
+/**
+ * Watch framing over a real socket (@hono/node-server, as the process serves it): headers before
+ * any event, newline-delimited events, synthetic ADDED, live changes, 410 as an ERROR event,
+ * Table events, timeoutSeconds, and cleanup when the client goes away.
+ */
+import { get, type ClientRequest, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve, type ServerType } from '@hono/node-server';
+import type { Hono } from 'hono';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../ports/logger.js';
+import type { ResourceStore } from '../resource-store.js';
+import { createApiServerApp } from './create-api-server-app.js';
+import { Admin, adminAuthenticator, allowAll, newTestApp, type TestApp } from './testing.js';
+
+const MCO = 'machineconfiguration.openshift.io';
+const POOLS = `/apis/${MCO}/v1/machineconfigpools`;
+const TABLE =
+  'application/json;as=Table;v=v1;g=meta.k8s.io,application/json;as=Table;v=v1beta1;g=meta.k8s.io,application/json';
+
+const servers: ServerType[] = [];
+
+async function listen(app: Hono): Promise<string> {
+  const server = await new Promise<ServerType>((resolve) => {
+    const s = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, () => {
+      resolve(s);
+    });
+  });
+  if ('requestTimeout' in server) {
+    server.requestTimeout = 0;
+    server.timeout = 0;
+  }
+  servers.push(server);
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    if ('closeAllConnections' in s) s.closeAllConnections();
+    await new Promise((resolve) => s.close(resolve));
+  }
+});
+
+interface OpenWatch {
+  readonly request: ClientRequest;
+  /** Resolves with the response once its headers arrive. */
+  readonly response: Promise<IncomingMessage>;
+  /** The next complete line, parsed. */
+  next(): Promise<{ type: string; object: Record<string, unknown> }>;
+  /** Resolves when the server ends the stream. */
+  readonly ended: Promise<void>;
+  /** The raw body received so far. */
+  raw(): string;
+}
+
+function openWatch(url: string, headers: Record<string, string> = {}): OpenWatch {
+  let buffer = '';
+  let raw = '';
+  const waiters: (() => void)[] = [];
+  let endResolve: () => void = () => undefined;
+  const ended = new Promise<void>((r) => (endResolve = r));
+  let request!: ClientRequest;
+  const response = new Promise<IncomingMessage>((resolve, reject) => {
+    request = get(url, { headers }, (res) => {
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        buffer += chunk;
+        raw += chunk;
+        for (const w of waiters.splice(0)) w();
+      });
+      res.on('end', endResolve);
+      res.on('close', endResolve);
+      resolve(res);
+    });
+    request.on('error', reject);
+  });
+  const next = async (): Promise<{ type: string; object: Record<string, unknown> }> => {
+    for (;;) {
+      const nl = buffer.indexOf('\n');
+      if (nl >= 0) {
+        const line = buffer.slice(0, nl);
+        buffer = buffer.slice(nl + 1);
+        return JSON.parse(line) as { type: string; object: Record<string, unknown> };
+      }
+      await new Promise<void>((r) => waiters.push(r));
+    }
+  };
+  return { request, response, next, ended, raw: () => raw };
+}
+
+async function poolApp(): Promise<{ t: TestApp; url: string; rv: string }> {
+  const t = await newTestApp();
+  for (const name of ['master', 'worker']) {
+    await t.store.create(
+      t.rt('MachineConfigPool'),
+      undefined,
+      { apiVersion: `${MCO}/v1`, kind: 'MachineConfigPool', metadata: { name }, spec: {} },
+      { user: Admin, dryRun: false },
+    );
+  }
+  const list = await t.store.list(t.rt('MachineConfigPool'), undefined, {});
+  return { t, url: await listen(t.app), rv: list.resourceVersion };
+}
+
+async function pause(t: TestApp, name: string): Promise<void> {
+  await t.store.patch(
+    t.rt('MachineConfigPool'),
+    undefined,
+    name,
+    { type: 'merge', body: '{"spec":{"paused":true}}' },
+    { user: Admin, dryRun: false },
+  );
+}
+
+const within = <T>(ms: number, p: Promise<T>): Promise<T> =>
+  Promise.race([
+    p,
+    new Promise<T>((_, reject) => setTimeout(() => { reject(new Error(`not within ${ms} ms`)); }, ms)),
+  ]);
+
+describe('watch over a socket', () => {
+  it('delivers the headers of an idle watch within 1 s', async () => {
+    const { url, rv } = await poolApp();
+    const started = Date.now();
+    const w = openWatch(`${url}${POOLS}?resourceVersion=${rv}&watch=true`);
+    const res = await within(1000, w.response);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('application/json');
+    expect(res.headers['transfer-encoding']).toBe('chunked');
+    expect(res.headers['cache-control']).toBe('no-cache, private');
+    expect(w.raw()).toBe('');
+    w.request.destroy();
+  });
+
+  it('stops the store watch when the client disconnects', async () => {
+    const t = await newTestApp();
+    const signals: AbortSignal[] = [];
+    const store = new Proxy(t.store, {
+      get(target, prop, receiver) {
+        if (prop === 'watch') {
+          const watch: ResourceStore['watch'] = (rt, ns, query, onEvent) => {
+            signals.push(query.signal);
+            return target.watch(rt, ns, query, onEvent);
+          };
+          return watch;
+        }
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function'
+          ? (value as (...a: unknown[]) => unknown).bind(target)
+          : value;
+      },
+    });
+    const app = createApiServerApp({
+      store,
+      registry: t.registry,
+      authenticator: adminAuthenticator,
+      authorizer: allowAll,
+      clock: t.clock,
+      log: silentLogger,
+      version: 'v1.32.5',
+    });
+    const url = await listen(app);
+    const w = openWatch(`${url}${POOLS}?watch=true`);
+    await w.response;
+    expect(signals).toHaveLength(1);
+    expect(signals[0]?.aborted).toBe(false);
+    w.request.destroy();
+    await within(
+      2000,
+      new Promise<void>((resolve) => signals[0]?.addEventListener('abort', () => { resolve(); })),
+    );
+    expect(signals[0]?.aborted).toBe(true);
+  });
+
+  it('begins a watch without a resourceVersion with synthetic ADDED events, then streams changes', async () => {
+    const { t, url } = await poolApp();
+    const w = openWatch(`${url}${POOLS}?watch=1`);
+    const first = await within(2000, w.next());
+    const second = await within(2000, w.next());
+    expect([first.type, second.type]).toEqual(['ADDED', 'ADDED']);
+    expect(
+      [first.object, second.object].map((o) => (o['metadata'] as { name: string }).name).sort(),
+    ).toEqual(['master', 'worker']);
+    await pause(t, 'worker');
+    const modified = await within(2000, w.next());
+    expect(modified.type).toBe('MODIFIED');
+    expect(modified.object).toMatchObject({
+      kind: 'MachineConfigPool',
+      metadata: { name: 'worker' },
+      spec: { paused: true },
+    });
+    expect(w.raw().endsWith('\n')).toBe(true);
+    w.request.destroy();
+  });
+
+  it('watches one object through the legacy /watch/ path', async () => {
+    const { t, url, rv } = await poolApp();
+    const w = openWatch(
+      `${url}/apis/${MCO}/v1/watch/machineconfigpools/worker?resourceVersion=${rv}`,
+    );
+    await w.response;
+    await pause(t, 'master');
+    await pause(t, 'worker');
+    const event = await within(2000, w.next());
+    expect(event.type).toBe('MODIFIED');
+    expect(event.object).toMatchObject({ metadata: { name: 'worker' } });
+    w.request.destroy();
+  });
+
+  it('answers a compacted resourceVersion with a 410 ERROR event and ends the stream', async () => {
+    const { t, url } = await poolApp();
+    await pause(t, 'worker');
+    await t.storage.compact(await t.storage.currentRevision());
+    const w = openWatch(`${url}${POOLS}?resourceVersion=2&watch=true`);
+    expect((await w.response).statusCode).toBe(200);
+    const event = await within(2000, w.next());
+    expect(event.type).toBe('ERROR');
+    expect(event.object).toMatchObject({
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      reason: 'Expired',
+      code: 410,
+    });
+    expect(event.object['message']).toMatch(/^too old resource version: 2 \(\d+\)$/);
+    await within(2000, w.ended);
+  });
+
+  it('sends Table events with the column definitions in the first only', async () => {
+    const { t, url, rv } = await poolApp();
+    const w = openWatch(`${url}${POOLS}?resourceVersion=${rv}&watch=true`, { Accept: TABLE });
+    await w.response;
+    await pause(t, 'worker');
+    await pause(t, 'master');
+    const first = await within(2000, w.next());
+    const second = await within(2000, w.next());
+    expect(first.object).toMatchObject({ kind: 'Table', apiVersion: 'meta.k8s.io/v1' });
+    expect((first.object['columnDefinitions'] as { name: string }[]).map((c) => c.name)[0]).toBe(
+      'Name',
+    );
+    expect((first.object['rows'] as { cells: unknown[] }[])[0]?.cells[0]).toBe('worker');
+    expect(second.object['columnDefinitions']).toBeNull();
+    expect(
+      (second.object['rows'] as { cells: unknown[]; object: { kind: string } }[])[0],
+    ).toMatchObject({
+      cells: ['master', null, null, null, null, null, null, null, null, '0s'],
+      object: { kind: 'PartialObjectMetadata' },
+    });
+    w.request.destroy();
+  });
+
+  it('ends the stream after timeoutSeconds and never without it', async () => {
+    const { t, url, rv } = await poolApp();
+    const timed = openWatch(`${url}${POOLS}?resourceVersion=${rv}&timeoutSeconds=30&watch=true`);
+    const open = openWatch(`${url}${POOLS}?resourceVersion=${rv}&watch=true`);
+    await Promise.all([timed.response, open.response]);
+    let openEnded = false;
+    void open.ended.then(() => (openEnded = true));
+    t.clock.advance(29_000);
+    await new Promise((r) => setTimeout(r, 100));
+    t.clock.advance(1_000);
+    await within(2000, timed.ended);
+    expect(timed.raw()).toBe('');
+    t.clock.advance(24 * 3600_000);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(openEnded).toBe(false);
+    open.request.destroy();
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * Watch responses: newline-delimited `{"type":…,"object":…}` events over a chunked 200 whose
+ * headers go out at once (a streamed body lets the Node adapter flush them before the first event).
+ * The store's watch is stopped when the client goes away (the body is cancelled or the request
+ * aborts), when `timeoutSeconds` elapses, or after an ERROR event; without `timeoutSeconds` the
+ * stream stays open, since `kubectl get -w` exits when it ends.
+ *
+ * A too-old resourceVersion becomes an ERROR event carrying the 410 Status, as the real watch cache
+ * answers. With a Table Accept each object is a one-row Table, column definitions in the first only.
+ */
+import { isStatusError } from '../../api/meta/v1/status-error.js';
+import type { Clock } from '../../ports/clock.js';
+import type { Logger } from '../../ports/logger.js';
+import type { KubeObject, ResourceStore, WatchEventType, WatchQuery } from '../resource-store.js';
+import type { ResourceType } from '../resource-type.js';
+import type { ObjectFormat } from './negotiate.js';
+import { buildTable, partialObjectMetadata, printerFor, type IncludeObject } from './table.js';
+
+export interface WatchRequest {
+  readonly store: ResourceStore;
+  readonly rt: ResourceType;
+  readonly namespace: string | undefined;
+  readonly query: Omit<WatchQuery, 'signal'>;
+  readonly timeoutSeconds: number | undefined;
+  readonly format: ObjectFormat;
+  readonly includeObject: IncludeObject;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Aborts when the client disconnects. */
+  readonly requestSignal: AbortSignal;
+}
+
+const encoder = new TextEncoder();
+
+/** Turns store objects into what the negotiated format sends, remembering the first Table. */
+function objectTransformer(w: WatchRequest): (type: WatchEventType, object: KubeObject) => unknown {
+  if (w.format.kind === 'json') return (_, object) => object;
+  const apiVersion = w.format.apiVersion;
+  if (w.format.kind === 'partial') {
+    return (type, object) =>
+      type === 'ERROR' || type === 'BOOKMARK' ? object : partialObjectMetadata(object, apiVersion);
+  }
+  const printer = printerFor(w.rt);
+  let first = true;
+  return (type, object) => {
+    if (type === 'ERROR' || type === 'BOOKMARK') return object;
+    const table = buildTable(
+      printer,
+      [object],
+      { resourceVersion: object.metadata.resourceVersion },
+      { apiVersion, includeObject: w.includeObject, nowMs: w.clock.now() },
+    );
+    if (!first) table.columnDefinitions = null;
+    first = false;
+    return table;
+  };
+}
+
+/**
+ * Starts the store's watch and answers with the event stream. Errors before the watch is
+ * established other than 410 (a bad selector, a missing namespace) are thrown for the caller to
+ * answer as a Status.
+ */
+export async function serveWatch(w: WatchRequest): Promise<Response> {
+  const stop = new AbortController();
+  const transform = objectTransformer(w);
+  let closed = false;
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  // start() runs inside the constructor, so the controller is set before any event can arrive
+  const stream = new ReadableStream<Uint8Array>({
+    start(c) {
+      controller = c;
+    },
+    cancel() {
+      finish();
+    },
+  });
+
+  const finish = (): void => {
+    if (closed) return;
+    closed = true;
+    stop.abort();
+    w.requestSignal.removeEventListener('abort', finish);
+    try {
+      controller?.close();
+    } catch {
+      // already closed or cancelled by the client
+    }
+  };
+  const send = (type: WatchEventType, object: unknown): void => {
+    if (closed) return;
+    controller?.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`));
+    if (type === 'ERROR') finish();
+  };
+
+  if (w.requestSignal.aborted) finish();
+  w.requestSignal.addEventListener('abort', finish);
+  try {
+    await w.store.watch(w.rt, w.namespace, { ...w.query, signal: stop.signal }, (type, object) => {
+      send(type, transform(type, object));
+    });
+  } catch (e) {
+    if (isStatusError(e) && e.code === 410) {
+      send('ERROR', e.toStatus());
+    } else {
+      finish();
+      throw e;
+    }
+  }
+  if (w.timeoutSeconds !== undefined) {
+    w.clock.sleep(w.timeoutSeconds * 1000, stop.signal).then(finish, () => undefined);
+  }
+  return new Response(stream, {
+    status: 200,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' },
+  });
+}
