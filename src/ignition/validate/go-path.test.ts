@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { goPathClean, goPathExt, goPathIsAbs, goPathJoin } from './go-path.js';
+
+describe('goPathClean (Go path.Clean)', () => {
+  it.each<[string, string]>([
+    ['', '.'],
+    ['/', '/'],
+    ['//', '/'],
+    ['/a/', '/a'],
+    ['/a//b', '/a/b'],
+    ['/a/./b', '/a/b'],
+    ['/a/../b', '/b'],
+    ['/../a', '/a'],
+    ['a/../..', '..'],
+    ['../a/b/..', '../a'],
+    ['a/./', 'a'],
+    ['.', '.'],
+    ['./', '.'],
+    ['/etc/systemd/system/a.service', '/etc/systemd/system/a.service'],
+  ])('%j → %j', (input, out) => {
+    expect(goPathClean(input)).toBe(out);
+  });
+});
+
+describe('goPathExt (Go path.Ext)', () => {
+  it.each<[string, string]>([
+    ['a.service', '.service'],
+    ['a.b.conf', '.conf'],
+    ['noext', ''],
+    ['', ''],
+    ['dir.d/file', ''],
+    ['.hidden', '.hidden'],
+    ['a.', '.'],
+  ])('%j → %j', (input, out) => {
+    expect(goPathExt(input)).toBe(out);
+  });
+});
+
+describe('goPathIsAbs and goPathJoin', () => {
+  it.each<[string, boolean]>([
+    ['/a', true],
+    ['a', false],
+    ['', false],
+  ])('isAbs(%j) = %s', (p, abs) => {
+    expect(goPathIsAbs(p)).toBe(abs);
+  });
+  it.each<[string, string, string]>([
+    ['/a', 'b', '/a/b'],
+    ['/a', '../b', '/b'],
+    ['', 'b', 'b'],
+    ['/a', '', '/a'],
+    ['', '', ''],
+  ])('join(%j, %j) = %j', (a, b, out) => {
+    expect(goPathJoin(a, b)).toBe(out);
+  });
+});
