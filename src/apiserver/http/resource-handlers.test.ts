@@ -34,7 +34,10 @@ describe('create, get, list', () => {
     );
     expect(res.status).toBe(201);
     const created = (await res.json()) as { kind: string; metadata: Record<string, unknown> };
-    expect(created).toMatchObject({ kind: 'MachineConfigPool', metadata: { name: 'worker', generation: 1 } });
+    expect(created).toMatchObject({
+      kind: 'MachineConfigPool',
+      metadata: { name: 'worker', generation: 1 },
+    });
     expect(created.metadata['uid']).toMatch(/^uid-\d+$/);
     const again = await t.call(POOLS, json(pool('worker')));
     expect(again.status).toBe(409);

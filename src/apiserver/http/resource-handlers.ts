@@ -176,18 +176,15 @@ function bodyObject(call: ResourceCall, kind = call.target.rt.kind): Record<stri
 /** A write's answer: the object in the negotiated format, with the store's warnings. */
 function written(
   call: ResourceCall,
+  format: ObjectFormat,
   status: number,
   object: KubeObject,
   warnings: string[],
 ): Response {
-  return jsonResponse(
-    status,
-    objectBody(call, object, outputFormat(call)),
-    warningHeaders(warnings),
-  );
+  return jsonResponse(status, objectBody(call, object, format), warningHeaders(warnings));
 }
 
-async function create(call: ResourceCall): Promise<Response> {
+async function create(call: ResourceCall, format: ObjectFormat): Promise<Response> {
   const { rt, namespace } = call.target;
   const body = bodyObject(call);
   const warnings: string[] = [];
@@ -197,7 +194,7 @@ async function create(call: ResourceCall): Promise<Response> {
     body,
     writeOptions(call.url.searchParams, call.user, warnings),
   );
-  return written(call, 201, object, warnings);
+  return written(call, format, 201, object, warnings);
 }
 
 async function evict(call: ResourceCall): Promise<Response> {
@@ -219,7 +216,7 @@ async function evict(call: ResourceCall): Promise<Response> {
 const asSubresource = (t: ResourceTarget): { subresource?: 'status' } =>
   t.subresource === 'status' ? { subresource: 'status' } : {};
 
-async function update(call: ResourceCall): Promise<Response> {
+async function update(call: ResourceCall, format: ObjectFormat): Promise<Response> {
   const { rt, namespace, name } = call.target;
   const body = bodyObject(call);
   const warnings: string[] = [];
@@ -227,10 +224,10 @@ async function update(call: ResourceCall): Promise<Response> {
     ...writeOptions(call.url.searchParams, call.user, warnings),
     ...asSubresource(call.target),
   });
-  return written(call, 200, object, warnings);
+  return written(call, format, 200, object, warnings);
 }
 
-async function patch(call: ResourceCall): Promise<Response> {
+async function patch(call: ResourceCall, format: ObjectFormat): Promise<Response> {
   const { rt, namespace, name } = call.target;
   const type = patchTypeOf(call.request.headers.get('Content-Type'), rt.builtIn);
   if (type === undefined) throw StatusError.unsupportedMediaType(acceptedPatchTypes(rt.builtIn));
@@ -248,7 +245,7 @@ async function patch(call: ResourceCall): Promise<Response> {
       ...(q.has('force') ? { force: boolParam(q, 'force') } : {}),
     },
   );
-  return written(call, result.created ? 201 : 200, result.object, warnings);
+  return written(call, format, result.created ? 201 : 200, result.object, warnings);
 }
 
 type MutableDeleteOptions = { -readonly [K in keyof DeleteOptions]: DeleteOptions[K] };
@@ -266,7 +263,7 @@ function deleteOptions(call: ResourceCall): { options: DeleteOptions; dryRun: bo
   return { options, dryRun: bodyDryRun === true || q.getAll('dryRun').includes('All') };
 }
 
-async function remove(call: ResourceCall): Promise<Response> {
+async function remove(call: ResourceCall, format: ObjectFormat): Promise<Response> {
   const { rt, namespace, name } = call.target;
   const { options, dryRun } = deleteOptions(call);
   const warnings: string[] = [];
@@ -275,7 +272,7 @@ async function remove(call: ResourceCall): Promise<Response> {
     dryRun,
     ...options,
   });
-  if (!result.deleted || rt.builtIn) return written(call, 200, result.object, warnings);
+  if (!result.deleted || rt.builtIn) return written(call, format, 200, result.object, warnings);
   // custom resources answer a finished delete with a Status naming what went away
   const details: Record<string, string> = { name };
   if (rt.group !== '') details['group'] = rt.group;
@@ -313,25 +310,25 @@ async function removeCollection(call: ResourceCall): Promise<Response> {
 
 /** Runs the request's verb. */
 export async function serveResource(call: ResourceCall): Promise<Response> {
-  const verb = call.info.verb;
-  switch (verb) {
+  // negotiated before acting, so an unacceptable Accept never leaves a write behind
+  const format = outputFormat(call);
+  switch (call.info.verb) {
     case 'get': {
-      const format = outputFormat(call);
       const { rt, namespace, name } = call.target;
       return jsonResponse(200, objectBody(call, await call.store.get(rt, namespace, name), format));
     }
     case 'list':
-      return list(call, outputFormat(call));
+      return list(call, format);
     case 'watch':
-      return watch(call, outputFormat(call));
+      return watch(call, format);
     case 'create':
-      return call.target.subresource === 'eviction' ? evict(call) : create(call);
+      return call.target.subresource === 'eviction' ? evict(call) : create(call, format);
     case 'update':
-      return update(call);
+      return update(call, format);
     case 'patch':
-      return patch(call);
+      return patch(call, format);
     case 'delete':
-      return remove(call);
+      return remove(call, format);
     case 'deletecollection':
       return removeCollection(call);
     default:

@@ -115,7 +115,11 @@ async function pause(t: TestApp, name: string): Promise<void> {
 const within = <T>(ms: number, p: Promise<T>): Promise<T> =>
   Promise.race([
     p,
-    new Promise<T>((_, reject) => setTimeout(() => { reject(new Error(`not within ${ms} ms`)); }, ms)),
+    new Promise<T>((_, reject) =>
+      setTimeout(() => {
+        reject(new Error(`not within ${ms} ms`));
+      }, ms),
+    ),
   ]);
 
 describe('watch over a socket', () => {
@@ -168,7 +172,11 @@ describe('watch over a socket', () => {
     w.request.destroy();
     await within(
       2000,
-      new Promise<void>((resolve) => signals[0]?.addEventListener('abort', () => { resolve(); })),
+      new Promise<void>((resolve) =>
+        signals[0]?.addEventListener('abort', () => {
+          resolve();
+        }),
+      ),
     );
     expect(signals[0]?.aborted).toBe(true);
   });

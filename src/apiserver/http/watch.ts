@@ -8,7 +8,7 @@
  * A too-old resourceVersion becomes an ERROR event carrying the 410 Status, as the real watch cache
  * answers. With a Table Accept each object is a one-row Table, column definitions in the first only.
  */
-import { isStatusError } from '../../api/meta/v1/status-error.js';
+import { isStatusError, StatusError } from '../../api/meta/v1/status-error.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { KubeObject, ResourceStore, WatchEventType, WatchQuery } from '../resource-store.js';
@@ -79,6 +79,7 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
   const finish = (): void => {
     if (closed) return;
     closed = true;
+    w.log.debug('watch ended', { resource: w.rt.plural, namespace: w.namespace });
     stop.abort();
     w.requestSignal.removeEventListener('abort', finish);
     try {
@@ -97,7 +98,13 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
   w.requestSignal.addEventListener('abort', finish);
   try {
     await w.store.watch(w.rt, w.namespace, { ...w.query, signal: stop.signal }, (type, object) => {
-      send(type, transform(type, object));
+      try {
+        send(type, transform(type, object));
+      } catch (e) {
+        // a printer failing on one object must not break the store's fan-out; end this watch
+        w.log.error('watch event failed', { resource: w.rt.plural, error: String(e) });
+        send('ERROR', StatusError.internal(e).toStatus());
+      }
     });
   } catch (e) {
     if (isStatusError(e) && e.code === 410) {
