@@ -74,7 +74,10 @@ interface ApiPath {
 
 /** `/api/<v>/<more…>` or `/apis/<g>/<v>/<more…>`; undefined for discovery and non-API paths. */
 function splitApiPath(pathname: string): ApiPath | undefined {
-  const parts = pathname.split('/').filter((p) => p !== '');
+  const parts = pathname
+    .split('/')
+    .filter((p) => p !== '')
+    .map(decodeSegment);
   const [prefix, ...rest] = parts;
   if (prefix === 'api' && rest.length >= 2) {
     return { prefix, group: '', version: rest[0] ?? '', rest: rest.slice(1) };
@@ -83,6 +86,15 @@ function splitApiPath(pathname: string): ApiPath | undefined {
     return { prefix, group: rest[0] ?? '', version: rest[1] ?? '', rest: rest.slice(2) };
   }
   return undefined;
+}
+
+/** A percent-decoded path segment; a malformed escape is kept as sent. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /** Strips `namespaces/<ns>/` (unless the namespace object itself is meant) and returns the namespace. */
