@@ -117,7 +117,11 @@ describe('requestInfo', () => {
     ['GET', '/api/v1/watch/nodes', res('watch', { resource: 'nodes' })],
     ['OPTIONS', '/api/v1/nodes', res('', { resource: 'nodes' })],
     ['GET', '/api/v1/nodes/a%3Ab', res('get', { resource: 'nodes', name: 'a:b', pathName: 'a:b' })],
-    ['GET', '/api/v1/nodes/a%ZZ', res('get', { resource: 'nodes', name: 'a%ZZ', pathName: 'a%ZZ' })],
+    [
+      'GET',
+      '/api/v1/nodes/a%ZZ',
+      res('get', { resource: 'nodes', name: 'a%ZZ', pathName: 'a%ZZ' }),
+    ],
   ])('%s %s', (method, url, expected) => {
     expect(info(method, url)).toEqual(expected);
   });
