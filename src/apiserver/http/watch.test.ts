@@ -9,7 +9,8 @@ import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../ports/logger.js';
-import type { ResourceStore } from '../resource-store.js';
+import { StatusError } from '../../api/meta/v1/status-error.js';
+import type { KubeObject, ResourceStore } from '../resource-store.js';
 import { createApiServerApp } from './create-api-server-app.js';
 import { Admin, adminAuthenticator, allowAll, newTestApp, type TestApp } from './testing.js';
 
@@ -179,6 +180,54 @@ describe('watch over a socket', () => {
       ),
     );
     expect(signals[0]?.aborted).toBe(true);
+  });
+
+  it('forwards an ERROR event the store sends mid-stream and ends the stream', async () => {
+    const t = await newTestApp();
+    let fail: (() => void) | undefined;
+    const store = new Proxy(t.store, {
+      get(target, prop, receiver) {
+        if (prop === 'watch') {
+          const watch: ResourceStore['watch'] = async (rt, ns, query, onEvent) => {
+            await target.watch(rt, ns, query, onEvent);
+            fail = () => {
+              const status = StatusError.expired('too old resource version: 3 (7)').toStatus();
+              onEvent('ERROR', status as unknown as KubeObject);
+            };
+          };
+          return watch;
+        }
+        const value: unknown = Reflect.get(target, prop, receiver);
+        return typeof value === 'function'
+          ? (value as (...a: unknown[]) => unknown).bind(target)
+          : value;
+      },
+    });
+    const app = createApiServerApp({
+      store,
+      registry: t.registry,
+      authenticator: adminAuthenticator,
+      authorizer: allowAll,
+      clock: t.clock,
+      log: silentLogger,
+      version: 'v1.32.5',
+    });
+    const w = openWatch(`${await listen(app)}${POOLS}?watch=true`, { Accept: TABLE });
+    await w.response;
+    fail?.();
+    expect(await within(2000, w.next())).toEqual({
+      type: 'ERROR',
+      object: {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message: 'too old resource version: 3 (7)',
+        reason: 'Expired',
+        code: 410,
+      },
+    });
+    await within(2000, w.ended);
   });
 
   it('begins a watch without a resourceVersion with synthetic ADDED events, then streams changes', async () => {
