@@ -77,16 +77,30 @@ class Store implements ManagedResourceStore {
     after: KubeObject | undefined,
   ): Promise<void> {
     try {
-      if (after === undefined && before !== undefined) await this.#gc.ownerDeleted(before);
+      if (after === undefined && before !== undefined) await this.#deleted(rt, before);
       if (isKind(rt, '', 'Pod')) await this.#budgets.podsChanged([before, after]);
-      if (isKind(rt, 'policy', 'PodDisruptionBudget') && after !== undefined) {
-        await this.#budgets.refresh(after.metadata.namespace ?? '', after.metadata.name ?? '');
-      }
-      if (isKind(rt, '', 'Namespace') && after?.metadata.deletionTimestamp !== undefined) {
-        await this.#gc.finishNamespace(rt, after.metadata.name ?? '');
-      }
+      if (after !== undefined) await this.#written(rt, after);
     } catch (e) {
       this.#ctx.log.warn('reaction to a write failed', { kind: rt.kind, error: String(e) });
+    }
+  }
+
+  /** Dependents are collected; the last object of a terminating namespace lets it go. */
+  async #deleted(rt: ResourceType, before: KubeObject): Promise<void> {
+    await this.#gc.ownerDeleted(before);
+    const namespace = before.metadata.namespace;
+    if (rt.namespaced && namespace !== undefined) {
+      await this.#gc.finishNamespace(namespaceType(this.#ctx), namespace);
+    }
+  }
+
+  /** A budget's status follows its spec; a namespace marked for deletion is emptied. */
+  async #written(rt: ResourceType, after: KubeObject): Promise<void> {
+    if (isKind(rt, 'policy', 'PodDisruptionBudget')) {
+      await this.#budgets.refresh(after.metadata.namespace ?? '', after.metadata.name ?? '');
+    }
+    if (isKind(rt, '', 'Namespace') && after.metadata.deletionTimestamp !== undefined) {
+      await this.#gc.finishNamespace(rt, after.metadata.name ?? '');
     }
   }
 

@@ -14,6 +14,7 @@ import type { StoreContext } from './context.js';
 import { groupResource } from './errors.js';
 import { cloneJson, type JsonMap } from './json.js';
 import { checkNamespaceDeletable } from './namespaces.js';
+import { strategyFor } from './strategy.js';
 import { MaxWriteAttempts } from './update.js';
 import { commitDelete, commitUpdate, readCurrent, type Current } from './write.js';
 
@@ -63,7 +64,8 @@ async function deleteCurrent(
   current: Current,
   options: DeleteObjectOptions,
 ): Promise<DeleteResult> {
-  const graceful = isNamespace(rt) || (current.obj.metadata.finalizers ?? []).length > 0;
+  const graceful =
+    strategyFor(rt).controllerFinalized || (current.obj.metadata.finalizers ?? []).length > 0;
   if (!options.dryRun) {
     if (options.propagationPolicy === 'Orphan') await propagation.orphanDependents(current.obj);
     if (options.propagationPolicy === 'Foreground') await propagation.deleteDependents(current.obj);

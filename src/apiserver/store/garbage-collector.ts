@@ -130,6 +130,7 @@ async function tolerant(ctx: StoreContext, step: () => Promise<boolean>): Promis
 /** The propagation policies' effects on dependents, and the collector's sweeps. */
 export class GarbageCollector implements Propagation {
   readonly #ctx: StoreContext;
+  readonly #finishing = new Set<string>();
 
   constructor(ctx: StoreContext) {
     this.#ctx = ctx;
@@ -193,6 +194,17 @@ export class GarbageCollector implements Propagation {
 
   /** Removes a terminating namespace once it is empty and has no finalizers left. */
   async finishNamespace(namespaceRt: ResourceType, name: string): Promise<void> {
+    // deleting the content re-enters through the write observer; the outer call finishes
+    if (this.#finishing.has(name)) return;
+    this.#finishing.add(name);
+    try {
+      await this.#finishNamespace(namespaceRt, name);
+    } finally {
+      this.#finishing.delete(name);
+    }
+  }
+
+  async #finishNamespace(namespaceRt: ResourceType, name: string): Promise<void> {
     const current = await readCurrent(this.#ctx, namespaceRt, undefined, name);
     if (current === undefined || current.obj.metadata.deletionTimestamp === undefined) return;
     const remaining = await this.deleteNamespaceContents(name);

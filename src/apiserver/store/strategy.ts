@@ -22,6 +22,11 @@ export interface KindStrategy {
   /** PUT without metadata.resourceVersion is allowed (built-ins) or 422 (custom resources). */
   readonly allowUnconditionalUpdate: boolean;
   readonly statusOnCreate: StatusOnCreate;
+  /**
+   * Deletion always goes through deletionTimestamp and is finished by a controller (namespaces:
+   * once their content is gone), even without finalizers.
+   */
+  readonly controllerFinalized: boolean;
   /** Rewrites an incoming object into its stored form. */
   readonly normalize: (obj: KubeObject) => void;
   /** Kind-specific field errors, after the schema's. */
@@ -36,6 +41,7 @@ const BUILT_IN: KindStrategy = {
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   statusOnCreate: 'keep',
+  controllerFinalized: false,
   normalize: nothing,
   validate: none,
 };
@@ -57,7 +63,11 @@ const DS_ZERO_STATUS = (): JsonMap => ({
 const BUILT_INS: Readonly<Record<string, KindStrategy>> = {
   '/Node': BUILT_IN,
   '/Pod': { ...BUILT_IN, statusOnCreate: () => ({ phase: 'Pending' }) },
-  '/Namespace': { ...BUILT_IN, statusOnCreate: () => ({ phase: 'Active' }) },
+  '/Namespace': {
+    ...BUILT_IN,
+    statusOnCreate: () => ({ phase: 'Active' }),
+    controllerFinalized: true,
+  },
   '/Event': { ...BUILT_IN, allowCreateOnUpdate: true },
   '/Secret': { ...BUILT_IN, normalize: mergeStringData },
   '/ConfigMap': BUILT_IN,
@@ -80,6 +90,7 @@ export function strategyFor(rt: ResourceType): KindStrategy {
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,
     statusOnCreate: rt.subresources.includes('status') ? 'drop' : 'keep',
+    controllerFinalized: false,
     normalize: nothing,
     validate:
       rt.group === 'machineconfiguration.openshift.io' && rt.kind === 'MachineConfig'

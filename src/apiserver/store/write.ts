@@ -12,6 +12,7 @@ import type { StoreContext } from './context.js';
 import { fromStorageError, groupResource } from './errors.js';
 import { jsonEqual } from './json.js';
 import { objectKey } from './keys.js';
+import { strategyFor } from './strategy.js';
 
 /** An object as read, with the storage revision a compare-and-swap expects. */
 export interface Current {
@@ -86,7 +87,8 @@ export async function commitUpdate(
 ): Promise<KubeObject> {
   if (isNoOp(current, next)) return current.obj;
   const finalizers = next.metadata.finalizers ?? [];
-  if (next.metadata.deletionTimestamp !== undefined && finalizers.length === 0) {
+  const finalized = finalizers.length === 0 && !strategyFor(rt).controllerFinalized;
+  if (next.metadata.deletionTimestamp !== undefined && finalized) {
     await commitDelete(ctx, rt, current, options);
     return next;
   }
