@@ -32,7 +32,7 @@ export function newNode(
       },
     },
     spec: {},
-  } as Node;
+  };
 }
 
 export function newNodeWithReady(
@@ -43,7 +43,7 @@ export function newNodeWithReady(
   extra: Parameters<typeof newNode>[3] = {},
 ): Node {
   const node = newNode(name, current, desired, extra);
-  return { ...node, status: { conditions: [{ type: 'Ready', status: ready }] } } as Node;
+  return { ...node, status: { conditions: [{ type: 'Ready', status: ready }] } };
 }
 
 export function withConditions(
@@ -55,7 +55,7 @@ export function withConditions(
     ...node,
     spec: { ...node.spec, ...(unschedulable === undefined ? {} : { unschedulable }) },
     status: { conditions: Object.entries(conditions).map(([type, status]) => ({ type, status })) },
-  } as Node;
+  };
 }
 
 export function withState(node: Node, state: string, reason?: string): Node {
