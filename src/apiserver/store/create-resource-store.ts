@@ -5,6 +5,7 @@
  * start and periodically: `seedNamespaces()` and `collectGarbage()`.
  */
 import { isStatusError, StatusError } from '../../api/meta/v1/status-error.js';
+import { isStorageError } from '../../ports/storage.js';
 import type {
   DeleteOptions,
   KubeObject,
@@ -49,6 +50,15 @@ const SYSTEM: WriteOptions = {
 
 const isKind = (rt: ResourceType, group: string, kind: string): boolean =>
   rt.group === group && rt.kind === kind;
+
+/** Storage failures that are not API answers (closed, unavailable) become 500 InternalError. */
+async function guard<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (e) {
+    throw isStorageError(e) ? StatusError.internal(e) : e;
+  }
+}
 
 function requireVerb(rt: ResourceType, verb: Verb): void {
   if (!rt.verbs.includes(verb)) throw StatusError.methodNotSupported(groupResource(rt), verb);
@@ -107,7 +117,7 @@ class Store implements ManagedResourceStore {
   async get(rt: ResourceType, namespace: string | undefined, name: string): Promise<KubeObject> {
     requireVerb(rt, 'get');
     if (isCrdType(rt)) return this.#crds.get(rt, name);
-    const current = await readCurrent(this.#ctx, rt, namespace, name);
+    const current = await guard(readCurrent(this.#ctx, rt, namespace, name));
     if (current === undefined) throw StatusError.notFound(groupResource(rt), name);
     return current.obj;
   }
@@ -119,7 +129,7 @@ class Store implements ManagedResourceStore {
   ): Promise<ListResult> {
     requireVerb(rt, 'list');
     if (isCrdType(rt)) return this.#crds.list(rt, query);
-    return listObjects(this.#ctx, rt, namespace, query);
+    return guard(listObjects(this.#ctx, rt, namespace, query));
   }
 
   async create(
@@ -129,7 +139,7 @@ class Store implements ManagedResourceStore {
     options: WriteOptions,
   ): Promise<KubeObject> {
     requireVerb(rt, 'create');
-    return createObject(this.#ctx, rt, namespace, body, options);
+    return guard(createObject(this.#ctx, rt, namespace, body, options));
   }
 
   async update(
@@ -140,7 +150,7 @@ class Store implements ManagedResourceStore {
     options: WriteOptions & { readonly subresource?: 'status' },
   ): Promise<KubeObject> {
     requireVerb(rt, 'update');
-    return updateObject(this.#ctx, rt, namespace, name, body, options);
+    return guard(updateObject(this.#ctx, rt, namespace, name, body, options));
   }
 
   async patch(
@@ -151,7 +161,7 @@ class Store implements ManagedResourceStore {
     options: WriteOptions & { readonly subresource?: 'status'; readonly force?: boolean },
   ): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
     requireVerb(rt, 'patch');
-    return patchObject(this.#ctx, rt, namespace, name, patch, options);
+    return guard(patchObject(this.#ctx, rt, namespace, name, patch, options));
   }
 
   async delete(
@@ -161,7 +171,7 @@ class Store implements ManagedResourceStore {
     options: WriteOptions & DeleteOptions,
   ): Promise<{ readonly object: KubeObject; readonly deleted: boolean }> {
     requireVerb(rt, 'delete');
-    return deleteObject(this.#ctx, this.#gc, rt, namespace, name, options);
+    return guard(deleteObject(this.#ctx, this.#gc, rt, namespace, name, options));
   }
 
   async watch(
@@ -172,7 +182,7 @@ class Store implements ManagedResourceStore {
   ): Promise<void> {
     requireVerb(rt, 'watch');
     if (isCrdType(rt)) return this.#crds.watch(rt, query, onEvent);
-    return watchObjects(this.#ctx, rt, namespace, query, onEvent);
+    return guard(watchObjects(this.#ctx, rt, namespace, query, onEvent));
   }
 
   async evict(
@@ -181,7 +191,7 @@ class Store implements ManagedResourceStore {
     body: unknown,
     options: WriteOptions,
   ): Promise<void> {
-    return this.#evictions.evict(namespace, podName, body, options);
+    return guard(this.#evictions.evict(namespace, podName, body, options));
   }
 
   async seedNamespaces(): Promise<void> {

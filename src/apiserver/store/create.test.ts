@@ -255,4 +255,23 @@ describe('create', () => {
       code: 405,
     });
   });
+
+  it('answers 500 InternalError when storage is unavailable', async () => {
+    const t = await newTestStore();
+    await t.storage.close();
+    expect(
+      await failure(
+        t.store.create(t.rt('MachineConfig'), undefined, { metadata: { name: 'a' } }, admin),
+      ),
+    ).toEqual({
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Internal error occurred: storage closed',
+      reason: 'InternalError',
+      details: { causes: [{ message: 'storage closed' }] },
+      code: 500,
+    });
+  });
 });
