@@ -5,6 +5,8 @@
  * restarts it, as its documentation advises).
  */
 import * as k8s from '@kubernetes/client-node';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually, startApiServer, type ApiServerProcess } from './apiserver-harness.js';
 
@@ -99,11 +101,22 @@ describe('client-node informer', () => {
   it('keeps going across a restart of the server process (same port, same data dir)', async () => {
     const port = server.port;
     const pid = server.pid;
+    const kept = ['ca.crt', 'serving.crt', 'tokens.csv'].map((f) =>
+      readFileSync(join(server.dataDir, f), 'utf8'),
+    );
     expect(await server.stop('SIGTERM')).toBe(0);
+    // a graceful stop removes the PID file
+    expect(existsSync(join(server.dataDir, 'apiserver.pid'))).toBe(false);
     await eventually('the informer to notice the server is gone', () => errors > 0);
     await server.start({ port });
     expect(server.port).toBe(port);
     expect(server.pid).not.toBe(pid);
+    // the restart reused the PKI and the credentials (the informer's kubeconfig still works)
+    expect(
+      ['ca.crt', 'serving.crt', 'tokens.csv'].map((f) =>
+        readFileSync(join(server.dataDir, f), 'utf8'),
+      ),
+    ).toEqual(kept);
 
     await create('10-c');
     await label('10-a', 'two');

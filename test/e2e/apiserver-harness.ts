@@ -126,8 +126,16 @@ export class ApiServerProcess {
     return code;
   }
 
+  /** Stops the process (SIGTERM, SIGKILL if it lingers) and removes a data dir it created. */
   async dispose(): Promise<void> {
-    await this.stop('SIGKILL');
+    const child = this.#child;
+    if (child !== undefined) {
+      const timer = setTimeout(() => {
+        if (child.exitCode === null) process.kill(this.pid, 'SIGKILL');
+      }, 10_000);
+      await this.stop('SIGTERM');
+      clearTimeout(timer);
+    }
     if (this.ownsDir) rmSync(this.dataDir, { recursive: true, force: true });
   }
 }
