@@ -1,0 +1,85 @@
+/**
+ * The machine config server's metrics on prom-client, in a registry the caller owns, and the
+ * small HTTP listener that exposes them on `--metrics-port` (upstream serves only `/config` and
+ * `/healthz` on the MCS ports, so metrics get their own).
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+export interface ConfigRequestObservation {
+  readonly pool: string;
+  readonly status: number;
+  readonly version: string;
+  readonly seconds: number;
+}
+
+/** Implements the server's McsMetrics port. */
+export function createPromMcsMetrics(registry: Registry): {
+  observeConfigRequest(sample: ConfigRequestObservation): void;
+} {
+  const labelNames = ['pool', 'status', 'version'] as const;
+  const requests = new Counter({
+    name: 'machine_config_server_requests_total',
+    help: 'Requests for /config/<pool>, by pool, HTTP status and served Ignition spec version.',
+    labelNames,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'machine_config_server_request_duration_seconds',
+    help: 'Time to answer /config/<pool>, by pool, HTTP status and served Ignition spec version.',
+    labelNames,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
+    registers: [registry],
+  });
+  return {
+    observeConfigRequest(s) {
+      const labels = { pool: s.pool, status: String(s.status), version: s.version };
+      requests.inc(labels);
+      duration.observe(labels, s.seconds);
+    },
+  };
+}
+
+export interface MetricsListener {
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** `GET /metrics` in the Prometheus text format; everything else 404. */
+export async function startMetricsListener(
+  registry: Registry,
+  host: string,
+  port: number,
+): Promise<MetricsListener> {
+  const server: Server = createServer((req, res) => {
+    if (req.url !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      res.writeHead(404, { 'Content-Length': '0' }).end();
+      return;
+    }
+    registry.metrics().then(
+      (text) => {
+        res.writeHead(200, { 'Content-Type': registry.contentType }).end(text);
+      },
+      () => {
+        res.writeHead(500, { 'Content-Length': '0' }).end();
+      },
+    );
+  });
+  const bound = await new Promise<number>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+  return {
+    port: bound,
+    close: () =>
+      new Promise((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+        server.closeAllConnections();
+      }),
+  };
+}
