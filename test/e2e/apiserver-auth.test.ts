@@ -293,3 +293,24 @@ describe('node identities', () => {
     expect((await api(server, 'GET', '/api/v1/nodes/n1', { token: n1Token })).status).toBe(401);
   });
 });
+
+describe('--advertise-address', () => {
+  it('is in the serving certificate and the kubeconfigs, and kubectl reaches the server by it', async () => {
+    const advertised = await startApiServer({
+      host: '0.0.0.0',
+      extraArgs: ['--advertise-address', '127.0.0.2'],
+    });
+    try {
+      expect(readFileSync(advertised.kubeconfig('admin'), 'utf8')).toContain(
+        `server: https://127.0.0.2:${advertised.port}\n`,
+      );
+      const result = await kubectl(['get', 'ns', 'default', '-o', 'name'], {
+        kubeconfig: advertised.kubeconfig('admin'),
+        cacheDir: join(work, 'cache-advertised'),
+      });
+      expect(result).toMatchObject({ code: 0, stdout: 'namespace/default\n' });
+    } finally {
+      await advertised.dispose();
+    }
+  });
+});

@@ -23,6 +23,8 @@ export interface StartOptions {
   readonly dataDir?: string;
   /** 0 (default): any free port. */
   readonly port?: number;
+  /** Listen address (default 127.0.0.1). */
+  readonly host?: string;
   readonly storage?: 'sqlite' | 'memory';
   readonly extraArgs?: readonly string[];
 }
@@ -88,7 +90,7 @@ export class ApiServerProcess {
       '--data-dir',
       this.dataDir,
       '--listen',
-      `127.0.0.1:${options.port ?? this.port}`,
+      `${options.host ?? '127.0.0.1'}:${options.port ?? this.port}`,
       '--storage',
       options.storage ?? 'sqlite',
       ...(options.extraArgs ?? []),
@@ -106,7 +108,7 @@ export class ApiServerProcess {
         ? true
         : undefined;
     });
-    const m = /server: https:\/\/127\.0\.0\.1:(\d+)/.exec(readFileSync(this.kubeconfig(), 'utf8'));
+    const m = /server: https:\/\/[^:]+:(\d+)/.exec(readFileSync(this.kubeconfig(), 'utf8'));
     this.port = Number(m?.[1]);
   }
 
