@@ -1,0 +1,215 @@
+/**
+ * Node disruption policies (mco-behavior.md §7.4): which actions a change needs (Reboot, Drain,
+ * Reload, Restart, DaemonReload, None, Special), from MCO's default table merged with the user's
+ * MachineConfiguration/cluster `spec.nodeDisruptionPolicy`. This is the normal (non-firstboot)
+ * path; the legacy table is in legacy-post-config-action.ts.
+ */
+import type {
+  NodeDisruptionPolicyClusterStatus,
+  NodeDisruptionPolicyConfig,
+  NodeDisruptionPolicySpecAction,
+  NodeDisruptionPolicyStatusAction,
+} from '../../api/operator/v1/machine-configuration.js';
+import { goPathClean } from '../../ignition/translate-up.js';
+import type { MachineConfigDiff } from './machine-config-diff.js';
+import {
+  ContainerRegistryConfPath,
+  ContainerRegistryPolicyPath,
+  CrioPoliciesDir,
+  GpgNoRebootPath,
+  KubeletAuthFilePath,
+  OpenShiftNmStateConfigDir,
+  SigstoreRegistriesConfigDir,
+  UserCaBundlePath,
+} from './node-paths.js';
+
+type Action = NodeDisruptionPolicyStatusAction;
+
+const none: Action = { type: 'None' };
+const reboot: Action = { type: 'Reboot' };
+const special: Action = { type: 'Special' };
+const daemonReload: Action = { type: 'DaemonReload' };
+const reloadService = (serviceName: string): Action => ({
+  type: 'Reload',
+  reload: { serviceName },
+});
+const restartService = (serviceName: string): Action => ({
+  type: 'Restart',
+  restart: { serviceName },
+});
+
+export const UpdateCaTrustService = 'coreos-update-ca-trust.service';
+
+/** MCO's defaults (pkg/apihelpers defaultClusterPolicies), in upstream's order. */
+export const defaultClusterPolicies: NodeDisruptionPolicyClusterStatus = {
+  files: [
+    { path: KubeletAuthFilePath, actions: [none] },
+    { path: GpgNoRebootPath, actions: [reloadService('crio.service')] },
+    { path: ContainerRegistryPolicyPath, actions: [reloadService('crio.service')] },
+    { path: ContainerRegistryConfPath, actions: [special] },
+    { path: SigstoreRegistriesConfigDir, actions: [reloadService('crio.service')] },
+    { path: CrioPoliciesDir, actions: [reloadService('crio.service')] },
+    { path: OpenShiftNmStateConfigDir, actions: [none] },
+    {
+      path: UserCaBundlePath,
+      actions: [restartService(UpdateCaTrustService), restartService('crio.service')],
+    },
+    { path: '/etc/kubernetes/credential-providers', actions: [restartService('kubelet.service')] },
+    {
+      path: '/etc/systemd/system/kubelet.service.d/40-kubelet-crio-image-credential-provider.conf',
+      actions: [daemonReload, restartService('kubelet.service')],
+    },
+    { path: '/etc/iri-registry', actions: [restartService('iri-registry.service')] },
+    {
+      path: '/usr/local/bin/load-registry-image.sh',
+      actions: [restartService('iri-registry.service')],
+    },
+    {
+      path: '/etc/pki/ca-trust/source/anchors/iri-root-ca.crt',
+      actions: [restartService(UpdateCaTrustService)],
+    },
+  ],
+  units: [
+    {
+      name: 'iri-registry.service',
+      actions: [daemonReload, restartService('iri-registry.service')],
+    },
+  ],
+  sshkey: { actions: [none] },
+};
+
+/** convertSpecActiontoStatusAction: keep only the service that belongs to the action's type. */
+function toStatusAction(a: NodeDisruptionPolicySpecAction): Action {
+  switch (a.type) {
+    case 'Reload':
+      return reloadService(a.reload?.serviceName ?? '');
+    case 'Restart':
+      return restartService(a.restart?.serviceName ?? '');
+    case 'Reboot':
+    case 'Drain':
+    case 'DaemonReload':
+    case 'None':
+      return { type: a.type };
+  }
+}
+
+/**
+ * MergeClusterPolicies: a user file (unit) policy with the same path (name) as a default replaces
+ * it in place; others are appended in the user's order; the user's sshkey actions replace the
+ * default only when non-empty.
+ */
+export function mergeClusterPolicies(
+  defaults: NodeDisruptionPolicyClusterStatus,
+  spec: NodeDisruptionPolicyConfig | undefined,
+): NodeDisruptionPolicyClusterStatus {
+  const files = mergeByKey(
+    defaults.files ?? [],
+    (spec?.files ?? []).map((f) => ({ path: f.path, actions: f.actions.map(toStatusAction) })),
+    (f) => f.path,
+  );
+  const units = mergeByKey(
+    defaults.units ?? [],
+    (spec?.units ?? []).map((u) => ({ name: u.name, actions: u.actions.map(toStatusAction) })),
+    (u) => u.name,
+  );
+  const userSsh = spec?.sshkey?.actions ?? [];
+  const sshkey =
+    userSsh.length === 0
+      ? { actions: [...(defaults.sshkey?.actions ?? [])] }
+      : { actions: userSsh.map(toStatusAction) };
+  return { files, units, sshkey };
+}
+
+/** Defaults with a user entry of the same key replaced in place; other user entries appended. */
+function mergeByKey<T>(defaults: readonly T[], user: readonly T[], key: (t: T) => string): T[] {
+  const merged = [...defaults];
+  for (const entry of user) {
+    const i = defaults.findIndex((d) => key(d) === key(entry));
+    if (i >= 0) merged[i] = entry;
+    else merged.push(entry);
+  }
+  return merged;
+}
+
+/** IsSubdirectory: Clean(dir) + "/" is a prefix of Clean(target). */
+export function isSubdirectory(dir: string, target: string): boolean {
+  return goPathClean(target).startsWith(`${goPathClean(dir)}/`);
+}
+
+/**
+ * FindClosestFilePolicyPathMatch: the policy whose path equals `path` or is a parent directory of
+ * it, preferring the longest policy path (the first of equal length wins).
+ */
+export function findClosestFilePolicy(
+  path: string,
+  policies: NodeDisruptionPolicyClusterStatus,
+): readonly Action[] | undefined {
+  let best: { length: number; actions: readonly Action[] } | undefined;
+  for (const policy of policies.files ?? []) {
+    const matches = path === policy.path || isSubdirectory(policy.path, path);
+    if (matches && policy.path.length > (best?.length ?? 0))
+      best = { length: policy.path.length, actions: policy.actions };
+  }
+  return best?.actions;
+}
+
+const hasAny = (actions: readonly Action[], ...types: Action['type'][]): boolean =>
+  actions.some((a) => types.includes(a.type));
+
+/**
+ * calculatePostConfigChangeNodeDisruptionActionFromMCDiffs: every changed path and unit must have a
+ * policy (else Reboot), their actions are concatenated (order and duplicates kept) with the sshkey
+ * actions when passwd changed; any Reboot wins; None is dropped beside other actions; only Nones
+ * collapse to a single None.
+ */
+export function actionsFromPolicies(
+  passwdChanged: boolean,
+  changedFiles: readonly string[],
+  changedUnits: readonly string[],
+  policies: NodeDisruptionPolicyClusterStatus,
+): readonly Action[] {
+  const actions: Action[] = [];
+  for (const path of changedFiles) {
+    const found = findClosestFilePolicy(path, policies);
+    if (found === undefined) return [reboot];
+    actions.push(...found);
+  }
+  for (const name of changedUnits) {
+    const found = (policies.units ?? []).find((u) => u.name === name);
+    if (found === undefined) return [reboot];
+    actions.push(...found.actions);
+  }
+  if (passwdChanged) actions.push(...(policies.sshkey?.actions ?? []));
+  if (hasAny(actions, 'Reboot')) return [reboot];
+  if (hasAny(actions, 'None')) {
+    if (hasAny(actions, 'Drain', 'Reload', 'Restart', 'DaemonReload', 'Special'))
+      return actions.filter((a) => a.type !== 'None');
+    return [none];
+  }
+  return actions;
+}
+
+/**
+ * calculatePostConfigChangeNodeDisruptionAction once MachineConfiguration/cluster is ready: the
+ * forcefile or any OS-level change reboots; no file, unit or passwd change needs nothing.
+ */
+export function calculatePostConfigChangeActions(
+  diff: MachineConfigDiff,
+  changedFiles: readonly string[],
+  changedUnits: readonly string[],
+  policies: NodeDisruptionPolicyClusterStatus,
+  forceFile: boolean,
+): readonly Action[] {
+  if (forceFile) return [reboot];
+  if (diff.osUpdate || diff.kargs || diff.fips || diff.kernelType || diff.extensions)
+    return [reboot];
+  if (!diff.files && !diff.units && !diff.passwd) return [none];
+  return actionsFromPolicies(diff.passwd, changedFiles, changedUnits, policies);
+}
+
+/** The log/MCN form of an action: `Reload - crio.service`, `Reboot`, … */
+export function describeAction(a: Action): string {
+  if (a.type === 'Reload') return `Reload - ${a.reload?.serviceName ?? ''}`;
+  if (a.type === 'Restart') return `Restart - ${a.restart?.serviceName ?? ''}`;
+  return a.type;
+}
