@@ -49,7 +49,7 @@ const PURE_SYNTAX = [
   },
 ];
 
-const L3 = ['controller', 'daemon', 'server', 'apiserver', 'client'];
+const L3 = ['controller', 'daemon', 'server', 'apiserver', 'client', 'operator'];
 const sideways = (self) => L3.filter((d) => d !== self);
 
 export default tseslint.config(

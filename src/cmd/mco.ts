@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { apiserverCommand } from '../cli/apiserver-command.js';
 import { CliError, type CliIo } from '../cli/cli-io.js';
 import { ManifestLoadError } from '../cli/load-manifests.js';
+import { operatorCommand } from '../cli/operator-command.js';
 import { renderCommand } from '../cli/render-command.js';
 import { McoVersion } from '../version.js';
 
@@ -28,7 +29,8 @@ function program(): Command {
       },
     })
     .addCommand(renderCommand(io))
-    .addCommand(apiserverCommand(io));
+    .addCommand(apiserverCommand(io))
+    .addCommand(operatorCommand());
 }
 
 function exitWith(code: number): never {

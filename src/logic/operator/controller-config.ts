@@ -1,0 +1,161 @@
+/**
+ * The ControllerConfig the operator writes (mco-behavior.md §2.4, §9.1, §10): the cluster facts the
+ * template controller renders base MachineConfigs from, with the OS images of the release taken
+ * from the `machine-config-osimageurl` ConfigMap, and the annotations that gate rendering on the
+ * operator's version. Also upstream's "Completed" gate, which the operator waits on.
+ */
+import {
+  Annotation,
+  ControllerConfigConditionType,
+  ControllerConfigName,
+} from '../../api/machineconfiguration/v1/constants.js';
+import type {
+  ControllerConfig,
+  ControllerConfigSpec,
+} from '../../api/machineconfiguration/v1/controller-config.js';
+import { stringify } from 'safe-stable-stringify';
+import { err, ok, type Result } from '../../lib/result.js';
+import type { OsImageUrls } from './os-image-urls.js';
+
+/** Cluster facts upstream gathers from Infrastructure/Network/DNS/Proxy; ours come from flags. */
+export interface ClusterFacts {
+  readonly clusterDNSIP: string;
+  readonly cloudProviderConfig: string;
+  readonly ipFamilies: string;
+  readonly releaseImage: string;
+  readonly images: Readonly<Record<string, string>>;
+}
+
+export const DefaultClusterFacts: ClusterFacts = {
+  clusterDNSIP: '172.30.0.10',
+  cloudProviderConfig: '',
+  ipFamilies: 'IPv4',
+  releaseImage: '',
+  images: {},
+};
+
+export interface ControllerConfigInput {
+  readonly osImages: OsImageUrls;
+  /** The operator's release version (`release-image-version`). */
+  readonly releaseVersion: string;
+  /** The operator's build version, upstream `version.Raw` (`generated-by-version`). */
+  readonly operatorVersion: string;
+  /** Base64 PEM of the CA that signed the machine config server (upstream: root-ca). */
+  readonly rootCAData: string;
+  /** Base64 PEM the kubelet trusts the API server's clients with. */
+  readonly kubeAPIServerServingCAData: string;
+  readonly cluster?: Partial<ClusterFacts>;
+}
+
+export const ServiceCaRotate = { True: 'true', False: 'false' } as const;
+
+export function controllerConfigSpec(input: ControllerConfigInput): ControllerConfigSpec {
+  const facts = { ...DefaultClusterFacts, ...input.cluster };
+  return {
+    clusterDNSIP: facts.clusterDNSIP,
+    cloudProviderConfig: facts.cloudProviderConfig,
+    kubeAPIServerServingCAData: input.kubeAPIServerServingCAData,
+    rootCAData: input.rootCAData,
+    cloudProviderCAData: null,
+    additionalTrustBundle: null,
+    imageRegistryBundleData: [],
+    imageRegistryBundleUserData: [],
+    pullSecret: { namespace: 'openshift-config', name: 'pull-secret' },
+    images: { ...facts.images },
+    baseOSContainerImage: input.osImages.baseOSContainerImage,
+    baseOSExtensionsContainerImage: input.osImages.baseOSExtensionsContainerImage,
+    osImageURL: input.osImages.osImageURL,
+    releaseImage: facts.releaseImage,
+    proxy: null,
+    infra: null,
+    dns: null,
+    ipFamilies: facts.ipFamilies,
+    network: null,
+  };
+}
+
+/**
+ * The ControllerConfig to write over `existing` (undefined: create it), or undefined when nothing
+ * changes. Like upstream's apply: the spec is replaced, the operator's annotations set, other
+ * metadata kept. `service-ca-rotate` is "true" when the kubelet's API server CA is new (the
+ * object is created or the bundle changed), which tells the daemons to rewrite it.
+ */
+export function applyControllerConfig(
+  existing: ControllerConfig | undefined,
+  input: ControllerConfigInput,
+): ControllerConfig | undefined {
+  const spec = controllerConfigSpec(input);
+  const rotate =
+    existing?.spec.kubeAPIServerServingCAData === spec.kubeAPIServerServingCAData
+      ? ServiceCaRotate.False
+      : ServiceCaRotate.True;
+  const annotations = {
+    ...existing?.metadata.annotations,
+    [Annotation.generatedByVersion]: input.operatorVersion,
+    [Annotation.serviceCaRotate]: rotate,
+    [Annotation.releaseImageVersion]: input.releaseVersion,
+  };
+  const desired: ControllerConfig = {
+    ...existing,
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'ControllerConfig',
+    metadata: { ...existing?.metadata, name: ControllerConfigName, annotations },
+    spec,
+  };
+  if (
+    existing !== undefined &&
+    stringify(existing.spec) === stringify(spec) &&
+    stringify(existing.metadata.annotations ?? {}) === stringify(annotations)
+  )
+    return undefined;
+  return desired;
+}
+
+export type ControllerConfigNotCompleted =
+  | {
+      readonly kind: 'ObservedGeneration';
+      readonly name: string;
+      readonly observed: number;
+      readonly generation: number;
+    }
+  | {
+      readonly kind: 'NotCompleted';
+      readonly completed: boolean;
+      readonly running: boolean;
+      readonly failing: boolean;
+    };
+
+/** Upstream IsControllerConfigCompleted's texts. */
+export function describeControllerConfigNotCompleted(e: ControllerConfigNotCompleted): string {
+  switch (e.kind) {
+    case 'ObservedGeneration':
+      return `status for ControllerConfig ${e.name} is being reported for ${e.observed}, expecting it for ${e.generation}`;
+    case 'NotCompleted':
+      return `ControllerConfig has not completed: completed(${e.completed}) running(${e.running}) failing(${e.failing})`;
+  }
+}
+
+/**
+ * The template controller has finished with this generation: observed, Completed=True, neither
+ * Running nor Failing.
+ */
+export function controllerConfigCompleted(
+  cc: ControllerConfig,
+): Result<void, ControllerConfigNotCompleted> {
+  const generation = cc.metadata.generation ?? 0;
+  const observed = cc.status?.observedGeneration ?? 0;
+  if (generation !== observed)
+    return err({
+      kind: 'ObservedGeneration',
+      name: cc.metadata.name ?? '',
+      observed,
+      generation,
+    });
+  const isTrue = (type: string): boolean =>
+    cc.status?.conditions?.find((c) => c.type === type)?.status === 'True';
+  const completed = isTrue(ControllerConfigConditionType.TemplateControllerCompleted);
+  const running = isTrue(ControllerConfigConditionType.TemplateControllerRunning);
+  const failing = isTrue(ControllerConfigConditionType.TemplateControllerFailing);
+  if (completed && !running && !failing) return ok(undefined);
+  return err({ kind: 'NotCompleted', completed, running, failing });
+}

@@ -1,0 +1,53 @@
+/**
+ * Wires the operator: its caches, the one-key controller that runs the sync round on any change,
+ * and a manager that runs them (under a Lease when leader election is on). cmd/ supplies the
+ * client, clock, logger and configuration.
+ */
+import type { Clock } from '../ports/clock.js';
+import type { Logger } from '../ports/logger.js';
+import type { ResourceClient } from '../ports/resource-client.js';
+import { Controller, type ControllerMetrics } from '../runtime/controller.js';
+import { Manager, type ManagerLeaderElection } from '../runtime/manager.js';
+import { allCaches, createOperatorCaches, type OperatorCaches } from './operator-caches.js';
+import type { OperatorConfig } from './operator-config.js';
+import { ClusterOperatorName, OperatorReconciler } from './operator-reconciler.js';
+
+/** Upstream's operator Lease: `openshift-machine-config-operator/machine-config`. */
+export const OperatorLeaseName = 'machine-config';
+
+export interface OperatorOptions {
+  readonly client: ResourceClient;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly config: OperatorConfig;
+  /** Run only while holding the operator Lease. */
+  readonly leaderElection?: ManagerLeaderElection;
+  readonly metrics?: ControllerMetrics;
+}
+
+export interface Operator {
+  readonly manager: Manager;
+  readonly caches: OperatorCaches;
+  readonly controller: Controller;
+}
+
+export function createOperator(options: OperatorOptions): Operator {
+  const { client, clock, log, config } = options;
+  const caches = createOperatorCaches({ client, clock, log, namespace: config.namespace });
+  const controller = new Controller({
+    name: 'machine-config-operator',
+    reconciler: new OperatorReconciler({ client, clock, log, caches, config }),
+    clock,
+    log,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+  });
+  const everything = (): readonly string[] => [ClusterOperatorName];
+  for (const informer of allCaches(caches)) controller.watch(informer, { map: everything });
+  const manager = new Manager({
+    clock,
+    log,
+    ...(options.leaderElection === undefined ? {} : { leaderElection: options.leaderElection }),
+  });
+  manager.addController(controller);
+  return { manager, caches, controller };
+}

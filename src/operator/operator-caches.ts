@@ -1,0 +1,78 @@
+/**
+ * The informers the operator reads from: every kind its round looks at. All are shared caches;
+ * the round never lists from the server.
+ */
+import type { ClusterOperator } from '../api/config/v1/cluster-operator.js';
+import type { ConfigMap } from '../api/core/v1/config-map.js';
+import type { Node } from '../api/core/v1/node.js';
+import type { Secret } from '../api/core/v1/secret.js';
+import type { ControllerConfig } from '../api/machineconfiguration/v1/controller-config.js';
+import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
+import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
+import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
+import { Resources } from '../api/resource-refs.js';
+import { UserDataSecretNamespace } from '../logic/operator/user-data-secret.js';
+import type { Clock } from '../ports/clock.js';
+import type { Logger } from '../ports/logger.js';
+import type { ResourceClient } from '../ports/resource-client.js';
+import { Informer } from '../runtime/informer.js';
+
+export interface OperatorCaches {
+  readonly nodes: Informer<Node>;
+  readonly pools: Informer<MachineConfigPool>;
+  readonly machineConfigNodes: Informer<MachineConfigNode>;
+  readonly machineConfigs: Informer<MachineConfig>;
+  readonly controllerConfigs: Informer<ControllerConfig>;
+  /** ConfigMaps of the MCO namespace. */
+  readonly configMaps: Informer<ConfigMap>;
+  /** Secrets of `openshift-machine-api` (the pointer configs). */
+  readonly userDataSecrets: Informer<Secret>;
+  readonly clusterOperators: Informer<ClusterOperator>;
+}
+
+export function createOperatorCaches(deps: {
+  readonly client: ResourceClient;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly namespace: string;
+}): OperatorCaches {
+  const base = { client: deps.client, clock: deps.clock, log: deps.log };
+  return {
+    nodes: new Informer<Node>({ ...base, ref: Resources.node }),
+    pools: new Informer<MachineConfigPool>({ ...base, ref: Resources.machineConfigPool }),
+    machineConfigNodes: new Informer<MachineConfigNode>({
+      ...base,
+      ref: Resources.machineConfigNode,
+    }),
+    machineConfigs: new Informer<MachineConfig>({ ...base, ref: Resources.machineConfig }),
+    controllerConfigs: new Informer<ControllerConfig>({
+      ...base,
+      ref: Resources.controllerConfig,
+    }),
+    configMaps: new Informer<ConfigMap>({
+      ...base,
+      ref: Resources.configMap,
+      namespace: deps.namespace,
+    }),
+    userDataSecrets: new Informer<Secret>({
+      ...base,
+      ref: Resources.secret,
+      namespace: UserDataSecretNamespace,
+    }),
+    clusterOperators: new Informer<ClusterOperator>({ ...base, ref: Resources.clusterOperator }),
+  };
+}
+
+/** Every cache, for the controller to watch. */
+export function allCaches(c: OperatorCaches): readonly Informer[] {
+  return [
+    c.nodes,
+    c.pools,
+    c.machineConfigNodes,
+    c.machineConfigs,
+    c.controllerConfigs,
+    c.configMaps,
+    c.userDataSecrets,
+    c.clusterOperators,
+  ] as readonly Informer[];
+}

@@ -1,0 +1,72 @@
+/**
+ * MachineConfigController (upstream syncMachineConfigController → syncControllerConfig): write the
+ * ControllerConfig for this release and wait until the template controller has completed it.
+ * Upstream blocks for up to 5 minutes; we return and look again, and fail the same way when the
+ * time is up.
+ */
+import type { ControllerConfig } from '../../api/machineconfiguration/v1/controller-config.js';
+import { ControllerConfigName } from '../../api/machineconfiguration/v1/constants.js';
+import { Resources } from '../../api/resource-refs.js';
+import { OperatorTask } from '../../logic/operator/cluster-operator-status.js';
+import {
+  applyControllerConfig,
+  controllerConfigCompleted,
+  describeControllerConfigNotCompleted,
+} from '../../logic/operator/controller-config.js';
+import { Done, type OperatorStep, type RoundContext, type TaskOutcome } from '../operator-task.js';
+
+export class ControllerConfigStep implements OperatorStep {
+  readonly task = OperatorTask.MachineConfigController;
+  /** The generation we last wrote: the cache must have caught up before it can be completed. */
+  #written = 0;
+  /** When the current wait began (our clock), or undefined when not waiting. */
+  #waitingSince: number | undefined;
+
+  async run(ctx: RoundContext): Promise<TaskOutcome> {
+    const { client, caches, config, clock } = ctx.deps;
+    const osImages = ctx.osImages;
+    if (osImages === undefined) throw new Error('RenderConfig has not run');
+    const existing = caches.controllerConfigs.get(ControllerConfigName);
+    const desired = applyControllerConfig(existing, {
+      osImages,
+      releaseVersion: config.versions.operator,
+      operatorVersion: config.operatorVersion,
+      rootCAData: Buffer.from(config.machineConfigServer.caBundle).toString('base64'),
+      kubeAPIServerServingCAData: config.kubeAPIServerServingCAData,
+      ...(config.cluster === undefined ? {} : { cluster: config.cluster }),
+    });
+    if (desired !== undefined) {
+      const written =
+        existing === undefined
+          ? await client.create<ControllerConfig>(Resources.controllerConfig, desired, {
+              signal: ctx.signal,
+            })
+          : await client.update<ControllerConfig>(Resources.controllerConfig, desired, {
+              signal: ctx.signal,
+            });
+      this.#written = written.metadata.generation ?? 0;
+    }
+    const cached = caches.controllerConfigs.get(ControllerConfigName);
+    const completed =
+      cached !== undefined && (cached.metadata.generation ?? 0) >= this.#written
+        ? controllerConfigCompleted(cached)
+        : undefined;
+    if (completed?.ok === true) {
+      this.#waitingSince = undefined;
+      return Done;
+    }
+    const now = clock.now();
+    this.#waitingSince ??= now;
+    const left = this.#waitingSince + config.timings.controllerConfigTimeoutMs - now;
+    if (left > 0) return { kind: 'Pending', requeueAfterMs: Math.min(config.timings.pollMs, left) };
+    this.#waitingSince = undefined;
+    const why =
+      completed === undefined
+        ? 'controllerconfig is not in the cache yet'
+        : `controllerconfig is not completed: ${describeControllerConfigNotCompleted(completed.error)}`;
+    return {
+      kind: 'Failed',
+      message: `error during waitForControllerConfigToBeCompleted: [context deadline exceeded, ${why}]`,
+    };
+  }
+}

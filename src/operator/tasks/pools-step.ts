@@ -1,0 +1,92 @@
+/**
+ * MachineConfigPools (upstream syncMachineConfigPools): the built-in pools exist with upstream's
+ * labels (their spec is the administrator's), and every pool has its pointer Ignition Secret
+ * `openshift-machine-api/<pool>-user-data-managed`.
+ */
+import type { Secret } from '../../api/core/v1/secret.js';
+import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
+import { isStatusError } from '../../api/meta/v1/status-error.js';
+import { Resources } from '../../api/resource-refs.js';
+import { OperatorTask } from '../../logic/operator/cluster-operator-status.js';
+import { enforceBuiltInPoolMetadata, OperatorPools } from '../../logic/operator/pool-metadata.js';
+import {
+  updatedUserDataSecret,
+  userDataSecret,
+  UserDataSecretNamespace,
+} from '../../logic/operator/user-data-secret.js';
+import { builtInPool } from '../../logic/pools/built-in-pools.js';
+import { describePointerConfigError } from '../../logic/pointer-config.js';
+import { Done, type OperatorStep, type RoundContext, type TaskOutcome } from '../operator-task.js';
+
+/** Creates the pool; undefined when someone else just did. */
+async function createIfMissing(
+  ctx: RoundContext,
+  pool: MachineConfigPool,
+): Promise<MachineConfigPool | undefined> {
+  try {
+    return await ctx.deps.client.create(Resources.machineConfigPool, pool, { signal: ctx.signal });
+  } catch (e) {
+    if (!isStatusError(e, 'AlreadyExists')) throw e;
+    return undefined;
+  }
+}
+
+async function ensureBuiltInPools(ctx: RoundContext): Promise<MachineConfigPool[]> {
+  const { client, caches, log } = ctx.deps;
+  const created: MachineConfigPool[] = [];
+  for (const name of OperatorPools) {
+    const existing = caches.pools.get(name);
+    if (existing === undefined) {
+      const pool = await createIfMissing(ctx, builtInPool(name));
+      if (pool !== undefined) {
+        created.push(pool);
+        log.info('created built-in pool', { pool: name });
+      }
+      continue;
+    }
+    const update = enforceBuiltInPoolMetadata(existing, name);
+    if (update !== undefined)
+      await client.update(Resources.machineConfigPool, update, { signal: ctx.signal });
+  }
+  return created;
+}
+
+async function ensureUserData(ctx: RoundContext, pool: MachineConfigPool): Promise<TaskOutcome> {
+  const { client, caches, config } = ctx.deps;
+  const mcs = config.machineConfigServer;
+  const desired = userDataSecret({
+    pool,
+    serverUrl: mcs.url,
+    caBundle: mcs.caBundle,
+    ...(mcs.token === undefined ? {} : { token: mcs.token }),
+  });
+  if (!desired.ok) return { kind: 'Failed', message: describePointerConfigError(desired.error) };
+  const name = desired.value.metadata.name ?? '';
+  const existing = caches.userDataSecrets.get(`${UserDataSecretNamespace}/${name}`);
+  if (existing === undefined) {
+    try {
+      await client.create<Secret>(Resources.secret, desired.value, { signal: ctx.signal });
+    } catch (e) {
+      if (!isStatusError(e, 'AlreadyExists')) throw e;
+    }
+    return Done;
+  }
+  const update = updatedUserDataSecret(existing, desired.value);
+  if (update !== undefined) await client.update(Resources.secret, update, { signal: ctx.signal });
+  return Done;
+}
+
+export const poolsStep: OperatorStep = {
+  task: OperatorTask.MachineConfigPools,
+  async run(ctx: RoundContext): Promise<TaskOutcome> {
+    const created = await ensureBuiltInPools(ctx);
+    const pools = new Map(ctx.deps.caches.pools.list().map((p) => [p.metadata.name ?? '', p]));
+    for (const p of created) pools.set(p.metadata.name ?? '', p);
+    for (const pool of [...pools.values()]) {
+      if (pool.metadata.deletionTimestamp !== undefined) continue;
+      const outcome = await ensureUserData(ctx, pool);
+      if (outcome.kind !== 'Done') return outcome;
+    }
+    return Done;
+  },
+};
