@@ -1,0 +1,587 @@
+/**
+ * The ResourceClient on @kubernetes/client-node 1.4.0: talks to any Kubernetes API server (ours or
+ * a real cluster) from a kubeconfig file or the in-cluster service account.
+ *
+ * Choices, and the client-node traps they avoid (kube-api-wire.md §10):
+ * - Requests go through CustomObjectsApi, which hands back the server's JSON untouched (the typed
+ *   APIs and KubernetesObjectApi turn timestamps into Date objects and drop unknown fields). Its
+ *   paths are `/apis/{group}/{version}/…`, so for the core group ('') a middleware rewrites
+ *   `/apis//v1/` to `/api/v1/`. Eviction, a Pod subresource, goes through CoreV1Api.
+ * - client-node builds a new https.Agent per request (a TLS handshake each time); a middleware
+ *   puts one shared keep-alive agent, with the same TLS material, on every request.
+ * - Patch content types are set with setHeaderOptions: merge, json, strategic, and server-side
+ *   apply (`fieldManager` required, `force` optional). Strategic merge on a custom resource gets
+ *   415 from a conformant server: that is reported, not papered over.
+ * - Errors: ApiException carries the HTTP code and the raw body; a Status body becomes the same
+ *   StatusError the server threw (StatusError.fromStatus). A body that is not a Status (a 401 has
+ *   none) becomes apimachinery's NewGenericServerResponse for that code.
+ * - Watch uses client-node's Watch: it sets no client-side timeout (its 30 s AbortSignal.timeout is
+ *   overwritten before use) and turns on TCP keep-alive (30 s) on the watch socket. HTTP 410
+ *   rejects with a StatusError Expired; an ERROR event becomes `{ type: 'ERROR', status }`; the
+ *   end of the stream resolves; aborting the signal resolves.
+ */
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
+import {
+  ApiException,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  Observable,
+  PatchStrategy,
+  V1Eviction,
+  V1ObjectMeta,
+  Watch,
+  setHeaderOptions,
+  type ConfigurationOptions,
+  type ObservableMiddleware,
+  type RequestContext,
+  type ResponseContext,
+} from '@kubernetes/client-node';
+import { StatusError } from '../api/meta/v1/status-error.js';
+import { StatusReason, type Status, type StatusDetails } from '../api/meta/v1/status.js';
+import type {
+  ApiObject,
+  ClientList,
+  ClientListOptions,
+  ClientWatchEvent,
+  ClientWatchOptions,
+  ClientWriteOptions,
+  PatchKind,
+  ResourceClient,
+  ResourceRef,
+} from '../ports/resource-client.js';
+
+export type KubeClientOptions =
+  | { readonly kubeconfigPath: string; readonly inCluster?: never }
+  | { readonly inCluster: true; readonly kubeconfigPath?: never };
+
+const PatchContentType: Record<PatchKind, string> = {
+  merge: PatchStrategy.MergePatch,
+  json: PatchStrategy.JsonPatch,
+  strategic: PatchStrategy.StrategicMergePatch,
+  apply: PatchStrategy.ServerSideApply,
+};
+
+/** `/api/v1[/namespaces/ns]/plural[/name]` or `/apis/g/v[/namespaces/ns]/plural[/name]`. */
+export function resourcePath(ref: ResourceRef, namespace?: string, name?: string): string {
+  const base = ref.group === '' ? `/api/${ref.version}` : `/apis/${ref.group}/${ref.version}`;
+  const ns =
+    ref.namespaced && namespace !== undefined && namespace !== ''
+      ? `/namespaces/${encodeURIComponent(namespace)}`
+      : '';
+  const tail = name === undefined ? '' : `/${encodeURIComponent(name)}`;
+  return `${base}${ns}/${ref.plural}${tail}`;
+}
+
+/** A Status body, if `body` (a string or an object) is one. */
+function parseStatus(body: unknown): Status | undefined {
+  let value: unknown = body;
+  if (typeof body === 'string') {
+    try {
+      value = JSON.parse(body);
+    } catch {
+      return undefined;
+    }
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  return v['kind'] === 'Status' ? v : undefined;
+}
+
+const GenericResponses: Record<number, { reason: StatusReason; message: string }> = {
+  400: {
+    reason: StatusReason.BadRequest,
+    message: 'the server rejected our request for an unknown reason',
+  },
+  401: {
+    reason: StatusReason.Unauthorized,
+    message: 'the server has asked for the client to provide credentials',
+  },
+  404: {
+    reason: StatusReason.NotFound,
+    message: 'the server could not find the requested resource',
+  },
+  405: {
+    reason: StatusReason.MethodNotAllowed,
+    message: 'the server does not allow this method on the requested resource',
+  },
+  410: { reason: StatusReason.Expired, message: 'the server responded with 410 Gone' },
+  422: {
+    reason: StatusReason.Invalid,
+    message: 'the server rejected our request due to an error in our request',
+  },
+  429: {
+    reason: StatusReason.TooManyRequests,
+    message: 'the server has received too many requests and has asked us to try again later',
+  },
+  504: {
+    reason: StatusReason.Timeout,
+    message:
+      'the server was unable to return a response in the time allotted, but may still be processing the request',
+  },
+};
+
+/**
+ * apimachinery's NewGenericServerResponse: the error for a response with no Status body, e.g.
+ * `the server could not find the requested resource (get nodes n1)`. 410 is reported as Expired,
+ * which is what a watch that cannot resume means.
+ */
+export function genericServerResponse(
+  code: number,
+  verb: string,
+  ref: ResourceRef | undefined,
+  name: string | undefined,
+  serverMessage = '',
+): StatusError {
+  const known = GenericResponses[code];
+  let reason: StatusReason = known?.reason ?? StatusReason.Unknown;
+  let message =
+    known?.message ??
+    `the server responded with the status code ${code} but did not return more information`;
+  if (code === 409) {
+    reason = verb === 'POST' ? StatusReason.AlreadyExists : StatusReason.Conflict;
+    message = 'the server reported a conflict';
+  } else if (code === 403) {
+    reason = StatusReason.Forbidden;
+    message = serverMessage;
+  } else if (known === undefined && code >= 500) {
+    reason = StatusReason.InternalError;
+    message = `an error on the server (${JSON.stringify(serverMessage)}) has prevented the request from succeeding`;
+  }
+  return new StatusError({
+    message: withTarget(message, verb, ref, name),
+    reason,
+    code,
+    details: targetDetails(ref, name),
+  });
+}
+
+function targetDetails(ref: ResourceRef | undefined, name: string | undefined): StatusDetails {
+  return {
+    ...(name === undefined || name === '' ? {} : { name }),
+    ...(ref === undefined || ref.group === '' ? {} : { group: ref.group }),
+    ...(ref === undefined ? {} : { kind: ref.plural }),
+  };
+}
+
+/** Appends ` (get nodes n1)`, as NewGenericServerResponse does for a known resource. */
+function withTarget(
+  message: string,
+  verb: string,
+  ref: ResourceRef | undefined,
+  name: string | undefined,
+): string {
+  if (ref === undefined) return message;
+  const resource = ref.group === '' ? ref.plural : `${ref.plural}.${ref.group}`;
+  const target = name === undefined || name === '' ? resource : `${resource} ${name}`;
+  return `${message} (${verb.toLowerCase()} ${target})`;
+}
+
+/** Turns client-node's ApiException into a StatusError; other errors pass through unchanged. */
+export function toStatusError(e: unknown, verb: string, ref?: ResourceRef, name?: string): unknown {
+  if (!(e instanceof ApiException)) return e;
+  const exception = e as ApiException<unknown>;
+  const status = parseStatus(exception.body);
+  if (status !== undefined) {
+    const rebuilt = StatusError.fromStatus(status);
+    return new StatusError(
+      {
+        message: rebuilt.message,
+        reason: rebuilt.reason,
+        code: rebuilt.code === 0 ? exception.code : rebuilt.code,
+        ...(rebuilt.details === undefined ? {} : { details: rebuilt.details }),
+      },
+      { cause: e },
+    );
+  }
+  const text = typeof exception.body === 'string' ? exception.body : '';
+  return genericServerResponse(exception.code, verb, ref, name, text);
+}
+
+/** A middleware that only touches the outgoing request. */
+function preMiddleware(
+  pre: (ctx: RequestContext) => RequestContext | Promise<RequestContext>,
+): ObservableMiddleware {
+  return {
+    pre: (ctx: RequestContext) => new Observable(Promise.resolve(pre(ctx))),
+    post: (res: ResponseContext) => new Observable(Promise.resolve(res)),
+  };
+}
+
+/** Creates the client; the kubeconfig (or service account) is read now, the agent on first use. */
+export function createKubeClient(options: KubeClientOptions): ResourceClient {
+  const kc = new KubeConfig();
+  if (options.inCluster === true) kc.loadFromCluster();
+  else kc.loadFromFile(options.kubeconfigPath);
+  return new KubeClient(kc);
+}
+
+class KubeClient implements ResourceClient {
+  readonly #kc: KubeConfig;
+  readonly #custom: CustomObjectsApi;
+  readonly #core: CoreV1Api;
+  readonly #watch: Watch;
+  #agent: Promise<HttpAgent> | undefined;
+
+  constructor(kc: KubeConfig) {
+    this.#kc = kc;
+    this.#custom = kc.makeApiClient(CustomObjectsApi);
+    this.#core = kc.makeApiClient(CoreV1Api);
+    this.#watch = new Watch(kc);
+  }
+
+  /** One keep-alive agent with the kubeconfig's TLS material, shared by every request. */
+  #sharedAgent(): Promise<HttpAgent> {
+    this.#agent ??= (async () => {
+      const opts: RequestOptions = {};
+      await this.#kc.applyToHTTPSOptions(opts);
+      const server = this.#kc.getCurrentCluster()?.server ?? '';
+      const common = { keepAlive: true, keepAliveMsecs: 30_000 };
+      if (server.startsWith('http:')) return new HttpAgent(common);
+      return new HttpsAgent({
+        ...common,
+        ...(opts.ca === undefined ? {} : { ca: opts.ca }),
+        ...(opts.cert === undefined ? {} : { cert: opts.cert }),
+        ...(opts.key === undefined ? {} : { key: opts.key }),
+        ...(opts.pfx === undefined ? {} : { pfx: opts.pfx }),
+        ...(opts.passphrase === undefined ? {} : { passphrase: opts.passphrase }),
+        ...(opts.servername === undefined ? {} : { servername: opts.servername }),
+        ...(opts.rejectUnauthorized === undefined
+          ? {}
+          : { rejectUnauthorized: opts.rejectUnauthorized }),
+      });
+    })();
+    return this.#agent;
+  }
+
+  /** Per-request options: core-group path, shared agent, abort signal, extra headers. */
+  #options(signal?: AbortSignal, contentType?: string): ConfigurationOptions {
+    const base: ConfigurationOptions = {
+      middleware: [
+        preMiddleware(async (ctx) => {
+          ctx.setUrl(ctx.getUrl().replace(/\/apis\/\/([^/]+)\//, '/api/$1/'));
+          ctx.setAgent(await this.#sharedAgent());
+          if (signal !== undefined) ctx.setSignal(signal);
+          return ctx;
+        }),
+      ],
+      middlewareMergeStrategy: 'append',
+    };
+    return contentType === undefined ? base : setHeaderOptions('Content-Type', contentType, base);
+  }
+
+  async #call<R>(
+    verb: string,
+    ref: ResourceRef | undefined,
+    name: string | undefined,
+    request: () => Promise<R>,
+  ): Promise<R> {
+    try {
+      return await request();
+    } catch (e) {
+      throw toStatusError(e, verb, ref, name);
+    }
+  }
+
+  async get<T extends ApiObject>(
+    ref: ResourceRef,
+    name: string,
+    namespace?: string,
+    signal?: AbortSignal,
+  ): Promise<T> {
+    const opts = this.#options(signal);
+    const { group, version, plural } = ref;
+    return this.#call('GET', ref, name, () =>
+      isNamespaced(ref, namespace)
+        ? this.#custom.getNamespacedCustomObject({ group, version, plural, namespace, name }, opts)
+        : this.#custom.getClusterCustomObject({ group, version, plural, name }, opts),
+    ) as Promise<T>;
+  }
+
+  async list<T extends ApiObject>(
+    ref: ResourceRef,
+    options: ClientListOptions & {
+      readonly namespace?: string;
+      readonly signal?: AbortSignal;
+    } = {},
+  ): Promise<ClientList<T>> {
+    const opts = this.#options(options.signal);
+    const { group, version, plural } = ref;
+    const { namespace } = options;
+    const query = {
+      ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+      ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
+      ...(options.limit === undefined ? {} : { limit: options.limit }),
+      ...(options.continue === undefined ? {} : { _continue: options.continue }),
+    };
+    const raw = (await this.#call('GET', ref, undefined, () =>
+      isNamespaced(ref, namespace)
+        ? this.#custom.listNamespacedCustomObject(
+            { group, version, plural, namespace, ...query },
+            opts,
+          )
+        : this.#custom.listClusterCustomObject({ group, version, plural, ...query }, opts),
+    )) as { items?: T[]; metadata?: { resourceVersion?: string; continue?: string } };
+    const next = raw.metadata?.continue;
+    return {
+      items: raw.items ?? [],
+      resourceVersion: raw.metadata?.resourceVersion ?? '',
+      ...(next === undefined || next === '' ? {} : { continue: next }),
+    };
+  }
+
+  async watch<T extends ApiObject>(
+    ref: ResourceRef,
+    options: ClientWatchOptions & { readonly namespace?: string },
+    onEvent: (event: ClientWatchEvent<T>) => void,
+  ): Promise<void> {
+    const { signal } = options;
+    if (signal.aborted) return;
+    const path = resourcePath(ref, options.namespace);
+    const query: Record<string, string | number | boolean | undefined> = {
+      resourceVersion: options.resourceVersion === '' ? undefined : options.resourceVersion,
+      labelSelector: options.labelSelector,
+      fieldSelector: options.fieldSelector,
+      allowWatchBookmarks: options.allowWatchBookmarks,
+      timeoutSeconds: options.timeoutSeconds,
+    };
+    await new Promise<void>((resolve, reject) => {
+      let settled = false;
+      const finish = (error?: Error): void => {
+        if (settled) return;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        if (error === undefined || signal.aborted) resolve();
+        else reject(error);
+      };
+      let controller: AbortController | undefined;
+      const onAbort = (): void => {
+        controller?.abort();
+        finish();
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#watch
+        .watch(
+          path,
+          query,
+          (type: string, object: unknown) => {
+            if (settled || signal.aborted) return;
+            const event = watchEvent<T>(type, object);
+            if (event !== undefined) onEvent(event);
+          },
+          (err: unknown) => {
+            finish(err === null || err === undefined ? undefined : watchError(err, ref, path));
+          },
+        )
+        .then(
+          (c) => {
+            controller = c;
+            // Aborted (or finished) while the request was being made: close it now.
+            if (settled) c.abort();
+          },
+          (e: unknown) => {
+            finish(e instanceof Error ? e : new Error(String(e)));
+          },
+        );
+    });
+  }
+
+  async create<T extends ApiObject>(
+    ref: ResourceRef,
+    object: T,
+    options: ClientWriteOptions = {},
+  ): Promise<T> {
+    const opts = this.#options(options.signal);
+    const { group, version, plural } = ref;
+    const namespace = object.metadata.namespace;
+    const write = writeParams(options);
+    return this.#call('POST', ref, object.metadata.name, () =>
+      isNamespaced(ref, namespace)
+        ? this.#custom.createNamespacedCustomObject(
+            { group, version, plural, namespace, body: object, ...write },
+            opts,
+          )
+        : this.#custom.createClusterCustomObject(
+            { group, version, plural, body: object, ...write },
+            opts,
+          ),
+    ) as Promise<T>;
+  }
+
+  async update<T extends ApiObject>(
+    ref: ResourceRef,
+    object: T,
+    options: ClientWriteOptions = {},
+  ): Promise<T> {
+    return this.#replace(ref, object, options, false);
+  }
+
+  async updateStatus<T extends ApiObject>(
+    ref: ResourceRef,
+    object: T,
+    options: ClientWriteOptions = {},
+  ): Promise<T> {
+    return this.#replace(ref, object, options, true);
+  }
+
+  async #replace<T extends ApiObject>(
+    ref: ResourceRef,
+    object: T,
+    options: ClientWriteOptions,
+    status: boolean,
+  ): Promise<T> {
+    const opts = this.#options(options.signal);
+    const { group, version, plural } = ref;
+    const { namespace, name = '' } = object.metadata;
+    const write = writeParams(options);
+    const c = this.#custom;
+    return this.#call('PUT', ref, name, () => {
+      if (isNamespaced(ref, namespace)) {
+        const p = { group, version, plural, namespace, name, body: object, ...write };
+        return status
+          ? c.replaceNamespacedCustomObjectStatus(p, opts)
+          : c.replaceNamespacedCustomObject(p, opts);
+      }
+      const p = { group, version, plural, name, body: object, ...write };
+      return status
+        ? c.replaceClusterCustomObjectStatus(p, opts)
+        : c.replaceClusterCustomObject(p, opts);
+    }) as Promise<T>;
+  }
+
+  async patch<T extends ApiObject>(
+    ref: ResourceRef,
+    name: string,
+    patch: unknown,
+    kind: PatchKind,
+    options: ClientWriteOptions & {
+      readonly namespace?: string;
+      readonly subresource?: 'status';
+      readonly force?: boolean;
+    } = {},
+  ): Promise<T> {
+    const opts = this.#options(options.signal, PatchContentType[kind]);
+    const { group, version, plural } = ref;
+    const { namespace } = options;
+    const write = {
+      ...writeParams(options),
+      ...(options.force === undefined ? {} : { force: options.force }),
+    };
+    const c = this.#custom;
+    const status = options.subresource === 'status';
+    // The generated client insists on an object body; a JSON patch is an array, which is one.
+    const body = patch as object;
+    return this.#call('PATCH', ref, name, () => {
+      if (isNamespaced(ref, namespace)) {
+        const p = { group, version, plural, namespace, name, body, ...write };
+        return status
+          ? c.patchNamespacedCustomObjectStatus(p, opts)
+          : c.patchNamespacedCustomObject(p, opts);
+      }
+      const p = { group, version, plural, name, body, ...write };
+      return status
+        ? c.patchClusterCustomObjectStatus(p, opts)
+        : c.patchClusterCustomObject(p, opts);
+    }) as Promise<T>;
+  }
+
+  async delete(
+    ref: ResourceRef,
+    name: string,
+    namespace?: string,
+    options: ClientWriteOptions & {
+      readonly propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
+    } = {},
+  ): Promise<void> {
+    const opts = this.#options(options.signal);
+    const { group, version, plural } = ref;
+    const extra = {
+      ...(options.dryRun === true ? { dryRun: 'All' } : {}),
+      ...(options.propagationPolicy === undefined
+        ? {}
+        : { propagationPolicy: options.propagationPolicy }),
+    };
+    await this.#call('DELETE', ref, name, () =>
+      isNamespaced(ref, namespace)
+        ? this.#custom.deleteNamespacedCustomObject(
+            { group, version, plural, namespace, name, ...extra },
+            opts,
+          )
+        : this.#custom.deleteClusterCustomObject({ group, version, plural, name, ...extra }, opts),
+    );
+  }
+
+  async evict(namespace: string, podName: string, signal?: AbortSignal): Promise<void> {
+    const opts = this.#options(signal);
+    const pods: ResourceRef = {
+      group: '',
+      version: 'v1',
+      kind: 'Pod',
+      plural: 'pods',
+      namespaced: true,
+    };
+    // The typed API wants model instances.
+    const body = new V1Eviction();
+    body.apiVersion = 'policy/v1';
+    body.kind = 'Eviction';
+    body.metadata = new V1ObjectMeta();
+    body.metadata.name = podName;
+    body.metadata.namespace = namespace;
+    await this.#call('POST', pods, podName, () =>
+      this.#core.createNamespacedPodEviction({ name: podName, namespace, body }, opts),
+    );
+  }
+}
+
+function isNamespaced(ref: ResourceRef, namespace: string | undefined): namespace is string {
+  return ref.namespaced && namespace !== undefined && namespace !== '';
+}
+
+function writeParams(options: ClientWriteOptions): { fieldManager?: string; dryRun?: string } {
+  return {
+    ...(options.fieldManager === undefined ? {} : { fieldManager: options.fieldManager }),
+    ...(options.dryRun === true ? { dryRun: 'All' } : {}),
+  };
+}
+
+/** Translates one decoded watch line; unknown types are dropped. */
+function watchEvent<T extends ApiObject>(
+  type: string,
+  object: unknown,
+): ClientWatchEvent<T> | undefined {
+  switch (type) {
+    case 'ADDED':
+    case 'MODIFIED':
+    case 'DELETED':
+      return { type, object: object as T };
+    case 'BOOKMARK': {
+      const rv = (object as ApiObject | undefined)?.metadata.resourceVersion ?? '';
+      return { type: 'BOOKMARK', resourceVersion: rv };
+    }
+    case 'ERROR': {
+      const s = (object ?? {}) as Status;
+      return {
+        type: 'ERROR',
+        status: {
+          ...(s.code === undefined ? {} : { code: s.code }),
+          ...(s.reason === undefined ? {} : { reason: s.reason }),
+          ...(s.message === undefined ? {} : { message: s.message }),
+        },
+      };
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** client-node's Watch reports a refused watch as an Error with `statusCode` and no body. */
+function watchError(err: unknown, ref: ResourceRef, path: string): Error {
+  const code = (err as { statusCode?: unknown }).statusCode;
+  if (typeof code === 'number') {
+    if (code === 410) return StatusError.expired(`watch ${path}: the server answered 410 Gone`);
+    return genericServerResponse(code, 'WATCH', ref, undefined);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  return new Error(`watch ${path}: ${message}`, { cause: err });
+}
