@@ -52,10 +52,16 @@ export interface RunningApiServer {
   close(): Promise<void>;
 }
 
+/** Listening on every interface: clients need an advertised address instead. */
+function isWildcard(host: string): boolean {
+  return host === '' || host === '0.0.0.0' || host === '::';
+}
+
 /** `https://host:port`, with the advertised address when listening on every interface. */
 function serverUrl(config: ApiServerConfig, port: number): string {
-  const wildcard = config.host === '0.0.0.0' || config.host === '::' || config.host === '';
-  const host = wildcard ? (config.advertiseAddresses[0] ?? '127.0.0.1') : config.host;
+  const host = isWildcard(config.host)
+    ? (config.advertiseAddresses[0] ?? '127.0.0.1')
+    : config.host;
   return `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
@@ -107,12 +113,7 @@ export async function startApiServer(
   log: Logger,
 ): Promise<RunningApiServer> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  const hosts = [
-    ...(config.host === '' || config.host === '0.0.0.0' || config.host === '::'
-      ? []
-      : [config.host]),
-    ...config.advertiseAddresses,
-  ];
+  const hosts = [...(isWildcard(config.host) ? [] : [config.host]), ...config.advertiseAddresses];
   const pki = await ensurePki({ dir: config.dataDir, hosts, now: systemClock.now() });
   if (pki.issued.ca) log.info('created the cluster CA');
   if (pki.issued.serving) log.info('issued the serving certificate', { hosts });
