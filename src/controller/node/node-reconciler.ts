@@ -1,0 +1,271 @@
+/**
+ * The node controller's reconcile for one pool (upstream syncMachineConfigPool in
+ * pkg/controller/node, mco-behavior.md §4.6): membership, maxUnavailable, the controlPlaneTopology
+ * annotation, UpdateInProgress taints, candidate choice and retargeting, then the pool status —
+ * each decision taken by the pure rollout logic, each write a patch or a status update.
+ */
+import { EventType } from '../../api/core/v1/event.js';
+import type { Node } from '../../api/core/v1/node.js';
+import type { Pod } from '../../api/core/v1/pod.js';
+import {
+  ControllerConfigName,
+  MachineConfigNodeConditionType,
+} from '../../api/machineconfiguration/v1/constants.js';
+import type { ControllerConfig } from '../../api/machineconfiguration/v1/controller-config.js';
+import type { MachineConfigNode } from '../../api/machineconfiguration/v1/machine-config-node.js';
+import type {
+  MachineConfigPool,
+  MachineConfigPoolStatus,
+} from '../../api/machineconfiguration/v1/machine-config-pool.js';
+import { Resources } from '../../api/resource-refs.js';
+import { isEmptySelector } from '../../lib/label-selector.js';
+import { chooseNodesToUpdate, getAllCandidateMachines } from '../../logic/rollout/candidates.js';
+import {
+  describeMaxUnavailableError,
+  maxUnavailable,
+} from '../../logic/rollout/max-unavailable.js';
+import { nodesForPool } from '../../logic/rollout/pool-membership.js';
+import { calculatePoolStatus } from '../../logic/rollout/pool-status.js';
+import { rfc3339, type Clock } from '../../ports/clock.js';
+import type { Logger } from '../../ports/logger.js';
+import type { ResourceClient } from '../../ports/resource-client.js';
+import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
+import type { EventRecorder } from '../common/event-recorder.js';
+import type { McoMetrics } from '../common/mco-metrics.js';
+import { sameJson } from '../common/same-json.js';
+import {
+  hasUpdateInProgressTaint,
+  isDesiredEqualToPool,
+  nodeMetadataPatch,
+  setDesiredConfig,
+  setMachineConfigNodeDesired,
+  setUpdateInProgressTaint,
+} from './node-patches.js';
+
+export interface NodeCaches {
+  readonly pools: { get(name: string): MachineConfigPool | undefined; list(): MachineConfigPool[] };
+  readonly nodes: { list(): Node[] };
+  readonly controllerConfigs: { get(name: string): ControllerConfig | undefined };
+  readonly machineConfigNodes: { get(name: string): MachineConfigNode | undefined };
+  readonly operatorPods: { list(): Pod[] };
+}
+
+export interface NodeReconcilerOptions {
+  readonly client: ResourceClient;
+  readonly caches: NodeCaches;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly events: EventRecorder;
+  readonly metrics: McoMetrics;
+}
+
+/** How SetDesiredConfig events name the target (mco-behavior.md §4.3, §A.4). */
+function updateLine(target: string): string {
+  return `MachineConfig: ${target}`;
+}
+
+export class NodeReconciler implements Reconciler {
+  readonly #o: NodeReconcilerOptions;
+
+  constructor(options: NodeReconcilerOptions) {
+    this.#o = options;
+  }
+
+  async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult | undefined> {
+    const { caches, log, events } = this.#o;
+    const pool = caches.pools.get(name);
+    if (pool === undefined) return undefined;
+    const target = pool.spec.configuration?.name ?? '';
+    if (target === '') {
+      // Not rendered yet; the render controller's pool update brings it back.
+      log.info('pool is unconfigured, waiting for the renderer', { pool: name });
+      return undefined;
+    }
+    if (pool.spec.nodeSelector !== undefined && isEmptySelector(pool.spec.nodeSelector)) {
+      await events.event(
+        Resources.machineConfigPool,
+        pool,
+        EventType.Warning,
+        'SelectingAll',
+        'This machineconfigpool is selecting all nodes. A non-empty selector is required.',
+      );
+      return undefined;
+    }
+    if (pool.metadata.deletionTimestamp !== undefined || pool.spec.paused === true) {
+      await this.#syncStatus(name, signal);
+      return undefined;
+    }
+    const nodes = this.#nodesFor(pool);
+    const max = maxUnavailable(pool, nodes.length);
+    if (!max.ok) {
+      await this.#syncStatus(name, signal);
+      throw new Error(describeMaxUnavailableError(max.error));
+    }
+    await this.#syncNodeMetadata(nodes, signal);
+    await this.#syncTaints(nodes, target, signal);
+    const selection = getAllCandidateMachines(pool, nodes, max.value);
+    if (selection.candidates.length > 0) {
+      try {
+        await this.#updateCandidates(pool, selection, signal);
+      } catch (e) {
+        await this.#syncStatus(name, signal);
+        throw e;
+      }
+    }
+    await this.#syncStatus(name, signal);
+    return undefined;
+  }
+
+  #nodesFor(pool: MachineConfigPool): Node[] {
+    return nodesForPool(pool, this.#o.caches.pools.list(), this.#o.caches.nodes.list());
+  }
+
+  /** controlPlaneTopology annotation on every node; control-plane label on masters. */
+  async #syncNodeMetadata(nodes: readonly Node[], signal: AbortSignal): Promise<void> {
+    const cc = this.#o.caches.controllerConfigs.get(ControllerConfigName);
+    if (cc === undefined)
+      throw new Error(
+        `controllerconfig.machineconfiguration.openshift.io "${ControllerConfigName}" not found`,
+      );
+    const topology = cc.spec.infra?.status?.controlPlaneTopology ?? '';
+    for (const node of nodes) {
+      const patch = nodeMetadataPatch(node, topology);
+      if (patch === undefined) continue;
+      await this.#o.client.patch(Resources.node, node.metadata.name ?? '', patch, 'strategic', {
+        signal,
+      });
+    }
+  }
+
+  /** Every node not yet pointed at the target carries the taint; the others lose it. */
+  async #syncTaints(nodes: readonly Node[], target: string, signal: AbortSignal): Promise<void> {
+    for (const node of nodes) {
+      const want = !isDesiredEqualToPool(node, target);
+      if (hasUpdateInProgressTaint(node) === want) continue;
+      try {
+        await setUpdateInProgressTaint(this.#o.client, node.metadata.name ?? '', want, signal);
+      } catch (e) {
+        // Upstream logs taint failures and carries on with the rollout.
+        this.#o.log.error('failed updating UpdateInProgress taint', {
+          node: node.metadata.name,
+          error: e instanceof Error ? e.message : String(e),
+        });
+      }
+    }
+  }
+
+  #operatorNodeName(): string | undefined {
+    const pods = this.#o.caches.operatorPods.list();
+    return pods.length === 1 ? pods[0]?.spec?.nodeName : undefined;
+  }
+
+  async #updateCandidates(
+    pool: MachineConfigPool,
+    selection: ReturnType<typeof getAllCandidateMachines>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { client, events, log } = this.#o;
+    const target = pool.spec.configuration?.name ?? '';
+    const operatorNodeName = this.#operatorNodeName();
+    const chosen = chooseNodesToUpdate(
+      pool,
+      selection,
+      operatorNodeName === undefined ? {} : { operatorNodeName },
+    );
+    if (chosen.deferredOperatorNode && operatorNodeName !== undefined) {
+      await events.event(
+        Resources.machineConfigPool,
+        pool,
+        EventType.Normal,
+        'DeferringOperatorNodeUpdate',
+        `Deferring update of machine config operator node ${operatorNodeName}`,
+      );
+    }
+    for (const node of chosen.nodes) {
+      const nodeName = node.metadata.name ?? '';
+      log.info('setting node target', { pool: pool.metadata.name, node: nodeName, target });
+      try {
+        await setDesiredConfig(client, nodeName, target, signal);
+        await setMachineConfigNodeDesired(client, nodeName, target, signal);
+      } catch (e) {
+        throw new Error(
+          `setting desired ${updateLine(target)} for node ${nodeName}: ${e instanceof Error ? e.message : String(e)}`,
+          { cause: e },
+        );
+      }
+    }
+    const [only] = chosen.nodes;
+    const message =
+      chosen.nodes.length === 1 && only !== undefined
+        ? `Targeted node ${only.metadata.name ?? ''} to ${updateLine(target)}`
+        : `Set target for ${chosen.nodes.length} nodes to ${updateLine(target)}`;
+    await events.event(
+      Resources.machineConfigPool,
+      pool,
+      EventType.Normal,
+      'SetDesiredConfig',
+      message,
+    );
+  }
+
+  /** NodeDegraded messages of the pool's MachineConfigNodes that report it. */
+  #mcnDegraded(nodes: readonly Node[]): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const node of nodes) {
+      const mcn = this.#o.caches.machineConfigNodes.get(node.metadata.name ?? '');
+      const cond = mcn?.status?.conditions?.find(
+        (c) => c.type === MachineConfigNodeConditionType.NodeDegraded && c.status === 'True',
+      );
+      if (cond !== undefined) out.set(node.metadata.name ?? '', cond.message);
+    }
+    return out;
+  }
+
+  /** Recomputes the pool status from the freshest cached pool; writes only on a change. */
+  async #syncStatus(name: string, signal: AbortSignal): Promise<void> {
+    const { caches, client, clock, events, metrics } = this.#o;
+    const pool = caches.pools.get(name);
+    if (pool === undefined) return;
+    const nodes = this.#nodesFor(pool);
+    const result = calculatePoolStatus({
+      pool,
+      nodes,
+      machineConfigNodeDegraded: this.#mcnDegraded(nodes),
+      now: rfc3339(clock.now()),
+    });
+    const status: MachineConfigPoolStatus = { ...result.status, ...this.#certExpirys() };
+    metrics.setPoolCounts(name, {
+      machineCount: status.machineCount ?? 0,
+      updatedMachineCount: status.updatedMachineCount ?? 0,
+      degradedMachineCount: status.degradedMachineCount ?? 0,
+      unavailableMachineCount: status.unavailableMachineCount ?? 0,
+    });
+    if (sameJson(pool.status, status)) return;
+    await client.updateStatus(Resources.machineConfigPool, { ...pool, status }, { signal });
+    if (result.completed !== undefined) {
+      await events.event(
+        Resources.machineConfigPool,
+        pool,
+        EventType.Normal,
+        'Completed',
+        `Pool ${name} has completed update to MachineConfig ${result.completed}`,
+      );
+    }
+  }
+
+  /** The kube-apiserver serving CA expiries, copied from the ControllerConfig's status. */
+  #certExpirys(): Pick<MachineConfigPoolStatus, 'certExpirys'> {
+    const cc = this.#o.caches.controllerConfigs.get(ControllerConfigName);
+    const certs = (cc?.status?.controllerCertificates ?? []).filter(
+      (c) => c.bundleFile === 'KubeAPIServerServingCAData',
+    );
+    if (certs.length === 0) return {};
+    return {
+      certExpirys: certs.map((c) => ({
+        bundle: c.bundleFile,
+        subject: c.subject,
+        ...(c.notAfter === undefined ? {} : { expiry: c.notAfter }),
+      })),
+    };
+  }
+}

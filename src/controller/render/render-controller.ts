@@ -1,0 +1,93 @@
+/**
+ * Wires the render reconciler to the caches (mco-behavior.md §3.1): every pool add/update and
+ * every MachineConfig add, spec update or delete enqueues the affected pools after the render
+ * delay (5 s upstream), so a burst of MachineConfig changes renders once; failures retry with
+ * backoff 15 times, then once a minute.
+ */
+import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
+import type { ControllerVersion } from '../../logic/render/render-pool.js';
+import type { Clock } from '../../ports/clock.js';
+import type { Logger } from '../../ports/logger.js';
+import type { ResourceClient } from '../../ports/resource-client.js';
+import { Controller } from '../../runtime/controller.js';
+import { objectKey } from '../../runtime/informer.js';
+import type { RateLimiterOptions } from '../../runtime/work-queue.js';
+import type { EventRecorder } from '../common/event-recorder.js';
+import { UpstreamRetryLimit, withRetryLimit, type RetryLimit } from '../common/retry-limit.js';
+import { sameJson } from '../common/same-json.js';
+import { waitForCache } from '../common/wait-for-caches.js';
+import type { McoInformers } from '../mco-informers.js';
+import { describePoolsForConfigError, poolsForMachineConfig } from './pools-for-machine-config.js';
+import { RenderReconciler } from './render-reconciler.js';
+
+/** Upstream's renderDelay. */
+export const DefaultRenderDelayMs = 5_000;
+
+export interface RenderControllerOptions {
+  readonly client: ResourceClient;
+  readonly informers: McoInformers;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly events: EventRecorder;
+  readonly version: ControllerVersion;
+  readonly renderDelayMs?: number;
+  readonly retryLimit?: RetryLimit;
+  readonly rateLimiter?: RateLimiterOptions;
+}
+
+export const RenderControllerName = 'machineconfigcontroller-rendercontroller';
+
+export function createRenderController(options: RenderControllerOptions): Controller {
+  const { informers, log } = options;
+  const delay = options.renderDelayMs ?? DefaultRenderDelayMs;
+  const reconciler = new RenderReconciler({
+    client: options.client,
+    caches: informers,
+    clock: options.clock,
+    log,
+    events: options.events,
+    version: options.version,
+  });
+  const controller = new Controller({
+    name: RenderControllerName,
+    reconciler: withRetryLimit(reconciler, options.retryLimit ?? UpstreamRetryLimit, log),
+    clock: options.clock,
+    log,
+    ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
+  });
+  const later = (key: string): void => {
+    controller.enqueueAfter(key, delay);
+  };
+  const forConfig = (mc: MachineConfig): void => {
+    const pools = poolsForMachineConfig(mc, informers.pools.list());
+    if (!pools.ok) {
+      log.error('error finding pools for machineconfig', {
+        error: describePoolsForConfigError(pools.error),
+      });
+      return;
+    }
+    for (const pool of pools.value) later(objectKey(pool));
+  };
+  waitForCache(controller, informers.pools);
+  waitForCache(controller, informers.machineConfigs);
+  waitForCache(controller, informers.controllerConfigs);
+  waitForCache(controller, informers.kubeletConfigs);
+  waitForCache(controller, informers.containerRuntimeConfigs);
+  waitForCache(controller, informers.machineConfigurations);
+  informers.pools.addHandler({
+    onAdd: (p) => {
+      later(objectKey(p));
+    },
+    onUpdate: (_old, p) => {
+      later(objectKey(p));
+    },
+  });
+  informers.machineConfigs.addHandler({
+    onAdd: forConfig,
+    onUpdate: (old, mc) => {
+      if (!sameJson(old.spec, mc.spec)) forConfig(mc);
+    },
+    onDelete: forConfig,
+  });
+  return controller;
+}

@@ -1,0 +1,227 @@
+/**
+ * The render controller's reconcile for one pool (upstream syncMachineConfigPool,
+ * mco-behavior.md §3.2–3.3): read the pool, the MachineConfigs and the gates from the caches, call
+ * the pure `renderPool`, then write: the rendered MachineConfig (owned by the pool, so garbage
+ * collection removes it with the pool), the pool's `spec.configuration`, and `RenderDegraded`.
+ */
+import { EventType } from '../../api/core/v1/event.js';
+import {
+  Annotation,
+  ControllerConfigName,
+  PoolConditionType,
+} from '../../api/machineconfiguration/v1/constants.js';
+import type { ContainerRuntimeConfig } from '../../api/machineconfiguration/v1/container-runtime-config.js';
+import type { ControllerConfig } from '../../api/machineconfiguration/v1/controller-config.js';
+import type { KubeletConfig } from '../../api/machineconfiguration/v1/kubelet-config.js';
+import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
+import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
+import { isStatusError } from '../../api/meta/v1/status-error.js';
+import { Resources } from '../../api/resource-refs.js';
+import { setMcoCondition } from '../../lib/conditions.js';
+import { isEmptySelector } from '../../lib/label-selector.js';
+import type { ReconcileOverrides } from '../../logic/render/reconcile.js';
+import {
+  describeRenderPoolError,
+  renderPool,
+  type ControllerVersion,
+  type RenderedPool,
+} from '../../logic/render/render-pool.js';
+import { rfc3339, type Clock } from '../../ports/clock.js';
+import type { Logger } from '../../ports/logger.js';
+import type { ResourceClient } from '../../ports/resource-client.js';
+import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
+import { applyMachineConfig } from '../common/apply-machine-config.js';
+import type { EventRecorder } from '../common/event-recorder.js';
+import type { ClusterMachineConfiguration } from '../mco-informers.js';
+import { sameJson } from '../common/same-json.js';
+import { controllerConfigGate, describeGateError, generatorsGate } from './render-gates.js';
+
+/** Read access to the caches the render controller needs (informers satisfy it). */
+export interface RenderCaches {
+  readonly pools: { get(name: string): MachineConfigPool | undefined };
+  readonly machineConfigs: {
+    get(name: string): MachineConfig | undefined;
+    list(): MachineConfig[];
+  };
+  readonly controllerConfigs: { get(name: string): ControllerConfig | undefined };
+  readonly kubeletConfigs: { list(): KubeletConfig[] };
+  readonly containerRuntimeConfigs: { list(): ContainerRuntimeConfig[] };
+  readonly machineConfigurations: { get(name: string): ClusterMachineConfiguration | undefined };
+}
+
+export interface RenderReconcilerOptions {
+  readonly client: ResourceClient;
+  readonly caches: RenderCaches;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly events: EventRecorder;
+  readonly version: ControllerVersion;
+}
+
+/** A gate that is still closed: retried with backoff, the pool's conditions untouched. */
+export class RenderGateError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RenderGateError';
+  }
+}
+
+/** Rendering failed; RenderDegraded=True carries the same message. Retried. */
+export class RenderFailedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'RenderFailedError';
+  }
+}
+
+const MachineConfigurationName = 'cluster';
+
+function overridesFrom(
+  mc: ClusterMachineConfiguration | undefined,
+): ReconcileOverrides | undefined {
+  const storage = mc?.spec?.irreconcilableValidationOverrides?.storage;
+  return storage === undefined ? undefined : { storage };
+}
+
+function isSelectingAll(pool: MachineConfigPool): boolean {
+  const selector = pool.spec.machineConfigSelector;
+  return selector !== undefined && isEmptySelector(selector);
+}
+
+export class RenderReconciler implements Reconciler {
+  readonly #o: RenderReconcilerOptions;
+
+  constructor(options: RenderReconcilerOptions) {
+    this.#o = options;
+  }
+
+  async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult | undefined> {
+    const { caches, events } = this.#o;
+    const pool = caches.pools.get(name);
+    if (pool === undefined) return undefined;
+    if (isSelectingAll(pool)) {
+      await events.event(
+        Resources.machineConfigPool,
+        pool,
+        EventType.Warning,
+        'SelectingAll',
+        'This machineconfigpool is selecting all machineconfigs. A non-empty selector is required.',
+      );
+      return undefined;
+    }
+    const cc = caches.controllerConfigs.get(ControllerConfigName);
+    const gate =
+      controllerConfigGate(cc) ??
+      generatorsGate(pool, caches.kubeletConfigs.list(), caches.containerRuntimeConfigs.list());
+    if (gate !== undefined) throw new RenderGateError(describeGateError(gate));
+
+    const currentName = pool.spec.configuration?.name ?? '';
+    const current = currentName === '' ? undefined : caches.machineConfigs.get(currentName);
+    const overrides = overridesFrom(caches.machineConfigurations.get(MachineConfigurationName));
+    const rendered = renderPool({
+      pool,
+      configs: caches.machineConfigs.list(),
+      controllerConfig: cc,
+      version: this.#o.version,
+      enforceVersionGates: true,
+      current,
+      ...(overrides === undefined ? {} : { overrides }),
+    });
+    if (!rendered.ok) {
+      const message = describeRenderPoolError(rendered.error);
+      try {
+        await this.#setRenderDegraded(pool, 'True', message, signal);
+      } catch (e) {
+        // Upstream logs a failed status write and reports the render error itself.
+        this.#o.log.error('could not set RenderDegraded', {
+          pool: name,
+          error: e instanceof Error ? e.message : String(e),
+        });
+      }
+      throw new RenderFailedError(message);
+    }
+    const updated = await this.#persist(pool, rendered.value, cc, signal);
+    await this.#setRenderDegraded(updated, 'False', '', signal);
+    return undefined;
+  }
+
+  /** Creates the rendered config if new and points the pool at it (or refreshes its sources). */
+  async #persist(
+    pool: MachineConfigPool,
+    rendered: RenderedPool,
+    cc: ControllerConfig | undefined,
+    signal: AbortSignal,
+  ): Promise<MachineConfigPool> {
+    const { client, caches, log } = this.#o;
+    const name = rendered.config.metadata.name ?? '';
+    if (caches.machineConfigs.get(name) === undefined) await this.#create(pool, rendered, cc);
+    const source = rendered.source.map((s) => ({ ...s }));
+    if (pool.spec.configuration?.name === name) {
+      await applyMachineConfig(client, rendered.config, signal);
+      if (sameJson(pool.spec.configuration.source ?? [], source)) return pool;
+    } else {
+      log.info('pool now targets rendered config', {
+        pool: pool.metadata.name,
+        from: pool.spec.configuration?.name ?? '',
+        to: name,
+      });
+    }
+    return client.update<MachineConfigPool>(
+      Resources.machineConfigPool,
+      { ...pool, spec: { ...pool.spec, configuration: { name, source } } },
+      { signal },
+    );
+  }
+
+  async #create(
+    pool: MachineConfigPool,
+    rendered: RenderedPool,
+    cc: ControllerConfig | undefined,
+  ): Promise<void> {
+    const { client, events, log, version } = this.#o;
+    const name = rendered.config.metadata.name ?? '';
+    try {
+      await client.create(Resources.machineConfig, rendered.config);
+    } catch (e) {
+      // Another writer (or our stale cache) beat us to it: the content is the same by its name.
+      if (isStatusError(e, 'AlreadyExists')) return;
+      throw e;
+    }
+    log.info('generated rendered config', {
+      pool: pool.metadata.name,
+      name,
+      sources: rendered.source.length,
+    });
+    const release = cc?.metadata.annotations?.[Annotation.releaseImageVersion] ?? '';
+    await events.event(
+      Resources.machineConfigPool,
+      pool,
+      EventType.Normal,
+      'RenderedConfigGenerated',
+      `${name} successfully generated (release version: ${release}, controller version: ${version.hash})`,
+    );
+  }
+
+  /** Sets RenderDegraded unless it already says exactly that (False is only written if needed). */
+  async #setRenderDegraded(
+    pool: MachineConfigPool,
+    status: 'True' | 'False',
+    message: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const conditions = pool.status?.conditions ?? [];
+    const existing = conditions.find((c) => c.type === PoolConditionType.RenderDegraded);
+    if (status === 'False' && existing?.status === 'False') return;
+    const next = setMcoCondition(
+      conditions,
+      { type: PoolConditionType.RenderDegraded, status, reason: '', message },
+      rfc3339(this.#o.clock.now()),
+    );
+    if (sameJson(next, conditions)) return;
+    await this.#o.client.updateStatus(
+      Resources.machineConfigPool,
+      { ...pool, status: { ...pool.status, conditions: next } },
+      { signal },
+    );
+  }
+}
