@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mergeIgnition } from './merge.js';
+import { mergeIgnition, mergeIgnitionAll } from './merge.js';
 import { describeMcoParseError, parseAndConvertConfig } from './mco-parse.js';
 import { serializeIgnition } from './serialize.js';
 import { arbitraryConfig } from '../../test/support/ignition-arbitraries.js';
 import type { IgnitionConfig, IgnitionFile } from './types.js';
+import { canonicalize } from './types.js';
 
 function ign(sections: Record<string, unknown>): IgnitionConfig {
   return { ignition: { version: '3.5.0' }, ...sections };
@@ -288,5 +289,183 @@ describe('mergeIgnition', () => {
         expect(mergeIgnition(ign({}), x)).toEqual(x);
       }),
     );
+  });
+});
+
+/**
+ * Canonical 3.5 configs drawn from tiny key pools, so that children keep hitting the parent's
+ * keys: same paths across files/directories/links, shared units and dropins, partitions by number
+ * or label, headers with and without values, kernel arguments in both lists.
+ */
+const collidingConfig: fc.Arbitrary<IgnitionConfig> = (() => {
+  const some = (model: Record<string, fc.Arbitrary<unknown>>, required: string[] = []) =>
+    fc.record(model, { requiredKeys: required });
+  const few = <T>(arb: fc.Arbitrary<T>, maxLength = 3) => fc.array(arb, { maxLength });
+  const path = fc.constantFrom('/a', '/b', '/c');
+  const resource = some({
+    source: fc.constantFrom('data:,1', 'data:,2', ''),
+    compression: fc.constantFrom('', 'gzip'),
+    httpHeaders: few(
+      some({ name: fc.constantFrom('A', 'B'), value: fc.constantFrom('1', '2') }, ['name']),
+    ),
+    verification: some({ hash: fc.constantFrom('sha512-00', 'sha512-11') }),
+  });
+  const node = {
+    path,
+    overwrite: fc.boolean(),
+    user: some({ id: fc.nat(3), name: fc.constantFrom('u', 'v') }),
+  };
+  const storage = some({
+    files: few(
+      some(
+        { ...node, mode: fc.constantFrom(420, 384), contents: resource, append: few(resource, 2) },
+        ['path'],
+      ),
+    ),
+    directories: few(some({ ...node, mode: fc.constantFrom(493, 448) }, ['path'])),
+    links: few(some({ ...node, target: path, hard: fc.boolean() }, ['path'])),
+    disks: few(
+      some(
+        {
+          device: fc.constantFrom('/dev/a', '/dev/b'),
+          wipeTable: fc.boolean(),
+          partitions: few(
+            some({ number: fc.nat(2), label: fc.constantFrom('x', 'y'), sizeMiB: fc.nat(9) }),
+          ),
+        },
+        ['device'],
+      ),
+      2,
+    ),
+    filesystems: few(
+      some(
+        {
+          device: fc.constantFrom('/dev/a', '/dev/b'),
+          format: fc.constantFrom('xfs', 'ext4'),
+          options: few(fc.constantFrom('-f', '-n'), 2),
+        },
+        ['device'],
+      ),
+      2,
+    ),
+  });
+  const systemd = some({
+    units: few(
+      some(
+        {
+          name: fc.constantFrom('a.service', 'b.service'),
+          enabled: fc.boolean(),
+          contents: fc.constantFrom('[Unit]\n', ''),
+          dropins: few(
+            some(
+              { name: fc.constantFrom('1.conf', '2.conf'), contents: fc.constantFrom('x', 'y') },
+              ['name'],
+            ),
+            2,
+          ),
+        },
+        ['name'],
+      ),
+    ),
+  });
+  const karg = fc.constantFrom('a', 'b', 'c');
+  const passwd = some({
+    users: few(
+      some(
+        {
+          name: fc.constantFrom('core', 'other'),
+          sshAuthorizedKeys: few(fc.constantFrom('k1', 'k2')),
+        },
+        ['name'],
+      ),
+      2,
+    ),
+  });
+  return some({
+    storage,
+    systemd,
+    passwd,
+    kernelArguments: some({ shouldExist: few(karg), shouldNotExist: few(karg) }),
+    ignition: some({
+      timeouts: some({ httpTotal: fc.nat(5) }),
+      proxy: some({ noProxy: few(fc.constantFrom('x', 'y'), 2) }),
+    }),
+  }).map(
+    (c) =>
+      canonicalize(
+        { ...c, ignition: { ...(c['ignition'] as object | undefined), version: '3.5.0' } },
+        '3.5.0',
+      ) as unknown as IgnitionConfig,
+  );
+})();
+
+describe('mergeIgnitionAll', () => {
+  const configs = (arb: fc.Arbitrary<IgnitionConfig>) =>
+    fc.tuple(arb, fc.array(arb, { maxLength: 6 }));
+
+  it.each([
+    ['colliding keys', collidingConfig],
+    ['every field of the spec', arbitraryConfig('3.5.0')],
+  ])('equals the fold of mergeIgnition (%s)', (_name, arb) => {
+    fc.assert(
+      fc.property(configs(arb), ([base, children]) => {
+        expect(mergeIgnitionAll(base, children)).toStrictEqual(
+          children.reduce(mergeIgnition, base),
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('never modifies its inputs, not even through a later merge into its result', () => {
+    fc.assert(
+      fc.property(configs(collidingConfig), ([base, children]) => {
+        const before = structuredClone([base, children]);
+        const merged = mergeIgnitionAll(base, children);
+        expect([base, children]).toStrictEqual(before);
+        // The result shares unchanged parts with the inputs; merging into it must copy them.
+        mergeIgnitionAll(merged, [...children].reverse());
+        expect([base, children]).toStrictEqual(before);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('changes an object its input holds twice in one place only', () => {
+    const contents = { source: 'data:,1' };
+    const shared = ign({
+      storage: {
+        files: [
+          { path: '/a', contents },
+          { path: '/b', contents },
+        ],
+      },
+    });
+    const gzipA = ign({ storage: { files: [{ path: '/a', contents: { compression: 'gzip' } }] } });
+    for (const merged of [
+      mergeIgnitionAll(shared, [gzipA]),
+      mergeIgnitionAll(ign({}), [shared, gzipA]),
+    ]) {
+      expect(merged.storage?.files).toStrictEqual([
+        { path: '/a', contents: { compression: 'gzip', source: 'data:,1' } },
+        { path: '/b', contents: { source: 'data:,1' } },
+      ]);
+    }
+  });
+
+  it('scales linearly: 2,000 children of 10 files each', () => {
+    const children = Array.from({ length: 2000 }, (_, i) =>
+      ign({
+        storage: {
+          files: Array.from({ length: 10 }, (_, j) => ({
+            path: `/etc/${i}/${j}`,
+            contents: { source: 'data:,x' },
+          })),
+        },
+      }),
+    );
+    const merged = mergeIgnitionAll(ign({}), children);
+    expect(merged.storage?.files).toHaveLength(20_000);
+    expect(merged.storage?.files?.[12_345]?.path).toBe('/etc/1234/5');
   });
 });

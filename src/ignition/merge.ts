@@ -12,7 +12,7 @@
  * - lists of strings are keyed by value (union: parent items, then new child items);
  * - `files[].append`, filesystem/LUKS/RAID `options`, filesystem `mountOptions` concatenate.
  */
-import type { IgnitionConfig, JsonRecord } from './types.js';
+import type { IgnitionConfig, JsonRecord, Scalar } from './types.js';
 import { isRecord, structFields } from './types.js';
 
 /** The field whose value is a list item's `Key()`. */
@@ -84,19 +84,24 @@ interface ChildEntry {
   readonly item: unknown;
 }
 
-/** Go's `structInfo` lookup: (key-space handle, key) → the child's entry; the last one wins. */
-function indexChildLists(struct: string, child: JsonRecord): Map<string, ChildEntry> {
-  const index = new Map<string, ChildEntry>();
+/** Go's `structInfo` lookup: key-space handle → key → the child's entry; the last one wins. */
+type ChildIndex = ReadonlyMap<string, ReadonlyMap<string, ChildEntry>>;
+
+function indexChildLists(struct: string, child: JsonRecord): ChildIndex {
+  const index = new Map<string, Map<string, ChildEntry>>();
   const ignored = IGNORE_DUPLICATES[struct] ?? [];
   for (const f of structFields('3.5.0', struct)) {
     if (f.type.kind !== 'list' || ignored.includes(f.json)) continue;
+    const items = child[f.json];
+    if (!Array.isArray(items) || items.length === 0) continue;
     const itemStruct = typeof f.type.item === 'string' ? undefined : f.type.item.struct;
     const handle = MERGED_KEYS[struct]?.[f.json] ?? f.json;
-    const items = child[f.json];
-    if (!Array.isArray(items)) continue;
-    for (const item of items) {
-      index.set(`${handle}\u0000${keyOf(item, itemStruct)}`, { list: f.json, item });
+    let keys = index.get(handle);
+    if (keys === undefined) {
+      keys = new Map<string, ChildEntry>();
+      index.set(handle, keys);
     }
+    for (const item of items) keys.set(keyOf(item, itemStruct), { list: f.json, item });
   }
   return index;
 }
@@ -144,12 +149,12 @@ function mergeKeyedList(
   itemStruct: string | undefined,
   parent: readonly unknown[],
   child: readonly unknown[],
-  childIndex: ReadonlyMap<string, ChildEntry>,
+  childIndex: ChildIndex,
 ): unknown[] {
-  const handle = MERGED_KEYS[struct]?.[field] ?? field;
+  const childKeys = childIndex.get(MERGED_KEYS[struct]?.[field] ?? field);
   const result: unknown[] = [];
   for (const parentItem of parent) {
-    const hit = childIndex.get(`${handle}\u0000${keyOf(parentItem, itemStruct)}`);
+    const hit = childKeys?.get(keyOf(parentItem, itemStruct));
     if (hit === undefined) {
       result.push(clone(parentItem));
     } else if (hit.list === field) {
@@ -167,4 +172,207 @@ function mergeKeyedList(
     if (!parentKeys.has(keyOf(childItem, itemStruct))) result.push(clone(childItem));
   }
   return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// N-ary merge
+
+/**
+ * `children.reduce(mergeIgnition, base)` for inputs in canonical form, in time linear in their
+ * total size. The fold rebuilds and clones the whole, growing parent at every step, which is
+ * quadratic for a pool of many MachineConfigs. Here one accumulator is updated in place, copying
+ * an object only when it is about to change (copy-on-write), and each keyed list keeps a
+ * key → positions index, so a child only pays for its own entries.
+ *
+ * The result equals the fold's (`toEqual`; object key order may differ, which means nothing:
+ * serialization writes Go's field order). The inputs are never modified, but the result shares
+ * the parts nothing changed with them: copy it before changing it.
+ */
+export function mergeIgnitionAll(
+  base: IgnitionConfig,
+  children: readonly IgnitionConfig[],
+): IgnitionConfig {
+  if (children.length === 0) return base;
+  const acc: Accumulator = { owned: new Set(), positions: new Map() };
+  const root = own(acc, asRecord(base));
+  for (const child of children) mergeInto(acc, 'Config', root, asRecord(child));
+  return root as unknown as IgnitionConfig;
+}
+
+interface Accumulator {
+  /** Objects and arrays the accumulator created, which it may change in place. */
+  readonly owned: Set<object>;
+  /** For each keyed list of the accumulator: key → the indexes holding it (duplicates possible). */
+  readonly positions: Map<readonly unknown[], Map<string, number[]>>;
+}
+
+/** `rec` itself if the accumulator owns it, else an owned shallow copy. */
+function own(acc: Accumulator, rec: JsonRecord): JsonRecord {
+  if (acc.owned.has(rec)) return rec;
+  const copy = { ...rec };
+  acc.owned.add(copy);
+  return copy;
+}
+
+function newOwned(acc: Accumulator): JsonRecord {
+  const rec = {};
+  acc.owned.add(rec);
+  return rec;
+}
+
+/** `mergeStruct(struct, target, child)`, written into `target` (owned by the accumulator). */
+function mergeInto(acc: Accumulator, struct: string, target: JsonRecord, child: JsonRecord): void {
+  const childIndex = indexChildLists(struct, child);
+  for (const f of structFields('3.5.0', struct)) {
+    const c = child[f.json];
+    const p = target[f.json];
+    // Nothing merged into nothing stays nothing (every omitempty struct or list of 3.5 merges
+    // to empty then). Most children leave most sections out: this skips them cheaply.
+    if (c === undefined && p === undefined && f.omitEmpty) continue;
+    switch (f.type.kind) {
+      case 'value':
+        setOrDelete(target, f.json, c);
+        break;
+      case 'pointer':
+      case 'structPointer':
+        // Replaced whole, never changed in place: the child's value can be shared.
+        if (c !== undefined) target[f.json] = c;
+        break;
+      case 'struct': {
+        const inner = isRecord(p) ? own(acc, p) : newOwned(acc);
+        mergeInto(acc, f.type.struct, inner, asRecord(c));
+        const keep = !f.omitEmpty || Object.keys(inner).length > 0;
+        setOrDelete(target, f.json, keep ? inner : undefined);
+        break;
+      }
+      case 'list': {
+        const list = mergeListField(acc, struct, f.json, f.type.item, p, {
+          items: c,
+          index: childIndex,
+        });
+        setOrDelete(target, f.json, list.length > 0 ? list : undefined);
+        break;
+      }
+    }
+  }
+}
+
+function setOrDelete(rec: JsonRecord, key: string, value: unknown): void {
+  if (value === undefined) Reflect.deleteProperty(rec, key);
+  else rec[key] = value;
+}
+
+/** The merged list for one list field; the parent's own array when nothing changes. */
+function mergeListField(
+  acc: Accumulator,
+  struct: string,
+  field: string,
+  item: Scalar | { readonly struct: string },
+  parent: unknown,
+  child: { readonly items: unknown; readonly index: ChildIndex },
+): readonly unknown[] {
+  const parentItems = asList(parent);
+  const childItems = asList(child.items);
+  if ((IGNORE_DUPLICATES[struct] ?? []).includes(field)) {
+    if (childItems.length === 0) return parentItems;
+    const items = ownList(acc, parentItems);
+    for (const x of childItems) items.push(x);
+    return items;
+  }
+  const childKeys = child.index.get(MERGED_KEYS[struct]?.[field] ?? field);
+  if (childKeys === undefined) return parentItems; // the child names no key of this key-space
+  const itemStruct = typeof item === 'string' ? undefined : item.struct;
+  const list: AccList = { acc, field, itemStruct, items: ownList(acc, parentItems) };
+  mergeListInto(list, childItems, childKeys);
+  return list.items;
+}
+
+/** `list` itself if owned (its index stays valid), else an owned copy (indexed when first used). */
+function ownList(acc: Accumulator, list: readonly unknown[]): unknown[] {
+  if (acc.owned.has(list)) return list as unknown[];
+  const copy = [...list];
+  acc.owned.add(copy);
+  return copy;
+}
+
+interface AccList {
+  readonly acc: Accumulator;
+  readonly field: string;
+  readonly itemStruct: string | undefined;
+  /** Owned by the accumulator, changed in place. */
+  readonly items: unknown[];
+}
+
+/**
+ * `mergeKeyedList` in place: only the keys the child names in this list's key-space are looked
+ * at, so the cost does not grow with the accumulated list.
+ */
+function mergeListInto(
+  list: AccList,
+  childItems: readonly unknown[],
+  childKeys: ReadonlyMap<string, ChildEntry>,
+): void {
+  const { acc, field, itemStruct, items } = list;
+  const at = positionsOf(list);
+  const removed: number[] = [];
+  childKeys.forEach((hit, key) => {
+    for (const i of at.get(key) ?? []) {
+      if (hit.list !== field) {
+        removed.push(i); // the child has the key in another list of the key-space
+      } else if (itemStruct === undefined) {
+        items[i] = hit.item;
+      } else if (field === 'httpHeaders' && asRecord(hit.item)['value'] === undefined) {
+        removed.push(i); // a child header without a value removes the parent's header
+      } else {
+        const target = own(acc, asRecord(items[i]));
+        items[i] = target;
+        mergeInto(acc, itemStruct, target, asRecord(hit.item));
+      }
+    }
+  });
+  // As in the fold: every child item whose key the list held before this merge is not added
+  // (even one whose parent entry was just removed); the others all are, duplicates included.
+  const added: (readonly [string, unknown])[] = [];
+  for (const item of childItems) {
+    const key = keyOf(item, itemStruct);
+    if (!at.has(key)) added.push([key, item]);
+  }
+  if (removed.length > 0) removeAt(list, new Set(removed));
+  for (const [key, item] of added) {
+    addPosition(at, key, items.length);
+    items.push(item);
+  }
+}
+
+function positionsOf(list: AccList): Map<string, number[]> {
+  let at = list.acc.positions.get(list.items);
+  if (at === undefined) {
+    at = new Map();
+    list.acc.positions.set(list.items, at);
+    reindex(list, at);
+  }
+  return at;
+}
+
+function reindex(list: AccList, at: Map<string, number[]>): void {
+  at.clear();
+  list.items.forEach((item, i) => {
+    addPosition(at, keyOf(item, list.itemStruct), i);
+  });
+}
+
+function addPosition(at: Map<string, number[]>, key: string, i: number): void {
+  const known = at.get(key);
+  if (known === undefined) at.set(key, [i]);
+  else known.push(i);
+}
+
+/** Removals are rare (a file replacing a directory, say): compact the list and re-index it. */
+function removeAt(list: AccList, removed: ReadonlySet<number>): void {
+  let n = 0;
+  list.items.forEach((item, i) => {
+    if (!removed.has(i)) list.items[n++] = item;
+  });
+  list.items.length = n;
+  reindex(list, positionsOf(list));
 }
