@@ -9,7 +9,7 @@ import { err, ok } from '../lib/result.js';
 import type { IgnitionParseError, ParseResult, RawIgnition } from './parse.js';
 import { describeIgnitionParseError, describeMalformed, parseIgnition } from './parse.js';
 import { formatReport } from './report.js';
-import type { TranslateError } from './translate-up.js';
+import type { ParsedIgnition, TranslateError } from './translate-up.js';
 import { describeTranslateError, toLatest } from './translate-up.js';
 import type { IgnitionConfig } from './types.js';
 
@@ -61,6 +61,14 @@ export function ignParseWrapper(raw: RawIgnition): Result<ParseResult, McoParseE
 export function parseAndConvertConfig(raw: RawIgnition): Result<IgnitionConfig, McoParseError> {
   const parsed = parseIgnition(raw);
   if (!parsed.ok) return err({ kind: 'ParseFailed', error: parsed.error });
-  const latest = toLatest(parsed.value);
+  return convertParsedConfig(parsed.value);
+}
+
+/**
+ * The second half of `ParseAndConvertConfig`, for a config `parseIgnition` already read (the
+ * render path validates every config first and keeps the result, so it is not parsed twice).
+ */
+export function convertParsedConfig(parsed: ParsedIgnition): Result<IgnitionConfig, McoParseError> {
+  const latest = toLatest(parsed);
   return latest.ok ? ok(latest.value) : err({ kind: 'ConvertFailed', error: latest.error });
 }

@@ -107,21 +107,24 @@ export function parseIgnition(raw: RawIgnition): Result<ParseResult, IgnitionPar
 
 interface Json {
   readonly value: unknown;
-  /** The JSON text (re-encoded when a decoded value was given), for error positions. */
-  readonly text: string;
+  /**
+   * The JSON text, for error positions. A decoded value is re-encoded only when an error needs
+   * it: valid configs (nearly all of them) never pay for it.
+   */
+  readonly text: () => string;
 }
 
 function readJson(raw: RawIgnition): Result<Json, IgnitionParseError> {
   if (typeof raw !== 'string' && !(raw instanceof Uint8Array)) {
     if (raw === undefined) return err({ kind: 'Empty' });
-    return ok({ value: raw, text: JSON.stringify(raw) });
+    return ok({ value: raw, text: () => JSON.stringify(raw) });
   }
   // Go keeps a byte-order mark (and rejects it); invalid UTF-8 becomes U+FFFD.
   const text =
     typeof raw === 'string' ? raw : new TextDecoder('utf-8', { ignoreBOM: true }).decode(raw);
   if (text.length === 0) return err({ kind: 'Empty' });
   try {
-    return ok({ value: JSON.parse(text) as unknown, text });
+    return ok({ value: JSON.parse(text) as unknown, text: () => text });
   } catch {
     const e = goSyntaxError(text);
     return err(malformed(text, e?.message ?? 'unexpected end of JSON input', e?.offset ?? 0));
@@ -139,14 +142,14 @@ function malformed(text: string, message: string, offset: number): IgnitionParse
 const VERSION_STRUCT = 'struct { Version *string "json:\\"version\\"" }';
 const ROOT_STRUCT = `struct { Ignition ${VERSION_STRUCT} "json:\\"ignition\\"" }`;
 
-function versionOf(value: unknown, text: string): Result<SpecVersion, IgnitionParseError> {
+function versionOf(value: unknown, text: () => string): Result<SpecVersion, IgnitionParseError> {
   if (value === null) return err({ kind: 'InvalidVersion' });
-  if (!isRecord(value)) return err(typeError(text, [], value, `Go value of type ${ROOT_STRUCT}`));
+  if (!isRecord(value)) return err(typeError(text(), [], value, `Go value of type ${ROOT_STRUCT}`));
   const ign = lookup(value, 'ignition');
   if (ign == null) return err({ kind: 'InvalidVersion' });
   if (!isRecord(ign)) {
     return err(
-      typeError(text, ['ignition'], ign, `Go struct field .ignition of type ${VERSION_STRUCT}`),
+      typeError(text(), ['ignition'], ign, `Go struct field .ignition of type ${VERSION_STRUCT}`),
     );
   }
   const version = lookup(ign, 'version');
@@ -154,7 +157,7 @@ function versionOf(value: unknown, text: string): Result<SpecVersion, IgnitionPa
   if (typeof version !== 'string') {
     return err(
       typeError(
-        text,
+        text(),
         ['ignition', 'version'],
         version,
         'Go struct field .ignition.version of type string',

@@ -8,7 +8,7 @@
  * pointer or list); pointers set to `false`, `0` or `""` are written. Strings are escaped as Go
  * does with HTML escaping on (`<`, `>`, `&`, U+2028, U+2029 as `\u` escapes).
  */
-import type { FieldSpec, IgnitionConfig, IgnitionConfigV2, JsonRecord } from './types.js';
+import type { FieldType, IgnitionConfig, IgnitionConfigV2, JsonRecord } from './types.js';
 import { isRecord, structFields, zeroOf } from './types.js';
 import type { SpecVersion } from './versions.js';
 import { isSpecVersion, MaxSpecVersion } from './versions.js';
@@ -36,19 +36,41 @@ export function serializeIgnition(config: AnyConfig): string {
 }
 
 function compactStruct(version: SpecVersion, struct: string, value: unknown): JsonRecord {
-  const src = isRecord(value) ? value : {};
-  const out: JsonRecord = {};
-  for (const f of structFields(version, struct)) {
-    const v = compactField(version, f, src[f.json]);
-    if (v !== undefined) out[f.json] = v;
-  }
-  return out;
+  return compactStructWithEmptiness(version, struct, value).out;
 }
 
-/** `undefined` means "not written". */
-function compactField(version: SpecVersion, f: FieldSpec, v: unknown): unknown {
-  const t = f.type;
-  if (f.omitEmpty && isEmpty(version, f, v)) return undefined;
+interface Compacted {
+  readonly out: JsonRecord;
+  /** clarketm/json `isEmptyValue` of the struct: every field is empty. */
+  readonly empty: boolean;
+}
+
+/** One walk gives both the output and the emptiness `omitempty` asks of nested structs. */
+function compactStructWithEmptiness(
+  version: SpecVersion,
+  struct: string,
+  value: unknown,
+): Compacted {
+  const src = isRecord(value) ? value : {};
+  const out: JsonRecord = {};
+  let empty = true;
+  for (const f of structFields(version, struct)) {
+    const v = src[f.json];
+    if (f.type.kind === 'struct') {
+      const inner = compactStructWithEmptiness(version, f.type.struct, v);
+      empty &&= inner.empty;
+      if (!f.omitEmpty || !inner.empty) out[f.json] = inner.out;
+    } else {
+      const fieldEmpty = isEmpty(f.type, v);
+      empty &&= fieldEmpty;
+      if (!f.omitEmpty || !fieldEmpty) out[f.json] = compactField(version, f.type, v);
+    }
+  }
+  return { out, empty };
+}
+
+/** A field that is not a struct value, as Go writes it. */
+function compactField(version: SpecVersion, t: FieldType, v: unknown): unknown {
   switch (t.kind) {
     case 'value':
       return v ?? zeroOf(t.scalar);
@@ -61,16 +83,15 @@ function compactField(version: SpecVersion, f: FieldSpec, v: unknown): unknown {
     case 'list': {
       if (!Array.isArray(v)) return null;
       const item = t.item;
-      return v.map((i: unknown) =>
-        typeof item === 'string' ? (i ?? zeroOf(item)) : compactStruct(version, item.struct, i),
-      );
+      return typeof item === 'string'
+        ? v.map((i: unknown) => i ?? zeroOf(item))
+        : v.map((i: unknown) => compactStruct(version, item.struct, i));
     }
   }
 }
 
-/** clarketm/json `isEmptyValue`: structs are empty when every field is. */
-function isEmpty(version: SpecVersion, f: FieldSpec, v: unknown): boolean {
-  const t = f.type;
+/** clarketm/json `isEmptyValue` of a field that is not a struct value. */
+function isEmpty(t: Exclude<FieldType, { kind: 'struct' }>, v: unknown): boolean {
   switch (t.kind) {
     case 'value':
       return v == null || v === zeroOf(t.scalar);
@@ -79,10 +100,6 @@ function isEmpty(version: SpecVersion, f: FieldSpec, v: unknown): boolean {
       return v == null;
     case 'list':
       return !Array.isArray(v) || v.length === 0;
-    case 'struct': {
-      const rec = isRecord(v) ? v : {};
-      return structFields(version, t.struct).every((sf) => isEmpty(version, sf, rec[sf.json]));
-    }
   }
 }
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalize, fieldPaths, structFields } from './types.js';
+import fc from 'fast-check';
+import { arbitraryConfig } from '../../test/support/ignition-arbitraries.js';
+import { canonicalize, fieldPaths, recanonicalize, structFields } from './types.js';
 import type { SpecVersion } from './versions.js';
 import { SpecVersions } from './versions.js';
 
@@ -115,5 +117,50 @@ describe('canonicalize', () => {
         '3.2.0',
       ),
     ).toEqual({ ignition: { version: '3.2.0' }, storage: { luks: [{ name: 'l', clevis: {} }] } });
+  });
+});
+
+describe('recanonicalize', () => {
+  const steps = SpecVersions.filter((v) => v.startsWith('3.')).flatMap((from, i, all) => {
+    const to = all[i + 1];
+    return to === undefined ? [] : [[from, to] as const];
+  });
+
+  it.each(steps)('%s → %s equals canonicalizing again', (from, to) => {
+    const inputs = fc.oneof(arbitraryConfig(from), arbitraryConfig('3.5.0'));
+    fc.assert(
+      fc.property(inputs, (x) => {
+        const canonical = canonicalize(x, from);
+        expect(recanonicalize(canonical, from, to)).toStrictEqual(canonicalize(canonical, to));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('drops what the newer layout leaves out: a 3.2 RAID without devices', () => {
+    const c = canonicalize(
+      { ignition: { version: '3.2.0' }, storage: { raid: [{ name: 'r', devices: [] }] } },
+      '3.2.0',
+    );
+    expect(c).toEqual({
+      ignition: { version: '3.2.0' },
+      storage: { raid: [{ name: 'r', level: '', devices: [] }] },
+    });
+    expect(recanonicalize(c, '3.2.0', '3.3.0')).toStrictEqual({
+      ignition: { version: '3.2.0' },
+      storage: { raid: [{ name: 'r', level: '' }] },
+    });
+  });
+
+  it('walks only what changed: parts laid out alike are shared', () => {
+    const files = [{ path: '/a', mode: 420 }];
+    const links = [{ path: '/l', hard: false, target: '' }];
+    const c = canonicalize({ ignition: { version: '3.2.0' }, storage: { files, links } }, '3.2.0');
+    const up = recanonicalize(c, '3.2.0', '3.3.0');
+    const storage = (s: unknown): Record<string, unknown> =>
+      (s as { storage: Record<string, unknown> }).storage;
+    expect(storage(up)['files']).toBe(storage(c)['files']);
+    expect(storage(up)['links']).not.toBe(storage(c)['links']);
+    expect(up).toStrictEqual(canonicalize(c, '3.3.0'));
   });
 });

@@ -875,3 +875,98 @@ function canonField(version: SpecVersion, f: FieldSpec, v: unknown): unknown {
     }
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Re-canonicalizing for a neighbouring spec (translation up)
+
+/**
+ * `canonicalize(value, to)` for a value already in canonical form for spec `from`. The parts whose
+ * Go layout is the same in both specs are already canonical for `to` (canonicalizing is
+ * idempotent), so they are kept as they are, shared rather than copied; only the parts whose
+ * layout changed are walked. Translating up one spec at a time then costs little per step.
+ */
+export function recanonicalize(value: JsonRecord, from: SpecVersion, to: SpecVersion): JsonRecord {
+  return sameLayout(from, to, 'Config') ? value : recanonStruct(from, to, 'Config', value);
+}
+
+function recanonStruct(
+  from: SpecVersion,
+  to: SpecVersion,
+  struct: string,
+  value: unknown,
+): JsonRecord {
+  const src = isRecord(value) ? value : {};
+  const out: JsonRecord = {};
+  const before = structFields(from, struct);
+  for (const f of structFields(to, struct)) {
+    const old = before.find((x) => x.json === f.json);
+    const v =
+      old !== undefined && sameField(old, f)
+        ? recanonField(from, to, f, src[f.json])
+        : canonField(to, f, src[f.json]);
+    if (v !== undefined) out[f.json] = v;
+  }
+  return out;
+}
+
+/** A field declared alike in both specs: canonical for `from`, it needs only its struct redone. */
+function recanonField(from: SpecVersion, to: SpecVersion, f: FieldSpec, v: unknown): unknown {
+  const nested = nestedStruct(f.type);
+  if (v === undefined || nested === undefined || sameLayout(from, to, nested)) return v;
+  if (f.type.kind === 'list') {
+    if (!Array.isArray(v) || v.length === 0) return canonField(to, f, v);
+    return v.map((i: unknown) => recanonStruct(from, to, nested, i));
+  }
+  if (!isRecord(v)) return canonField(to, f, v);
+  const s = recanonStruct(from, to, nested, v);
+  return f.type.kind === 'struct' && f.omitEmpty && Object.keys(s).length === 0 ? undefined : s;
+}
+
+function sameField(a: FieldSpec, b: FieldSpec): boolean {
+  return a.json === b.json && a.omitEmpty === b.omitEmpty && sameType(a.type, b.type);
+}
+
+function sameType(a: FieldType, b: FieldType): boolean {
+  switch (a.kind) {
+    case 'value':
+    case 'pointer':
+      return b.kind === a.kind && b.scalar === a.scalar;
+    case 'struct':
+    case 'structPointer':
+      return b.kind === a.kind && b.struct === a.struct;
+    case 'list':
+      return (
+        b.kind === 'list' &&
+        nestedStruct(b) === nestedStruct(a) &&
+        typeof b.item === typeof a.item &&
+        (typeof a.item !== 'string' || a.item === b.item)
+      );
+  }
+}
+
+const SAME_LAYOUT = new Map<string, boolean>();
+
+/** Whether `struct` and every struct it holds are declared alike in both specs (memoized). */
+function sameLayout(from: SpecVersion, to: SpecVersion, struct: string): boolean {
+  const key = `${from} ${to} ${struct}`;
+  let same = SAME_LAYOUT.get(key);
+  if (same === undefined) {
+    const a = SpecLayouts[from].structs[struct];
+    const b = SpecLayouts[to].structs[struct];
+    same =
+      a !== undefined &&
+      b !== undefined &&
+      a.length === b.length &&
+      a.every((f, i) => {
+        const g = b[i];
+        const nested = nestedStruct(f.type);
+        return (
+          g !== undefined &&
+          sameField(f, g) &&
+          (nested === undefined || sameLayout(from, to, nested))
+        );
+      });
+    SAME_LAYOUT.set(key, same);
+  }
+  return same;
+}
