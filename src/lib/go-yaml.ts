@@ -9,6 +9,7 @@
  * `indention`) and makes the same decisions in the same order; it only skips the event queue,
  * because a JSON tree already tells us what the queue's look-ahead was for (emptiness, keys).
  */
+import { Utf8Output } from './go-yaml-output.js';
 
 /** A value as JSON.parse returns it. */
 export type JsonValue =
@@ -27,9 +28,18 @@ type Style = (typeof Style)[keyof typeof Style];
  * included. Object properties whose value is `undefined` are skipped, as JSON.stringify does.
  */
 export function marshalGoYaml(value: JsonValue): string {
-  const emitter = new Emitter();
-  emitter.emitDocument(value);
-  return emitter.output();
+  return emit(value).string();
+}
+
+/** `marshalGoYaml(value)` as UTF-8 bytes, for hashing without building the string. */
+export function marshalGoYamlBytes(value: JsonValue): Uint8Array {
+  return emit(value).bytes();
+}
+
+function emit(value: JsonValue): Utf8Output {
+  const out = new Utf8Output();
+  new Emitter(out).emitDocument(value);
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -37,15 +47,15 @@ export function marshalGoYaml(value: JsonValue): string {
 // ---------------------------------------------------------------------------------------------
 
 class Emitter {
-  readonly #out: string[] = [];
+  readonly #out: Utf8Output;
   readonly #indents: number[] = [];
   #column = 0;
   #indent = -1;
   #whitespace = true;
   #indention = true;
 
-  output(): string {
-    return this.#out.join('');
+  constructor(out: Utf8Output) {
+    this.#out = out;
   }
 
   emitDocument(value: JsonValue): void {
@@ -58,8 +68,12 @@ class Emitter {
     if (value === null || value === undefined) {
       this.#emitPlainToken('null');
     } else if (typeof value === 'string') {
-      const text = wellFormed(value);
-      this.#emitScalar(text, encoderStyle(text), analyzeScalar(text), false);
+      if (isPlainWord(value)) {
+        this.#writePlainWord(value);
+      } else {
+        const text = wellFormed(value);
+        this.#emitScalar(text, encoderStyle(text), analyzeScalar(text), false);
+      }
     } else if (typeof value === 'number') {
       this.#emitPlainToken(formatNumber(value));
     } else if (typeof value === 'boolean') {
@@ -68,8 +82,8 @@ class Emitter {
       if (value.length === 0) this.#emitEmptyFlow('[', ']');
       else this.#emitBlockSequence(value, mappingContext);
     } else {
-      const keys = Object.keys(value).filter((k) => value[k] !== undefined);
-      if (keys.length === 0) this.#emitEmptyFlow('{', '}');
+      const keys = Object.keys(value);
+      if (!keys.some((k) => value[k] !== undefined)) this.#emitEmptyFlow('{', '}');
       else this.#emitBlockMapping(value, sortedKeys(keys));
     }
   }
@@ -91,15 +105,17 @@ class Emitter {
     this.#popIndent();
   }
 
-  #emitBlockMapping(
-    map: { readonly [key: string]: JsonValue },
-    keys: readonly (readonly [key: string, rawKey: string])[],
-  ): void {
+  #emitBlockMapping(map: { readonly [key: string]: JsonValue }, keys: readonly SortedKey[]): void {
     this.#increaseIndent(false, false);
-    for (const [key, rawKey] of keys) {
-      const { analysis, style } = keyInfo(key);
+    for (const { key, raw, info } of keys) {
+      const value = map[raw];
+      if (value === undefined) continue; // skipped, as JSON.stringify skips it
+      const { analysis, style, plainSimple } = info;
       this.#writeIndent();
-      if (!analysis.multiline && analysis.utf8Length <= MAX_SIMPLE_KEY_BYTES) {
+      if (plainSimple) {
+        this.#writePlainWord(key);
+        this.#writeIndicator(':', false, false, false);
+      } else if (!analysis.multiline && analysis.utf8Length <= MAX_SIMPLE_KEY_BYTES) {
         this.#emitScalar(key, style, analysis, true);
         this.#writeIndicator(':', false, false, false);
       } else {
@@ -108,9 +124,24 @@ class Emitter {
         this.#writeIndent();
         this.#writeIndicator(':', true, false, true);
       }
-      this.#emitNode(map[rawKey], true);
+      this.#emitNode(value, true);
     }
     this.#popIndent();
+  }
+
+  /**
+   * What #emitScalar does for a scalar that is written plain and can neither fold nor break
+   * (`isPlainWord` values, most keys): the common case, without the analysis objects.
+   */
+  #writePlainWord(text: string): void {
+    if (!this.#whitespace) {
+      this.#out.byte(0x20);
+      this.#column += 1;
+    }
+    this.#out.ascii(text);
+    this.#column += text.length;
+    this.#whitespace = false;
+    this.#indention = false;
   }
 
   /** A null, bool or number: always plain-safe, short, without spaces (no folding). */
@@ -146,17 +177,17 @@ class Emitter {
 
   /** ASCII only: one column per UTF-16 unit. */
   #put(s: string): void {
-    this.#out.push(s);
+    this.#out.ascii(s);
     this.#column += s.length;
   }
 
   #write(s: string, columns: number): void {
-    this.#out.push(s);
+    this.#out.text(s);
     this.#column += columns;
   }
 
   #putBreak(): void {
-    this.#out.push('\n');
+    this.#out.byte(0x0a);
     this.#column = 0;
   }
 
@@ -165,7 +196,7 @@ class Emitter {
     if (ch === '\n') {
       this.#putBreak();
     } else {
-      this.#out.push(ch);
+      this.#out.text(ch);
       this.#column = 0;
     }
   }
@@ -189,7 +220,10 @@ class Emitter {
     ) {
       this.#putBreak();
     }
-    if (this.#column < indent) this.#put(' '.repeat(indent - this.#column));
+    if (this.#column < indent) {
+      this.#out.spaces(indent - this.#column);
+      this.#column = indent;
+    }
     this.#whitespace = true;
     this.#indention = true;
   }
@@ -387,18 +421,43 @@ class Emitter {
   }
 }
 
+interface KeyInfo {
+  readonly analysis: Analysis;
+  readonly style: Style;
+  /** Written as a plain simple key (`key: `): an `isPlainWord` short enough to be simple. */
+  readonly plainSimple: boolean;
+}
+
 /** Keys repeat across objects and configs; their analysis is a pure function of the text. */
-const KEY_INFO_CACHE = new Map<string, { readonly analysis: Analysis; readonly style: Style }>();
+const KEY_INFO_CACHE = new Map<string, KeyInfo>();
 const KEY_INFO_CACHE_LIMIT = 4096;
 
-function keyInfo(key: string): { readonly analysis: Analysis; readonly style: Style } {
+function keyInfo(key: string): KeyInfo {
   let info = KEY_INFO_CACHE.get(key);
   if (info === undefined) {
     if (KEY_INFO_CACHE.size >= KEY_INFO_CACHE_LIMIT) KEY_INFO_CACHE.clear();
-    info = { analysis: analyzeScalar(key), style: encoderStyle(key) };
+    const analysis = analyzeScalar(key);
+    const style = encoderStyle(key);
+    const simple = key.length <= MAX_SIMPLE_KEY_BYTES; // ASCII: one byte per unit
+    info = { analysis, style, plainSimple: simple && isPlainWord(key) };
     KEY_INFO_CACHE.set(key, info);
   }
   return info;
+}
+
+/**
+ * A string yaml.v2 writes plain, as it is, wherever it stands: printable ASCII without spaces,
+ * quotes or backslashes (so nothing to escape, fold or break), that does not start or end like a
+ * YAML indicator and does not read back as anything but a string. Paths, names and data URLs
+ * nearly all are; they skip the general scalar analysis.
+ */
+function isPlainWord(s: string): boolean {
+  return (
+    PLAIN_ASCII_WORD.test(s) &&
+    analyzeAsciiWord(s).blockPlainAllowed &&
+    !resolvesToNonString(s) &&
+    !isBase60Float(s)
+  );
 }
 
 function isArray(value: JsonValue): value is readonly JsonValue[] {
@@ -1019,10 +1078,42 @@ function isGoDigit(cp: number): boolean {
 }
 
 /** [key as Go sees it, key as stored], in sort.Sort(keyList) order. */
-function sortedKeys(raw: readonly string[]): (readonly [string, string])[] {
-  const keys = raw.map((k) => [wellFormed(k), k] as const);
+function sortedKeys(raw: readonly string[]): readonly SortedKey[] {
+  const shape = raw.join('\u0000');
+  const cached = SORTED_KEYS_CACHE.get(shape);
+  if (cached !== undefined && sameList(cached.raw, raw)) return cached.sorted;
+  const sorted = raw.map((k) => {
+    const key = wellFormed(k);
+    return { key, raw: k, info: keyInfo(key) };
+  });
   // Distinct keys never compare equal, so the (unstable, in Go) sort algorithm does not matter.
-  return keys.sort(([a], [b]) => (a === b ? 0 : goKeyLess(a, b) ? -1 : 1));
+  sorted.sort((a, b) => (a.key === b.key ? 0 : goKeyLess(a.key, b.key) ? -1 : 1));
+  if (SORTED_KEYS_CACHE.size >= SORTED_KEYS_CACHE_LIMIT) SORTED_KEYS_CACHE.clear();
+  SORTED_KEYS_CACHE.set(shape, { raw, sorted });
+  return sorted;
+}
+
+/** A key of a mapping, in the order yaml.v2 writes them. */
+interface SortedKey {
+  /** As Go sees it (lone surrogates replaced). */
+  readonly key: string;
+  /** As the object holds it. */
+  readonly raw: string;
+  readonly info: KeyInfo;
+}
+
+/**
+ * Objects of one kind (every file, say) have the same keys: their order is worked out once per
+ * list of keys. The joined keys are only a hash (a key may hold U+0000): hits are checked.
+ */
+const SORTED_KEYS_CACHE = new Map<
+  string,
+  { readonly raw: readonly string[]; readonly sorted: readonly SortedKey[] }
+>();
+const SORTED_KEYS_CACHE_LIMIT = 1024;
+
+function sameList(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /**
