@@ -4,10 +4,13 @@
  */
 import { Command, CommanderError } from 'commander';
 import { apiserverCommand } from '../cli/apiserver-command.js';
+import { bootstrapCommand } from '../cli/bootstrap-command.js';
 import { CliError, type CliIo } from '../cli/cli-io.js';
 import { ManifestLoadError } from '../cli/load-manifests.js';
 import { operatorCommand } from '../cli/operator-command.js';
+import { pointerConfigCommand } from '../cli/pointer-config-command.js';
 import { renderCommand } from '../cli/render-command.js';
+import { serverCommand } from '../cli/server-command.js';
 import { McoVersion } from '../version.js';
 
 const io: CliIo = {
@@ -30,7 +33,10 @@ function program(): Command {
     })
     .addCommand(renderCommand(io))
     .addCommand(apiserverCommand(io))
-    .addCommand(operatorCommand());
+    .addCommand(operatorCommand())
+    .addCommand(serverCommand())
+    .addCommand(bootstrapCommand(io))
+    .addCommand(pointerConfigCommand(io));
 }
 
 function exitWith(code: number): never {
