@@ -149,11 +149,13 @@ describe('durability drill', () => {
 
     const acked: Acked[] = [];
     const port = server.port;
+    let killed: Promise<number | null> | undefined;
     const streaming = streamCreates(16, (a) => {
       acked.push(a);
-      if (acked.length === 300) void server.stop('SIGKILL');
+      if (acked.length === 300) killed = server.stop('SIGKILL');
     });
     await streaming;
+    await killed;
     await watcher.ended;
     expect(acked.length).toBeGreaterThanOrEqual(300);
     const maxAcked = Math.max(...acked.map((a) => a.revision));

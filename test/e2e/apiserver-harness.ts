@@ -43,6 +43,8 @@ export class ApiServerProcess {
   readonly dataDir: string;
   readonly ownsDir: boolean;
   #child: ChildProcess | undefined;
+  /** Every process this object started, so none outlives the test even after a restart race. */
+  readonly #spawned: ChildProcess[] = [];
   #stderr = '';
   port = 0;
 
@@ -97,6 +99,7 @@ export class ApiServerProcess {
     ];
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'] });
     this.#child = child;
+    this.#spawned.push(child);
     this.#stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       this.#stderr += chunk.toString();
@@ -124,7 +127,8 @@ export class ApiServerProcess {
     });
     process.kill(this.pid, signal);
     const code = await exited;
-    this.#child = undefined;
+    // A restart may already have replaced the child; forget only this one.
+    if (this.#child === child) this.#child = undefined;
     return code;
   }
 
@@ -133,10 +137,13 @@ export class ApiServerProcess {
     const child = this.#child;
     if (child !== undefined) {
       const timer = setTimeout(() => {
-        if (child.exitCode === null) process.kill(this.pid, 'SIGKILL');
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
       }, 10_000);
       await this.stop('SIGTERM');
       clearTimeout(timer);
+    }
+    for (const spawned of this.#spawned) {
+      if (spawned.exitCode === null && spawned.signalCode === null) spawned.kill('SIGKILL');
     }
     if (this.ownsDir) rmSync(this.dataDir, { recursive: true, force: true });
   }
