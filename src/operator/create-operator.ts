@@ -49,5 +49,12 @@ export function createOperator(options: OperatorOptions): Operator {
     ...(options.leaderElection === undefined ? {} : { leaderElection: options.leaderElection }),
   });
   manager.addController(controller);
+  // An empty cluster sends no events: the first round must not wait for one.
+  manager.addRunnable({
+    run: () => {
+      controller.enqueue(ClusterOperatorName);
+      return Promise.resolve();
+    },
+  });
   return { manager, caches, controller };
 }

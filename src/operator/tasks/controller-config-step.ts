@@ -7,6 +7,7 @@
 import type { ControllerConfig } from '../../api/machineconfiguration/v1/controller-config.js';
 import { ControllerConfigName } from '../../api/machineconfiguration/v1/constants.js';
 import { Resources } from '../../api/resource-refs.js';
+import { liveGet } from '../live-get.js';
 import { OperatorTask } from '../../logic/operator/cluster-operator-status.js';
 import {
   applyControllerConfig,
@@ -26,7 +27,13 @@ export class ControllerConfigStep implements OperatorStep {
     const { client, caches, config, clock } = ctx.deps;
     const osImages = ctx.osImages;
     if (osImages === undefined) throw new Error('RenderConfig has not run');
-    const existing = caches.controllerConfigs.get(ControllerConfigName);
+    const existing = await liveGet<ControllerConfig>(
+      client,
+      Resources.controllerConfig,
+      ControllerConfigName,
+      undefined,
+      ctx.signal,
+    );
     const desired = applyControllerConfig(existing, {
       osImages,
       releaseVersion: config.versions.operator,

@@ -17,31 +17,26 @@ import {
 } from '../../logic/operator/machine-config-node.js';
 import { rfc3339 } from '../../ports/clock.js';
 import { forEachLimit } from '../for-each-limit.js';
+import { liveGet } from '../live-get.js';
 import { Done, type OperatorStep, type RoundContext, type TaskOutcome } from '../operator-task.js';
 
 /** Writes in flight at once while bringing many nodes in line. */
 const Parallel = 16;
 
-async function ensure(ctx: RoundContext, node: Node, pool: string): Promise<void> {
-  const { client, caches, clock } = ctx.deps;
-  const name = node.metadata.name ?? '';
+/** Creates or aligns the MachineConfigNode, then initialises its conditions if it has none. */
+async function ensureFrom(
+  ctx: RoundContext,
+  node: Node,
+  pool: string,
+  existing: MachineConfigNode | undefined,
+): Promise<void> {
+  const { client, clock } = ctx.deps;
   const signal = ctx.signal;
-  const existing = caches.machineConfigNodes.get(name);
   let mcn: MachineConfigNode;
   if (existing === undefined) {
-    try {
-      mcn = await client.create(Resources.machineConfigNode, newMachineConfigNode(node, pool), {
-        signal,
-      });
-    } catch (e) {
-      if (!isStatusError(e, 'AlreadyExists')) throw e;
-      mcn = await client.get<MachineConfigNode>(
-        Resources.machineConfigNode,
-        name,
-        undefined,
-        signal,
-      );
-    }
+    mcn = await client.create(Resources.machineConfigNode, newMachineConfigNode(node, pool), {
+      signal,
+    });
   } else {
     const update = updatedMachineConfigNode(existing, node, pool);
     mcn =
@@ -50,17 +45,33 @@ async function ensure(ctx: RoundContext, node: Node, pool: string): Promise<void
         : await client.update(Resources.machineConfigNode, update, { signal });
   }
   if ((mcn.status?.conditions ?? []).length > 0) return;
+  const now = rfc3339(clock.now());
   await client.updateStatus(
     Resources.machineConfigNode,
-    {
-      ...mcn,
-      status: {
-        ...mcn.status,
-        conditions: initialMachineConfigNodeConditions(rfc3339(clock.now())),
-      },
-    },
+    { ...mcn, status: { ...mcn.status, conditions: initialMachineConfigNodeConditions(now) } },
     { signal },
   );
+}
+
+/**
+ * ensureFrom on the cached object; when the cache was behind (AlreadyExists, Conflict), once more
+ * on the object as the server has it.
+ */
+async function ensure(ctx: RoundContext, node: Node, pool: string): Promise<void> {
+  const name = node.metadata.name ?? '';
+  try {
+    await ensureFrom(ctx, node, pool, ctx.deps.caches.machineConfigNodes.get(name));
+  } catch (e) {
+    if (!isStatusError(e, 'AlreadyExists') && !isStatusError(e, 'Conflict')) throw e;
+    const live = await liveGet<MachineConfigNode>(
+      ctx.deps.client,
+      Resources.machineConfigNode,
+      name,
+      undefined,
+      ctx.signal,
+    );
+    await ensureFrom(ctx, node, pool, live);
+  }
 }
 
 async function remove(ctx: RoundContext, name: string): Promise<void> {

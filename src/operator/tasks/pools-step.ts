@@ -7,6 +7,7 @@ import type { Secret } from '../../api/core/v1/secret.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import { isStatusError } from '../../api/meta/v1/status-error.js';
 import { Resources } from '../../api/resource-refs.js';
+import { liveGet } from '../live-get.js';
 import { OperatorTask } from '../../logic/operator/cluster-operator-status.js';
 import { enforceBuiltInPoolMetadata, OperatorPools } from '../../logic/operator/pool-metadata.js';
 import {
@@ -32,10 +33,16 @@ async function createIfMissing(
 }
 
 async function ensureBuiltInPools(ctx: RoundContext): Promise<MachineConfigPool[]> {
-  const { client, caches, log } = ctx.deps;
+  const { client, log } = ctx.deps;
   const created: MachineConfigPool[] = [];
   for (const name of OperatorPools) {
-    const existing = caches.pools.get(name);
+    const existing = await liveGet<MachineConfigPool>(
+      client,
+      Resources.machineConfigPool,
+      name,
+      undefined,
+      ctx.signal,
+    );
     if (existing === undefined) {
       const pool = await createIfMissing(ctx, builtInPool(name));
       if (pool !== undefined) {
@@ -52,7 +59,7 @@ async function ensureBuiltInPools(ctx: RoundContext): Promise<MachineConfigPool[
 }
 
 async function ensureUserData(ctx: RoundContext, pool: MachineConfigPool): Promise<TaskOutcome> {
-  const { client, caches, config } = ctx.deps;
+  const { client, config } = ctx.deps;
   const mcs = config.machineConfigServer;
   const desired = userDataSecret({
     pool,
@@ -62,7 +69,13 @@ async function ensureUserData(ctx: RoundContext, pool: MachineConfigPool): Promi
   });
   if (!desired.ok) return { kind: 'Failed', message: describePointerConfigError(desired.error) };
   const name = desired.value.metadata.name ?? '';
-  const existing = caches.userDataSecrets.get(`${UserDataSecretNamespace}/${name}`);
+  const existing = await liveGet<Secret>(
+    client,
+    Resources.secret,
+    name,
+    UserDataSecretNamespace,
+    ctx.signal,
+  );
   if (existing === undefined) {
     try {
       await client.create<Secret>(Resources.secret, desired.value, { signal: ctx.signal });

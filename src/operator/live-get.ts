@@ -1,0 +1,23 @@
+/**
+ * Reads one object from the server, undefined when it does not exist. The operator reads the few
+ * objects it applies (ControllerConfig, built-in pools, pointer Secrets) live, as upstream's apply
+ * helpers do: a cache that has not yet seen the operator's own last write would turn the next
+ * write into AlreadyExists or Conflict.
+ */
+import { isStatusError } from '../api/meta/v1/status-error.js';
+import type { ApiObject, ResourceClient, ResourceRef } from '../ports/resource-client.js';
+
+export async function liveGet<T extends ApiObject>(
+  client: ResourceClient,
+  ref: ResourceRef,
+  name: string,
+  namespace: string | undefined,
+  signal: AbortSignal,
+): Promise<T | undefined> {
+  try {
+    return await client.get<T>(ref, name, namespace, signal);
+  } catch (e) {
+    if (isStatusError(e, 'NotFound')) return undefined;
+    throw e;
+  }
+}
