@@ -6,6 +6,7 @@
 import { createKubeClient } from '../../src/adapters/kube-client.js';
 import { systemClock } from '../../src/adapters/system-clock.js';
 import type { Event } from '../../src/api/core/v1/event.js';
+import type { Node } from '../../src/api/core/v1/node.js';
 import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
 import type { ControllerConfig } from '../../src/api/machineconfiguration/v1/controller-config.js';
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
@@ -251,4 +252,72 @@ export class ControllerHarness {
       },
     });
   }
+}
+
+export interface NodeSpecInput {
+  readonly labels?: Record<string, string>;
+  readonly annotations?: Record<string, string>;
+  /** Node conditions, e.g. `{ Ready: 'True' }`; none → the node has no conditions (ready). */
+  readonly conditions?: Record<string, string>;
+  readonly unschedulable?: boolean;
+}
+
+const A = 'machineconfiguration.openshift.io/';
+
+/** Annotations of a node the daemon left on `current`, moving to `desired` (Done when equal). */
+export function daemonAnnotations(current: string, desired = current): Record<string, string> {
+  return {
+    [`${A}currentConfig`]: current,
+    [`${A}desiredConfig`]: desired,
+    [`${A}state`]: current === desired ? 'Done' : 'Working',
+  };
+}
+
+/** Creates a Node (and sets its conditions through the status subresource). */
+export async function createNode(
+  h: ControllerHarness,
+  name: string,
+  input: NodeSpecInput = {},
+): Promise<Node> {
+  const node = await h.admin.create<Node>(Resources.node, {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name, labels: input.labels ?? {}, annotations: input.annotations ?? {} },
+    spec: input.unschedulable === undefined ? {} : { unschedulable: input.unschedulable },
+  });
+  if (input.conditions === undefined) return node;
+  return h.admin.updateStatus<Node>(Resources.node, {
+    ...node,
+    status: {
+      conditions: Object.entries(input.conditions).map(([type, status]) => ({ type, status })),
+    },
+  });
+}
+
+/** Plays the daemon for nodes told to move: current := desired, state Done. Returns who moved. */
+export async function completeUpdates(h: ControllerHarness, names: readonly string[]): Promise<string[]> {
+  const moved: string[] = [];
+  for (const name of names) {
+    const node = await h.get<Node>(Resources.node, name);
+    const a = node.metadata.annotations ?? {};
+    const desired = a[`${A}desiredConfig`] ?? '';
+    if (desired === '' || (a[`${A}currentConfig`] === desired && a[`${A}state`] === 'Done'))
+      continue;
+    await h.admin.patch(
+      Resources.node,
+      name,
+      { metadata: { annotations: { [`${A}currentConfig`]: desired, [`${A}state`]: 'Done' } } },
+      'merge',
+    );
+    moved.push(name);
+  }
+  return moved;
+}
+
+export function desiredOf(node: Node): string {
+  return node.metadata.annotations?.[`${A}desiredConfig`] ?? '';
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
 }
