@@ -1,8 +1,12 @@
 /**
  * json.Unmarshal into Ignition's Go types, on an already-parsed JSON value: the decoded tree has
  * every field of the version's structs (Go zero values where JSON is silent, `null` for nil
- * pointers), keys match fields as Go matches them (exact, then case-insensitively), unknown keys
- * are dropped, and the earliest type mismatch is reported with Go's UnmarshalTypeError text.
+ * pointers), keys match fields as Go matches them (exact, then case-insensitively, a later key
+ * decoding into what an earlier one left), unknown keys are dropped, and the earliest type
+ * mismatch is reported with Go's UnmarshalTypeError text.
+ *
+ * Spec 2.2 always decodes this way; spec 3.x only when a key differs from its field in case (see
+ * type-check.ts for the fast path).
  */
 import { goTypeName, type GoType, type Schema, type StructDef } from './schema.js';
 
@@ -37,15 +41,20 @@ function isObject(v: unknown): v is Record<string, unknown> {
 }
 
 /** Go's case folding for field names: ASCII case, plus the Kelvin sign and long s. */
-function fold(s: string): string {
-  return s
-    .replace(/\u212a/g, 'k')
-    .replace(/\u017f/g, 's')
-    .replace(/[A-Z]/g, (c) => c.toLowerCase());
+export function fold(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0x41 && c <= 0x5a) out += String.fromCharCode(c + 0x20);
+    else if (c === 0x212a) out += 'k';
+    else if (c === 0x17f) out += 's';
+    else out += s.charAt(i);
+  }
+  return out;
 }
 
 /** The field a JSON key decodes into: an exact tag match first, then a case-insensitive one. */
-export function matchField(def: StructDef, key: string): string | undefined {
+function matchField(def: StructDef, key: string): string | undefined {
   const exact = def.fields.find((f) => f.json === key);
   if (exact !== undefined) return exact.json;
   const folded = fold(key);
@@ -53,7 +62,7 @@ export function matchField(def: StructDef, key: string): string | undefined {
 }
 
 /** Go's zero value of a type. */
-export function zeroValue(schema: Schema, t: GoType): GoValue {
+function zeroValue(schema: Schema, t: GoType): GoValue {
   switch (t.kind) {
     case 'string':
       return '';

@@ -1,5 +1,6 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { goPathClean, goPathExt, goPathIsAbs, goPathJoin } from './go-path.js';
+import { goPathClean, goPathExt, goPathIsAbs, goPathIsCleanAbs, goPathJoin } from './go-path.js';
 
 describe('goPathClean (Go path.Clean)', () => {
   it.each<[string, string]>([
@@ -52,5 +53,32 @@ describe('goPathIsAbs and goPathJoin', () => {
     ['', '', ''],
   ])('join(%j, %j) = %j', (a, b, out) => {
     expect(goPathJoin(a, b)).toBe(out);
+  });
+});
+
+describe('goPathIsCleanAbs', () => {
+  it.each<[string, boolean]>([
+    ['/', true],
+    ['/a', true],
+    ['/a/b.c/..d/.e', true],
+    ['//', false],
+    ['/a/', false],
+    ['/a//b', false],
+    ['/.', false],
+    ['/a/./b', false],
+    ['/a/..', false],
+    ['/../a', false],
+  ])('%j → %s', (p, clean) => {
+    expect(goPathIsCleanAbs(p)).toBe(clean);
+  });
+
+  it('agrees with goPathClean on absolute paths', () => {
+    const segment = fc.constantFrom('', '.', '..', 'a', '.a', 'a.', '...', 'b/c');
+    fc.assert(
+      fc.property(fc.array(segment, { maxLength: 6 }), (segments) => {
+        const p = `/${segments.join('/')}`;
+        expect(goPathIsCleanAbs(p)).toBe(goPathClean(p) === p);
+      }),
+    );
   });
 });

@@ -39,3 +39,24 @@ export function goPathJoin(a: string, b: string): string {
   const parts = [a, b].filter((x) => x !== '');
   return parts.length === 0 ? '' : goPathClean(parts.join('/'));
 }
+
+/**
+ * Whether goPathClean(p) === p for an absolute p, without building the cleaned path: `/` itself, or
+ * segments that are neither empty (`//`, a trailing `/`) nor `.` nor `..`.
+ */
+export function goPathIsCleanAbs(p: string): boolean {
+  if (p === '/') return true;
+  let start = 1;
+  for (let i = 1; i <= p.length; i++) {
+    if (i < p.length && p.charCodeAt(i) !== 0x2f) continue;
+    const len = i - start;
+    if (len === 0) return false;
+    if (
+      p.charCodeAt(start) === 0x2e &&
+      (len === 1 || (len === 2 && p.charCodeAt(start + 1) === 0x2e))
+    )
+      return false;
+    start = i + 1;
+  }
+  return true;
+}

@@ -14,6 +14,10 @@ function isHexCode(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x46) || (c >= 0x61 && c <= 0x66);
 }
 
+function hexValue(c: number): number {
+  return c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x61 + 10;
+}
+
 const Mode = {
   Path: 'path',
   Host: 'host',
@@ -24,54 +28,38 @@ const Mode = {
 } as const;
 type Mode = (typeof Mode)[keyof typeof Mode];
 
-const HOST_OK = new Set([
-  '!',
-  '$',
-  '&',
-  "'",
-  '(',
-  ')',
-  '*',
-  '+',
-  ',',
-  ';',
-  '=',
-  ':',
-  '[',
-  ']',
-  '<',
-  '>',
-  '"',
-]);
+/** ASCII characters a host may hold unescaped: letters, digits, Go's sub-delims and `-_.~`. */
+const HOST_OK = new Uint8Array(128);
+for (const ch of 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!$&\'()*+,;=:[]<>"-_.~')
+  HOST_OK[ch.charCodeAt(0)] = 1;
 
-function hostCharNeedsEscape(c: string): boolean {
-  if (/[A-Za-z0-9]/.test(c)) return false;
-  return !HOST_OK.has(c) && !'-_.~'.includes(c);
+function hostCharNeedsEscape(c: number): boolean {
+  return c < 0x80 && HOST_OK[c] !== 1;
 }
 
-/** Go's unescape(s, mode), reduced to success or failure (with the decoded text for queries). */
-function unescape(s: string, mode: Mode): string | undefined {
+/**
+ * Go's unescape(s, mode), reduced to success or failure; with `decode` it also returns the decoded
+ * text (queries turn `+` into a space).
+ */
+function unescape(s: string, mode: Mode, decode = false): string | undefined {
+  const hostLike = mode === Mode.Host || mode === Mode.Zone;
   let out = '';
   for (let i = 0; i < s.length;) {
-    const c = s.charAt(i);
-    if (c === '%') {
+    const c = s.charCodeAt(i);
+    if (c === 0x25) {
       if (i + 2 >= s.length || !isHexCode(s.charCodeAt(i + 1)) || !isHexCode(s.charCodeAt(i + 2)))
         return undefined;
-      const v = parseInt(s.slice(i + 1, i + 3), 16);
-      if (mode === Mode.Host && v < 0x80 && s.slice(i, i + 3) !== '%25') return undefined;
-      const zoneBad = v !== 0x20 && (v >= 0x80 || hostCharNeedsEscape(String.fromCharCode(v)));
-      if (mode === Mode.Zone && s.slice(i, i + 3) !== '%25' && zoneBad) return undefined;
-      out += String.fromCharCode(v);
+      const v = (hexValue(s.charCodeAt(i + 1)) << 4) | hexValue(s.charCodeAt(i + 2));
+      const is25 = v === 0x25;
+      if (mode === Mode.Host && v < 0x80 && !is25) return undefined;
+      const zoneBad = v !== 0x20 && (v >= 0x80 || hostCharNeedsEscape(v));
+      if (mode === Mode.Zone && !is25 && zoneBad) return undefined;
+      if (decode) out += String.fromCharCode(v);
       i += 3;
       continue;
     }
-    if (
-      (mode === Mode.Host || mode === Mode.Zone) &&
-      s.charCodeAt(i) < 0x80 &&
-      hostCharNeedsEscape(c)
-    )
-      return undefined;
-    out += mode === Mode.Query && c === '+' ? ' ' : c;
+    if (hostLike && hostCharNeedsEscape(c)) return undefined;
+    if (decode) out += mode === Mode.Query && c === 0x2b ? ' ' : s.charAt(i);
     i++;
   }
   return out;
@@ -111,15 +99,17 @@ function parseAuthority(authority: string): boolean {
   return userinfo.split(':', 2).every((part) => unescape(part, Mode.User) !== undefined);
 }
 
+const isAsciiLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+
 function getScheme(raw: string): { scheme: string; rest: string } | undefined {
   for (let i = 0; i < raw.length; i++) {
-    const c = raw.charAt(i);
-    if (/[A-Za-z]/.test(c)) continue;
-    if (/[0-9+\-.]/.test(c)) {
+    const c = raw.charCodeAt(i);
+    if (isAsciiLetter(c)) continue;
+    if ((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d || c === 0x2e) {
       if (i === 0) return { scheme: '', rest: raw };
       continue;
     }
-    if (c === ':') {
+    if (c === 0x3a) {
       if (i === 0) return undefined;
       return { scheme: raw.slice(0, i), rest: raw.slice(i + 1) };
     }
@@ -141,7 +131,7 @@ export function goUrlParse(rawUrl: string): GoUrl | undefined {
   const scheme = sr.scheme.toLowerCase();
   let rest = sr.rest;
   let rawQuery = '';
-  if (rest.endsWith('?') && rest.split('?').length === 2) {
+  if (rest.indexOf('?') === rest.length - 1 && rest.length > 0) {
     rest = rest.slice(0, -1);
   } else {
     const q = rest.indexOf('?');
@@ -172,8 +162,8 @@ export function goQueryValues(rawQuery: string): Map<string, string[]> {
   for (const part of rawQuery.split('&')) {
     if (part === '' || part.includes(';')) continue;
     const eq = part.indexOf('=');
-    const key = unescape(eq < 0 ? part : part.slice(0, eq), Mode.Query);
-    const value = unescape(eq < 0 ? '' : part.slice(eq + 1), Mode.Query);
+    const key = unescape(eq < 0 ? part : part.slice(0, eq), Mode.Query, true);
+    const value = unescape(eq < 0 ? '' : part.slice(eq + 1), Mode.Query, true);
     if (key === undefined || value === undefined) continue;
     m.set(key, [...(m.get(key) ?? []), value]);
   }

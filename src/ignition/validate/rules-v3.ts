@@ -4,10 +4,14 @@
  * which is the order vcontext visits them in. Version differences follow Ignition 2.14 for specs
  * 3.0–3.3 (the release the Debian `ignition-validate` oracle is built from) and the newest upstream
  * source for 3.4–3.5; `latest` adds the checks later releases back-ported to 3.0–3.3.
+ *
+ * Values are the decoded Go value or, when every key matched exactly, the JSON itself: a field that
+ * is absent or null reads as its zero value, and a rule reads only fields its spec version has
+ * (the JSON may carry unknown keys). Rules build an entry's path only when they report it.
  */
 import type { ConfigPath } from '../report.js';
 import type { GoStruct, GoValue } from './decode.js';
-import { goPathClean, goPathExt, goPathIsAbs, goPathJoin } from './go-path.js';
+import { goPathClean, goPathExt, goPathIsAbs, goPathIsCleanAbs, goPathJoin } from './go-path.js';
 import { Msg, noInstallSection, noInstallSectionForTemplate } from './messages.js';
 import type { Minor3 } from './schema.js';
 import { parseUnitContents } from './systemd-unit.js';
@@ -27,14 +31,23 @@ export interface RuleContext {
   readonly version: string;
 }
 
-export type Sink = (
-  kind: 'error' | 'warning',
-  path: ConfigPath,
-  message: string | undefined,
-) => void;
+/** Receives an entry; `path` must be the rule's own copy (the walker's path changes as it goes). */
+export type Sink = (kind: 'error' | 'warning', path: ConfigPath, message: string) => void;
+/** `path` is where the walker is, valid only during the call. */
 export type Rule = (v: GoValue, path: ConfigPath, ctx: RuleContext, add: Sink) => void;
 
 const at = (p: ConfigPath, ...more: (string | number)[]): ConfigPath => [...p, ...more];
+
+/** Reports `message`, if there is one, at `p` plus `more`; the path is built only then. */
+function report(
+  add: Sink,
+  kind: 'error' | 'warning',
+  message: string | undefined,
+  p: ConfigPath,
+  ...more: (string | number)[]
+): void {
+  if (message !== undefined) add(kind, [...p, ...more], message);
+}
 
 // Typed reads of decoded Go values: the decoder guarantees the shape for the version's fields.
 function obj(v: GoValue): GoStruct {
@@ -65,7 +78,7 @@ const isTrue = (x: boolean | null): boolean => x === true;
 export function validatePath(p: string): string | undefined {
   if (p === '') return Msg.noPath;
   if (!goPathIsAbs(p)) return Msg.pathRelative;
-  if (goPathClean(p) !== p) return Msg.dirtyPath;
+  if (!goPathIsCleanAbs(p)) return Msg.dirtyPath;
   return undefined;
 }
 
@@ -84,8 +97,20 @@ function validateIdOrName(v: GoStruct): string | undefined {
 }
 
 const nodeRule = (v: GoStruct, p: ConfigPath, add: Sink): void => {
-  add('error', at(p, 'path'), validatePath(s(v, 'path') ?? ''));
+  const m = validatePath(s(v, 'path') ?? '');
+  if (m !== undefined) add('error', at(p, 'path'), m);
 };
+
+/** Directory and File: the node, then the mode and its special bits. */
+function modeRules(v: GoStruct, p: ConfigPath, ctx: RuleContext, add: Sink): void {
+  nodeRule(v, p, add);
+  const mode = n(v, 'mode');
+  if (mode === null) return;
+  const illegal = validateMode(mode);
+  if (illegal !== undefined) add('error', at(p, 'mode'), illegal);
+  const special = specialBitsWarning(mode, ctx);
+  if (special !== undefined) add('warning', at(p, 'mode'), special);
+}
 
 function validateHash(hash: string | null, ctx: RuleContext): string | undefined {
   if (hash === null) return undefined;
@@ -111,21 +136,26 @@ function resourceRule(v: GoValue, p: ConfigPath, ctx: RuleContext, add: Sink): v
   if (compression !== null && compression !== '' && compression !== 'gzip') {
     add('error', at(p, 'compression'), Msg.compressionInvalid);
   }
-  const hasHash = s(sub(r, 'verification'), 'hash') !== null;
-  if (hasHash && s(r, 'source') === null)
+  const source = s(r, 'source');
+  if (source === null && s(sub(r, 'verification'), 'hash') !== null)
     add('error', at(p, 'verification', 'hash'), Msg.verificationAndNilSource);
-  add('error', at(p, 'source'), validateUrlNilOk(s(r, 'source'), ctx.minor));
-  if ('httpHeaders' in r) {
-    add(
-      'error',
-      at(p, 'httpHeaders'),
-      validateHeaderScheme(list(r, 'httpHeaders').length, s(r, 'source')),
-    );
+  const bad = validateUrlNilOk(source, ctx.minor);
+  if (bad !== undefined) add('error', at(p, 'source'), bad);
+  // Resource (3.1+) has HTTP headers; 3.0's FileContents does not, even if the JSON has the key
+  if (ctx.minor >= 1) {
+    const headers = validateHeaderScheme(list(r, 'httpHeaders').length, source);
+    if (headers !== undefined) add('error', at(p, 'httpHeaders'), headers);
   }
 }
 
 function storageRule(v: GoValue, p: ConfigPath, ctx: RuleContext, add: Sink): void {
   const st = obj(v);
+  // every check but the filesystem warnings is about links
+  if (list(st, 'links').length > 0) linkRules(st, p, ctx, add);
+  if (ctx.latest) filesystemOverwriteWarnings(st, p, add);
+}
+
+function linkRules(st: GoStruct, p: ConfigPath, ctx: RuleContext, add: Sink): void {
   const paths = (k: string): string[] => list(st, k).map((x) => s(obj(x), 'path') ?? '');
   const linkPaths = paths('links');
   const underLink = (q: string): number => linkPaths.filter((l) => q.startsWith(`${l}/`)).length;
@@ -158,11 +188,10 @@ function storageRule(v: GoValue, p: ConfigPath, ctx: RuleContext, add: Sink): vo
       ['group', 'id'],
       ['group', 'name'],
     ] as const) {
-      if (sub(l, owner)[key] !== null)
+      if ((sub(l, owner)[key] ?? null) !== null)
         add('warning', at(p, 'links', i, owner, key), Msg.hardLinkSpecifiesOwner);
     }
   });
-  if (ctx.latest) filesystemOverwriteWarnings(st, p, add);
 }
 
 function filesystemOverwriteWarnings(st: GoStruct, p: ConfigPath, add: Sink): void {
@@ -210,7 +239,7 @@ function diskRule(v: GoValue, p: ConfigPath, _ctx: RuleContext, add: Sink): void
     add('error', at(p, 'device'), Msg.diskDeviceRequired);
     return;
   }
-  add('error', at(p, 'device'), validatePath(device));
+  report(add, 'error', validatePath(device), p, 'device');
   const parts = list(d, 'partitions').map(obj);
   // upstream ranges over a Go map here; with several colliding numbers, the lowest is reported
   const byNumber = new Map<number, number[]>();
@@ -250,8 +279,9 @@ function partitionRule(v: GoValue, p: ConfigPath, _ctx: RuleContext, add: Sink):
     !empty(s(q, 'guid')) ||
     n(q, 'startMiB') !== null ||
     n(q, 'sizeMiB') !== null;
-  if (b(q, 'shouldExist') === false && others) add('error', p, Msg.shouldNotExistWithOthers);
-  if ((n(q, 'number') ?? 0) === 0 && s(q, 'label') === null) add('error', p, Msg.needLabelOrNumber);
+  if (b(q, 'shouldExist') === false && others) add('error', at(p), Msg.shouldNotExistWithOthers);
+  if ((n(q, 'number') ?? 0) === 0 && s(q, 'label') === null)
+    add('error', at(p), Msg.needLabelOrNumber);
   const label = s(q, 'label');
   if (label !== null) {
     // Go's len() counts UTF-8 bytes
@@ -275,8 +305,14 @@ const LABEL_LIMITS: Readonly<Record<string, readonly [number, string]>> = {
 
 function filesystemRule(v: GoValue, p: ConfigPath, ctx: RuleContext, add: Sink): void {
   const f = obj(v);
-  add('error', at(p, 'path'), empty(s(f, 'path')) ? undefined : validatePath(s(f, 'path') ?? ''));
-  add('error', at(p, 'device'), validatePath(s(f, 'device') ?? ''));
+  report(
+    add,
+    'error',
+    empty(s(f, 'path')) ? undefined : validatePath(s(f, 'path') ?? ''),
+    p,
+    'path',
+  );
+  report(add, 'error', validatePath(s(f, 'device') ?? ''), p, 'device');
   const format = s(f, 'format');
   if (empty(format)) {
     const others =
@@ -284,7 +320,7 @@ function filesystemRule(v: GoValue, p: ConfigPath, ctx: RuleContext, add: Sink):
       !empty(s(f, 'label')) ||
       !empty(s(f, 'uuid')) ||
       isTrue(b(f, 'wipeFilesystem')) ||
-      list(f, 'mountOptions').length > 0 ||
+      (ctx.minor >= 1 && list(f, 'mountOptions').length > 0) ||
       list(f, 'options').length > 0;
     if (others) add('error', at(p, 'format'), Msg.formatNilWithOthers);
   } else {
@@ -325,7 +361,7 @@ function raidRule(v: GoValue, p: ConfigPath, ctx: RuleContext, add: Sink): void 
     const spares = n(r, 'spares');
     if (spares !== null && spares !== 0) levelError = Msg.sparesUnsupportedForLevel;
   } else if (!RAID_LEVELS.includes(level)) levelError = Msg.unrecognizedRaidLevel;
-  add('error', at(p, 'level'), levelError);
+  report(add, 'error', levelError, p, 'level');
   if (list(r, 'devices').length === 0) add('error', at(p, 'devices'), Msg.raidDevicesRequired);
 }
 
@@ -336,10 +372,12 @@ function luksRule(v: GoValue, p: ConfigPath, ctx: RuleContext, add: Sink): void 
   if (!empty(label) && new TextEncoder().encode(label ?? '').length > 47)
     add('error', at(p, 'label'), Msg.luksLabelTooLong);
   const device = s(l, 'device');
-  add(
+  report(
+    add,
     'error',
-    at(p, 'device'),
     empty(device) ? Msg.diskDeviceRequired : validatePath(device ?? ''),
+    p,
+    'device',
   );
   const clevisRaw = l['clevis'] ?? null;
   if (clevisRaw !== null) {
@@ -387,7 +425,7 @@ function isJson(text: string): boolean {
 
 function tangRule(v: GoValue, p: ConfigPath, ctx: RuleContext, add: Sink): void {
   const t = obj(v);
-  add('error', at(p, 'url'), validateTangUrl(s(t, 'url') ?? ''));
+  report(add, 'error', validateTangUrl(s(t, 'url') ?? ''), p, 'url');
   if (empty(s(t, 'thumbprint'))) add('error', at(p, 'thumbprint'), Msg.tangThumbprintRequired);
   const adv = s(t, 'advertisement');
   if (ctx.minor >= 4 && !empty(adv) && !isJson(adv ?? '')) {
@@ -489,13 +527,13 @@ export const RULES_V3: Readonly<Record<string, Rule>> = {
   IgnitionConfig: (v, p, ctx, add) => {
     if (ctx.minor < 1) return;
     list(obj(v), 'merge').forEach((r, i) => {
-      add('error', at(p, 'merge', i), requiredSource(obj(r), ctx));
+      report(add, 'error', requiredSource(obj(r), ctx), p, 'merge', i);
     });
   },
   TLS: (v, p, ctx, add) => {
     if (ctx.minor < 1) return;
     list(obj(v), 'certificateAuthorities').forEach((r, i) => {
-      add('error', at(p, 'certificateAuthorities', i), requiredSource(obj(r), ctx));
+      report(add, 'error', requiredSource(obj(r), ctx), p, 'certificateAuthorities', i);
     });
   },
   Proxy: (v, p, _ctx, add) => {
@@ -510,10 +548,10 @@ export const RULES_V3: Readonly<Record<string, Rule>> = {
   Resource: resourceRule,
   FileContents: resourceRule,
   ConfigReference: (v, p, ctx, add) => {
-    add('error', at(p, 'source'), validateUrlNilOk(s(obj(v), 'source'), ctx.minor));
+    report(add, 'error', validateUrlNilOk(s(obj(v), 'source'), ctx.minor), p, 'source');
   },
   CaReference: (v, p, ctx, add) => {
-    add('error', at(p, 'source'), validateUrl(s(obj(v), 'source') ?? '', ctx.minor));
+    report(add, 'error', validateUrl(s(obj(v), 'source') ?? '', ctx.minor), p, 'source');
   },
   HTTPHeader: (v, p, _ctx, add) => {
     const h = obj(v);
@@ -521,20 +559,16 @@ export const RULES_V3: Readonly<Record<string, Rule>> = {
     if (s(h, 'value') === '') add('error', at(p, 'value'), Msg.invalidHttpHeader);
   },
   Verification: (v, p, ctx, add) => {
-    add('error', at(p, 'hash'), validateHash(s(obj(v), 'hash'), ctx));
+    const hash = s(obj(v), 'hash');
+    if (hash !== null) report(add, 'error', validateHash(hash, ctx), p, 'hash');
   },
   Storage: storageRule,
   Directory: (v, p, ctx, add) => {
-    const d = obj(v);
-    nodeRule(d, p, add);
-    add('error', at(p, 'mode'), validateMode(n(d, 'mode')));
-    add('warning', at(p, 'mode'), specialBitsWarning(n(d, 'mode'), ctx));
+    modeRules(obj(v), p, ctx, add);
   },
   File: (v, p, ctx, add) => {
     const f = obj(v);
-    nodeRule(f, p, add);
-    add('error', at(p, 'mode'), validateMode(n(f, 'mode')));
-    add('warning', at(p, 'mode'), specialBitsWarning(n(f, 'mode'), ctx));
+    modeRules(f, p, ctx, add);
     if (isTrue(b(f, 'overwrite')) && s(sub(f, 'contents'), 'source') === null) {
       add('error', at(p, 'overwrite'), Msg.overwriteAndNilSource);
     }
@@ -543,17 +577,17 @@ export const RULES_V3: Readonly<Record<string, Rule>> = {
     nodeRule(obj(v), p, add);
   },
   NodeUser: (v, p, _ctx, add) => {
-    add('error', p, validateIdOrName(obj(v)));
+    report(add, 'error', validateIdOrName(obj(v)), p);
   },
   NodeGroup: (v, p, _ctx, add) => {
-    add('error', p, validateIdOrName(obj(v)));
+    report(add, 'error', validateIdOrName(obj(v)), p);
   },
   Disk: diskRule,
   Partition: partitionRule,
   Filesystem: filesystemRule,
   Raid: raidRule,
   Device: (v, p, _ctx, add) => {
-    add('error', p, validatePath(typeof v === 'string' ? v : ''));
+    report(add, 'error', validatePath(typeof v === 'string' ? v : ''), p);
   },
   Luks: luksRule,
   Custom: customRule,

@@ -2,7 +2,7 @@
  * Ignition's URL checks (validateURL, validateTangURL, validateProxyURL, the HTTP-header scheme
  * check): which schemes each spec accepts and what it says when a source is rejected.
  */
-import { describeDataUrlError, parseDataUrl } from '../data-url.js';
+import { checkDataUrl, describeDataUrlError } from '../data-url.js';
 import { goQueryValues, goUrlParse } from './go-url.js';
 import { Msg } from './messages.js';
 import type { Minor3 } from './schema.js';
@@ -58,8 +58,8 @@ export function validateUrl(s: string, minor: Minor3): string | undefined {
     case 'arn':
       return minor >= 4 ? arnError(u.opaque, u.rawQuery) : Msg.invalidScheme;
     case 'data': {
-      const d = parseDataUrl(s);
-      return d.ok ? undefined : describeDataUrlError(d.error);
+      const e = checkDataUrl(s);
+      return e === undefined ? undefined : describeDataUrlError(e);
     }
     default:
       return Msg.invalidScheme;

@@ -1206,6 +1206,106 @@ describe('keys Go matches and keys it does not know', () => {
   ])('%s (%s)', check);
 });
 
+describe('the JSON read in place of the decoded value', () => {
+  const MISMATCH = (at: string) =>
+    `context tree does not match content tree at ${at}. Line and column reporting may be inconsistent. Unused keys may not be reported.`;
+  it.each<Case>([
+    [
+      'keys of later specs are unknown, not checked',
+      '3.0.0',
+      {
+        storage: {
+          files: [
+            {
+              path: '/a',
+              contents: { source: 'data:,x', httpHeaders: [{ name: 'A', value: 'b' }] },
+            },
+          ],
+          filesystems: [{ device: '/dev/a', mountOptions: ['ro'] }],
+        },
+      },
+      [
+        ['warning', '$.storage.files.0.contents.httpHeaders', 'Unused key httpHeaders'],
+        ['warning', '$.storage.filesystems.0.mountOptions', 'Unused key mountOptions'],
+      ],
+    ],
+    [
+      'null list items are zero values',
+      '3.2.0',
+      {
+        storage: { files: [null, { path: '/a' }, null] },
+        passwd: { users: [null] },
+        systemd: { units: [{ name: 'a.service', dropins: [null] }] },
+      },
+      [
+        ['error', '$.storage.files.0.path', 'path not specified'],
+        ['error', '$.storage.files.2.path', 'path not specified'],
+        ['error', '$.systemd.units.0.dropins.0.name', 'invalid systemd drop-in extension'],
+        ['error', '$.storage.files.2', DUP],
+        ['warning', '$.passwd.users.0', MISMATCH('$.passwd.users.0')],
+        ['warning', '$.storage.files.0', MISMATCH('$.storage.files.0')],
+        ['warning', '$.storage.files.2', MISMATCH('$.storage.files.2')],
+        ['warning', '$.systemd.units.0.dropins.0', MISMATCH('$.systemd.units.0.dropins.0')],
+      ],
+    ],
+    [
+      'null structs and pointers',
+      '3.1.0',
+      {
+        ignition: { config: null, security: { tls: null } },
+        storage: {
+          files: [
+            {
+              path: '/a',
+              contents: { source: 'http://x/', compression: null, verification: null },
+            },
+          ],
+        },
+      },
+      [
+        ['warning', '$.ignition.config', MISMATCH('$.ignition.config')],
+        ['warning', '$.ignition.security.tls', MISMATCH('$.ignition.security.tls')],
+        [
+          'warning',
+          '$.storage.files.0.contents.verification',
+          MISMATCH('$.storage.files.0.contents.verification'),
+        ],
+      ],
+    ],
+    [
+      'a later key in another case overrides, a later null does not',
+      '3.2.0',
+      { storage: { files: [{ path: '/a', Path: 'rel', PATH: null, mode: 420, MODE: 4096 }] } },
+      [
+        ['error', '$.storage.files.0.path', 'path not absolute'],
+        ['error', '$.storage.files.0.mode', 'illegal file mode'],
+        ['warning', '$.storage.files.0.Path', 'Unused key Path'],
+        ['warning', '$.storage.files.0.PATH', 'Unused key PATH'],
+        ['warning', '$.storage.files.0.MODE', 'Unused key MODE'],
+      ],
+    ],
+    [
+      'objects in another case merge into the field',
+      '3.2.0',
+      files({ path: '/a', contents: { source: 'data:,x' }, CONTENTS: { compression: 'xz' } }),
+      [
+        ['error', '$.storage.files.0.contents.compression', 'invalid compression method'],
+        ['warning', '$.storage.files.0.CONTENTS', 'Unused key CONTENTS'],
+      ],
+    ],
+  ])('%s (%s)', check);
+
+  it('leaves the input alone', () => {
+    const config = {
+      ignition: { version: '3.2.0' },
+      storage: { files: [{ path: 'x', PATH: 'y' }] },
+    };
+    const before = JSON.stringify(config);
+    validateIgnition(config, '3.2.0');
+    expect(JSON.stringify(config)).toBe(before);
+  });
+});
+
 describe('the declared version', () => {
   it('must be the version validated against', () => {
     expect(validateIgnition({ ignition: { version: '3.1.0' } }, '3.2.0').entries).toEqual([

@@ -2,10 +2,16 @@
  * Ignition 3.x parse-and-validate, as `config/v3_X.Parse` does it: decode into the version's Go
  * types (a type mismatch is the only entry), then vcontext's three passes over the decoded tree —
  * every type's Validate method, duplicate keys in keyed lists, and JSON keys the types do not know.
+ *
+ * Built for the render path, which validates thousands of small configs: the schema is compiled
+ * once per version, the three passes run as one walk (each pass keeps its own entry list, so the
+ * report reads pass by pass as before), the parsed JSON stands in for the decoded value whenever
+ * its keys match exactly, and paths are built only for entries.
  */
-import type { ConfigPath, ReportEntry } from '../report.js';
-import { decodeConfig, structDef, type GoStruct, type GoValue } from './decode.js';
-import { contextMismatch, unusedKey } from './messages.js';
+import { formatPath, type ReportEntry } from '../report.js';
+import { compileSchema, structsOf, type CStruct, type CType } from './compiled-schema.js';
+import { decodeConfig, fold, type GoStruct, type GoValue } from './decode.js';
+import { contextMismatch, Msg, unusedKey } from './messages.js';
 import {
   entryKey,
   IGNORE_DUPLICATES,
@@ -14,126 +20,154 @@ import {
   type RuleContext,
   type Sink,
 } from './rules-v3.js';
-import { schemaV3, type GoType, type Schema } from './schema.js';
-import { formatPath } from '../report.js';
+import { schemaV3, type Schema } from './schema.js';
+import { checkTypes } from './type-check.js';
 
-function typeKey(t: GoType): string | undefined {
-  if (t.kind === 'struct') return t.struct;
-  if (t.kind === 'string' && t.name.startsWith('types.')) return t.name.slice('types.'.length);
-  return undefined;
+interface Compiled {
+  readonly schema: Schema;
+  readonly root: CStruct;
 }
+
+/** By minor version, then rules (v2.14 or latest). */
+const compiled: (Compiled | undefined)[] = [];
+
+/** The spec's types with their rules, compiled on first use. */
+function compiledFor(ctx: RuleContext): Compiled {
+  const key = ctx.minor * 2 + (ctx.latest ? 1 : 0);
+  const cached = compiled[key];
+  if (cached !== undefined) return cached;
+  const schema = schemaV3(ctx.minor);
+  const root = compileSchema(schema, {
+    rules: RULES_V3,
+    ignoreDuplicates: IGNORE_DUPLICATES,
+    mergedKeys: MERGED_KEYS,
+  });
+  markZeroSilent(root, ctx);
+  const out = { schema, root };
+  compiled[key] = out;
+  return out;
+}
+
+/** A struct whose zero value reports nothing can be skipped when the config leaves it out. */
+function markZeroSilent(root: CStruct, ctx: RuleContext): void {
+  for (const def of structsOf(root)) {
+    const w = new Walk(ctx);
+    w.struct(def, EMPTY, undefined);
+    def.zeroSilent = w.validate.length === 0 && w.dups.length === 0 && w.unused.length === 0;
+  }
+}
+
+const EMPTY: GoStruct = Object.freeze({});
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-interface Walk {
-  readonly schema: Schema;
-  /** Called for every value, before its children, with the value's Go type name if it has one. */
-  readonly visit: (type: string | undefined, t: GoType, v: GoValue, path: ConfigPath) => void;
-}
+/**
+ * One walk over a decoded value and, alongside, the JSON it came from (`undefined` where the JSON
+ * has nothing at that exact path: vcontext's tree knows no case folding).
+ */
+class Walk {
+  readonly ctx: RuleContext;
+  readonly validate: ReportEntry[] = [];
+  readonly dups: ReportEntry[] = [];
+  readonly unused: ReportEntry[] = [];
+  readonly path: (string | number)[] = [];
+  readonly add: Sink;
 
-function walk(w: Walk, t: GoType, v: GoValue, path: ConfigPath): void {
-  if (t.kind === 'ptr') {
-    if (v !== null) walk(w, t.elem, v, path);
-    return;
+  constructor(ctx: RuleContext) {
+    this.ctx = ctx;
+    this.add = (kind, path, message) => {
+      this.validate.push({ kind, path, message });
+    };
   }
-  w.visit(typeKey(t), t, v, path);
-  if (t.kind === 'list' && Array.isArray(v)) {
-    (v as readonly GoValue[]).forEach((item, i) => {
-      walk(w, t.elem, item, [...path, i]);
-    });
-  }
-  if (t.kind === 'struct') {
-    const s = v as GoStruct;
-    for (const f of structDef(w.schema, t.struct).fields)
-      walk(w, f.type, s[f.json] ?? null, [...path, f.json]);
-  }
-}
 
-function validatePass(schema: Schema, root: GoStruct, ctx: RuleContext, add: Sink): void {
-  walk(
-    {
-      schema,
-      visit: (type, _t, v, path) => {
-        const rule = type === undefined ? undefined : RULES_V3[type];
-        rule?.(v, path, ctx, add);
-      },
-    },
-    { kind: 'struct', struct: 'Config' },
-    root,
-    [],
-  );
-}
-
-function dupPass(schema: Schema, root: GoStruct, add: Sink): void {
-  walk(
-    {
-      schema,
-      visit: (type, t, v, path) => {
-        if (t.kind !== 'struct' || type === undefined) return;
-        const s = v as GoStruct;
-        const ignored = IGNORE_DUPLICATES[type] ?? [];
-        const merged = MERGED_KEYS[type] ?? {};
-        const seen = new Map<string, Set<string>>();
-        for (const f of structDef(schema, t.struct).fields) {
-          if (f.type.kind !== 'list' || ignored.includes(f.json)) continue;
-          const space = merged[f.json] ?? f.json;
-          const keys = seen.get(space) ?? new Set<string>();
-          seen.set(space, keys);
-          const elemType = typeKey(f.type.elem) ?? '';
-          const items = s[f.json];
-          if (!Array.isArray(items)) continue;
-          (items as readonly GoValue[]).forEach((item, i) => {
-            const key = entryKey(elemType, item);
-            if (keys.has(key)) add('error', [...path, f.json, i], 'duplicate entry defined');
-            keys.add(key);
-          });
-        }
-      },
-    },
-    { kind: 'struct', struct: 'Config' },
-    root,
-    [],
-  );
-}
-
-/** The raw JSON at a path, following exact keys only (vcontext's tree has no case folding). */
-function rawAt(raw: unknown, path: ConfigPath): { found: boolean; value: unknown } {
-  let cur: unknown = raw;
-  for (const p of path) {
-    if (typeof p === 'number') {
-      if (!Array.isArray(cur) || p >= cur.length) return { found: false, value: undefined };
-      cur = cur[p];
-    } else {
-      if (!isRecord(cur) || !Object.hasOwn(cur, p)) return { found: false, value: undefined };
-      cur = cur[p];
+  struct(def: CStruct, v: GoStruct, raw: unknown): void {
+    def.rule?.(v, this.path, this.ctx, this.add);
+    if (def.dups.length > 0) this.#duplicates(def, v);
+    const rawRec = raw === undefined ? undefined : this.#unusedKeys(def, raw);
+    for (const f of def.walk) {
+      const child = v[f.json];
+      // no field is named like an Object.prototype member, so a plain read finds own keys only
+      const rawChild = rawRec === undefined ? undefined : rawRec === v ? child : rawRec[f.json];
+      this.path.push(f.json);
+      this.#field(f.type, child, rawChild);
+      this.path.pop();
     }
   }
-  return { found: true, value: cur };
-}
 
-function unusedPass(schema: Schema, root: GoStruct, raw: unknown, add: Sink): void {
-  walk(
-    {
-      schema,
-      visit: (_type, t, _v, path) => {
-        if (t.kind !== 'struct') return;
-        const node = rawAt(raw, path);
-        if (!node.found) return;
-        if (!isRecord(node.value)) {
-          add('warning', path, contextMismatch(formatPath(path)));
-          return;
-        }
-        const known = new Set(structDef(schema, t.struct).fields.map((f) => f.json));
-        for (const key of Object.keys(node.value))
-          if (!known.has(key)) add('warning', [...path, key], unusedKey(key));
-      },
-    },
-    { kind: 'struct', struct: 'Config' },
-    root,
-    [],
-  );
+  /** Keys the struct does not know; the JSON as an object, if it is one. */
+  #unusedKeys(def: CStruct, raw: unknown): Record<string, unknown> | undefined {
+    const p = this.path;
+    if (!isRecord(raw)) {
+      const message = contextMismatch(formatPath(p));
+      this.unused.push({ kind: 'warning', path: [...p], message });
+      return undefined;
+    }
+    for (const key in raw) {
+      if (Object.hasOwn(raw, key) && !def.exact.has(key))
+        this.unused.push({ kind: 'warning', path: [...p, key], message: unusedKey(key) });
+    }
+    return raw;
+  }
+
+  #field(t: CType, child: GoValue | undefined, rawChild: unknown): void {
+    if (t.kind === 'struct') {
+      // absent or null: the zero value, which may be known to report nothing
+      if (isRecord(child)) this.struct(t.def, child, rawChild);
+      else if (rawChild !== undefined || !t.def.zeroSilent) this.struct(t.def, EMPTY, rawChild);
+    } else if (t.kind === 'ptr') {
+      if (t.elem.kind === 'struct' && isRecord(child)) this.struct(t.elem.def, child, rawChild);
+    } else if (t.kind === 'list' && Array.isArray(child) && child.length > 0) {
+      this.#list(t.elem, child as readonly GoValue[], rawChild);
+    }
+  }
+
+  #list(elem: CType, items: readonly GoValue[], raw: unknown): void {
+    const p = this.path;
+    const rawItems = Array.isArray(raw) ? (raw as readonly unknown[]) : undefined;
+    const def = elem.kind === 'struct' ? elem.def : undefined;
+    const rule = elem.kind === 'string' ? elem.rule : undefined;
+    if (def === undefined && rule === undefined) return;
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i] ?? null;
+      p.push(i);
+      if (def !== undefined) {
+        const rawItem = rawItems !== undefined && i < rawItems.length ? rawItems[i] : undefined;
+        this.struct(def, isRecord(item) ? item : EMPTY, rawItem);
+      } else {
+        rule?.(item, p, this.ctx, this.add);
+      }
+      p.pop();
+    }
+  }
+
+  /** Duplicate keys among a struct's keyed lists, MergedKeys lists sharing one key space. */
+  #duplicates(def: CStruct, v: GoStruct): void {
+    let seen: (Set<string> | undefined)[] | undefined;
+    for (const d of def.dups) {
+      const items = v[d.json];
+      if (!Array.isArray(items)) continue;
+      const list = items as readonly GoValue[];
+      if (list.length < 2 && !d.shared) continue;
+      seen ??= new Array<Set<string> | undefined>(def.spaceCount);
+      let keys = seen[d.space];
+      if (keys === undefined) {
+        keys = new Set<string>();
+        seen[d.space] = keys;
+      }
+      for (let i = 0; i < list.length; i++) {
+        const key = entryKey(d.keyType, list[i] ?? null);
+        if (keys.has(key))
+          this.dups.push({
+            kind: 'error',
+            path: [...this.path, d.json, i],
+            message: Msg.duplicate,
+          });
+        keys.add(key);
+      }
+    }
+  }
 }
 
 function jsonKind(v: unknown): string {
@@ -145,34 +179,46 @@ function jsonKind(v: unknown): string {
 
 /**
  * Ignition first decodes only `ignition.version` (into util.versionStub) to pick the parser; its
- * type errors have their own wording.
+ * type errors have their own wording. Every key Go matches is decoded, the first error reported.
  */
 function versionStubError(raw: unknown): string | undefined {
   if (raw === null) return undefined;
   if (!isRecord(raw))
     return `json: cannot unmarshal ${jsonKind(raw)} into Go value of type util.versionStub`;
-  const ign = Object.entries(raw).find(([k]) => k.toLowerCase() === 'ignition')?.[1];
-  if (ign === undefined || ign === null) return undefined;
-  if (!isRecord(ign)) {
-    return `json: cannot unmarshal ${jsonKind(ign)} into Go struct field versionStub.Ignition of type struct { Version string }`;
+  for (const key in raw) {
+    if (!Object.hasOwn(raw, key) || fold(key) !== 'ignition') continue;
+    const ign = raw[key];
+    if (ign === null) continue;
+    if (!isRecord(ign))
+      return `json: cannot unmarshal ${jsonKind(ign)} into Go struct field versionStub.Ignition of type struct { Version string }`;
+    for (const k in ign) {
+      if (!Object.hasOwn(ign, k) || fold(k) !== 'version') continue;
+      const version = ign[k];
+      if (version !== null && typeof version !== 'string')
+        return `json: cannot unmarshal ${jsonKind(version)} into Go struct field .Ignition.Version of type string`;
+    }
   }
-  const version = Object.entries(ign).find(([k]) => k.toLowerCase() === 'version')?.[1];
-  if (version === undefined || version === null || typeof version === 'string') return undefined;
-  return `json: cannot unmarshal ${jsonKind(version)} into Go struct field .Ignition.Version of type string`;
+  return undefined;
 }
 
 export function validateV3(raw: unknown, ctx: RuleContext): ReportEntry[] {
-  const entries: ReportEntry[] = [];
-  const add: Sink = (kind, path, message) => {
-    if (message !== undefined) entries.push({ kind, path, message });
-  };
   const stub = versionStubError(raw);
   if (stub !== undefined) return [{ kind: 'error', path: [], message: stub }];
-  const schema = schemaV3(ctx.minor);
-  const decoded = decodeConfig(schema, raw);
-  if (!decoded.ok) return [{ kind: 'error', path: [], message: decoded.message }];
-  validatePass(schema, decoded.value, ctx, add);
-  dupPass(schema, decoded.value, add);
-  unusedPass(schema, decoded.value, raw, add);
-  return entries;
+  const c = compiledFor(ctx);
+  const types = checkTypes(c.root, raw);
+  if (types.kind === 'mismatch') return [{ kind: 'error', path: [], message: types.message }];
+  let value: GoStruct;
+  if (types.kind === 'exact') {
+    value = isRecord(raw) ? (raw as GoStruct) : EMPTY;
+  } else {
+    // a key only matches case-insensitively: decode as Go does, merging such keys into fields
+    const decoded = decodeConfig(c.schema, raw);
+    if (!decoded.ok) return [{ kind: 'error', path: [], message: decoded.message }];
+    value = decoded.value;
+  }
+  const w = new Walk(ctx);
+  w.struct(c.root, value, raw);
+  return w.validate.length + w.dups.length + w.unused.length === 0
+    ? []
+    : [...w.validate, ...w.dups, ...w.unused];
 }

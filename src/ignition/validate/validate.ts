@@ -22,13 +22,22 @@ export interface ValidateOptions {
   readonly rules?: IgnitionRules;
 }
 
+const MINORS: Readonly<Record<Exclude<SpecVersion, '2.2.0'>, Minor3>> = {
+  '3.0.0': 0,
+  '3.1.0': 1,
+  '3.2.0': 2,
+  '3.3.0': 3,
+  '3.4.0': 4,
+  '3.5.0': 5,
+};
+
 export function validateIgnition(
   config: unknown,
   version: SpecVersion,
   options: ValidateOptions = {},
 ): Report {
   if (version === '2.2.0') return { entries: validateV22(config) };
-  const minor = Number(version.split('.')[1]) as Minor3;
+  const minor = MINORS[version];
   const latest = options.rules === 'latest' || minor >= 4;
   return { entries: validateV3(config, { minor, latest, version }) };
 }
