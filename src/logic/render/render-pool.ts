@@ -5,6 +5,7 @@
  * controller and `mco render` both call it and do the I/O around it.
  */
 import { Annotation } from '../../api/machineconfiguration/v1/constants.js';
+import type { ParseResult } from '../../ignition/parse.js';
 import type { ControllerConfig } from '../../api/machineconfiguration/v1/controller-config.js';
 import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
@@ -18,6 +19,7 @@ import {
   describeMergeError,
   mergeMachineConfigs,
   type MergeError,
+  type ParsedConfigs,
   type RenderedSpec,
 } from './merge-machine-configs.js';
 import {
@@ -183,12 +185,15 @@ function checkVersionGates(
   return undefined;
 }
 
-function firstInvalid(selected: readonly MachineConfig[]): GenerateError | undefined {
+/** Validates every selected config; keeps what validation parsed, for the merge. */
+function validateAll(selected: readonly MachineConfig[]): Result<ParsedConfigs, GenerateError> {
+  const parsed = new Map<MachineConfig, ParseResult>();
   for (const mc of selected) {
     const valid = validateMachineConfig(mc.spec);
-    if (!valid.ok) return { kind: 'Invalid', error: valid.error };
+    if (!valid.ok) return err({ kind: 'Invalid', error: valid.error });
+    if (valid.value !== undefined) parsed.set(mc, valid.value);
   }
-  return undefined;
+  return ok(parsed);
 }
 
 /**
@@ -268,6 +273,13 @@ function buildRendered(
   };
 }
 
+const NON_ASCII = /[\u0080-\uffff]/;
+
+/** UTF-8 length of `s`; an all-ASCII string (the usual rendered config) is not encoded. */
+function utf8Length(s: string): number {
+  return NON_ASCII.test(s) ? new TextEncoder().encode(s).length : s.length;
+}
+
 export function renderPool(input: RenderPoolInput): Result<RenderedPool, RenderPoolError> {
   const pool = input.pool.metadata.name ?? '';
   const selector = input.pool.spec?.machineConfigSelector;
@@ -286,15 +298,19 @@ export function renderPool(input: RenderPoolInput): Result<RenderedPool, RenderP
 
   const gate = input.enforceVersionGates ? checkVersionGates(input, selected) : undefined;
   if (gate !== undefined) return generate(gate);
-  const invalid = firstInvalid(selected);
-  if (invalid !== undefined) return generate(invalid);
+  const valid = validateAll(selected);
+  if (!valid.ok) return generate(valid.error);
 
   const baseImage = input.controllerConfig?.spec?.baseOSContainerImage ?? '';
-  const merged = mergeMachineConfigs(selected, {
-    osImageURL: baseImage,
-    baseOSExtensionsContainerImage:
-      input.controllerConfig?.spec?.baseOSExtensionsContainerImage ?? '',
-  });
+  const merged = mergeMachineConfigs(
+    selected,
+    {
+      osImageURL: baseImage,
+      baseOSExtensionsContainerImage:
+        input.controllerConfig?.spec?.baseOSExtensionsContainerImage ?? '',
+    },
+    valid.value,
+  );
   if (!merged.ok) return generate({ kind: 'Merge', error: merged.error });
 
   const config = buildRendered(input, merged.value.spec, baseImage);
@@ -311,7 +327,7 @@ export function renderPool(input: RenderPoolInput): Result<RenderedPool, RenderP
         shapeReconcileError(input.current, reconcilable.error, merged.value.order, input.overrides),
       );
   }
-  const bytes = new TextEncoder().encode(JSON.stringify(config)).length;
+  const bytes = utf8Length(JSON.stringify(config));
   if (bytes > MaxRenderedConfigBytes)
     return err({ kind: 'TooLarge', pool, name: config.metadata.name ?? '', bytes });
 

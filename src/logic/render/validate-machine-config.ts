@@ -5,7 +5,11 @@
  */
 import { SupportedExtensions } from '../../api/machineconfiguration/v1/constants.js';
 import type { MachineConfigSpec } from '../../api/machineconfiguration/v1/machine-config.js';
-import { describeIgnitionParseError, parseIgnition } from '../../ignition/parse.js';
+import {
+  describeIgnitionParseError,
+  parseIgnition,
+  type ParseResult,
+} from '../../ignition/parse.js';
 import { err, ok, type Result } from '../../lib/result.js';
 
 export type MachineConfigValidationError =
@@ -47,9 +51,13 @@ function filesOf(config: unknown): readonly ModeCarrier[] {
   return Array.isArray(files) ? (files as ModeCarrier[]) : [];
 }
 
+/**
+ * Validates one MachineConfig spec. On success, returns its Ignition config as parsed (in its own
+ * spec; `undefined` when the spec has none), so that merging need not parse it again.
+ */
 export function validateMachineConfig(
   spec: MachineConfigSpec | undefined,
-): Result<void, MachineConfigValidationError> {
+): Result<ParseResult | undefined, MachineConfigValidationError> {
   const kernelType = spec?.kernelType ?? '';
   if (!ValidKernelTypes.includes(kernelType)) return err({ kind: 'InvalidKernelType', kernelType });
   if (spec?.config === undefined || spec.config === null) return ok(undefined);
@@ -71,5 +79,5 @@ export function validateMachineConfig(
   // Upstream only checks extensions when the config also has Ignition (a quirk we keep).
   const unknown = (spec.extensions ?? []).filter((x) => !Object.hasOwn(SupportedExtensions, x));
   if (unknown.length > 0) return err({ kind: 'InvalidExtensions', extensions: unknown });
-  return ok(undefined);
+  return ok(parsed.value);
 }
