@@ -272,6 +272,15 @@ describe('dispatch', () => {
       { ignition: { version: 3 } },
       'json: cannot unmarshal number into Go struct field .Ignition.Version of type string',
     ],
+    // Go decodes every key that matches, so a bad one counts even after a good one
+    [
+      { ignition: { version: '3.2.0' }, IGNITION: 5 },
+      'json: cannot unmarshal number into Go struct field versionStub.Ignition of type struct { Version string }',
+    ],
+    [
+      { ignition: { version: '3.2.0', VERSION: 5 } },
+      'json: cannot unmarshal number into Go struct field .Ignition.Version of type string',
+    ],
   ])('a config whose version cannot be read: %j', (config, message) => {
     expect(validateIgnition(config, '3.2.0').entries).toEqual([
       { kind: 'error', path: [], message },
