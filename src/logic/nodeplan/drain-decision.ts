@@ -4,9 +4,9 @@
  * Both action vocabularies are handled: node disruption policy actions and the legacy
  * (firstboot) strings.
  */
-import type { NodeDisruptionPolicyStatusAction } from '../../api/operator/v1/machine-configuration.js';
 import { ok, type Result } from '../../lib/result.js';
 import { LegacyAction } from './legacy-post-config-action.js';
+import type { PolicyAction } from './policy-types.js';
 import {
   isSafeContainerRegistryConfChange,
   type RegistriesConfChange,
@@ -14,7 +14,7 @@ import {
 } from './registries-conf.js';
 
 export type PostConfigActions =
-  | { readonly kind: 'policies'; readonly actions: readonly NodeDisruptionPolicyStatusAction[] }
+  | { readonly kind: 'policies'; readonly actions: readonly PolicyAction[] }
   | { readonly kind: 'legacy'; readonly actions: readonly LegacyAction[] };
 
 export interface DrainOptions {

@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type {
-  NodeDisruptionPolicyClusterStatus,
-  NodeDisruptionPolicyStatusAction,
-} from '../../api/operator/v1/machine-configuration.js';
+import type { MachineConfiguration } from '../../api/operator/v1/machine-configuration.js';
 import type { MachineConfigDiff } from './machine-config-diff.js';
 import {
   actionsFromPolicies,
@@ -13,6 +10,7 @@ import {
   isSubdirectory,
   mergeClusterPolicies,
 } from './node-disruption-policies.js';
+import type { ClusterPolicies, PolicyAction } from './policy-types.js';
 
 const noDiff: MachineConfigDiff = {
   osUpdate: false,
@@ -24,10 +22,10 @@ const noDiff: MachineConfigDiff = {
   kernelType: false,
   extensions: false,
 };
-const reboot = [{ type: 'Reboot' }];
-const none = [{ type: 'None' }];
+const reboot: PolicyAction[] = [{ type: 'Reboot' }];
+const none: PolicyAction[] = [{ type: 'None' }];
 const reloadCrio = { type: 'Reload', reload: { serviceName: 'crio.service' } } as const;
-const restart = (s: string): NodeDisruptionPolicyStatusAction => ({
+const restart = (s: string): PolicyAction => ({
   type: 'Restart',
   restart: { serviceName: s },
 });
@@ -126,7 +124,7 @@ describe('isSubdirectory / findClosestFilePolicy', () => {
     expect(isSubdirectory(dir, target)).toBe(expected);
   });
 
-  const policies: NodeDisruptionPolicyClusterStatus = {
+  const policies: ClusterPolicies = {
     files: [
       { path: '/etc', actions: [{ type: 'Drain' }] },
       { path: '/etc/app', actions: [restart('app.service')] },
@@ -232,3 +230,32 @@ describe('calculatePostConfigChangeActions (policy path)', () => {
     ).toEqual(reboot);
   });
 });
+
+describe('API compatibility', () => {
+  it('takes MachineConfiguration/cluster spec and status objects as they are', () => {
+    // GIVEN a MachineConfiguration typed by the API schema
+    const mcop: MachineConfiguration = {
+      apiVersion: 'operator.openshift.io/v1',
+      kind: 'MachineConfiguration',
+      metadata: { name: 'cluster' },
+      spec: { nodeDisruptionPolicy: { sshkey: { actions: [{ type: 'Drain' }] } } },
+      status: { nodeDisruptionPolicyStatus: { clusterPolicies: defaultClusterPoliciesCopy() } },
+    };
+    // WHEN its pieces are passed to the policy functions (this compiles: the types are compatible)
+    const merged = mergeClusterPolicies(defaultClusterPolicies, mcop.spec.nodeDisruptionPolicy);
+    const fromStatus = mcop.status?.nodeDisruptionPolicyStatus?.clusterPolicies ?? {};
+    // THEN
+    expect(merged.sshkey).toEqual({ actions: [{ type: 'Drain' }] });
+    expect(actionsFromPolicies(true, [], [], fromStatus)).toEqual(none);
+  });
+});
+
+type StatusPolicies = NonNullable<
+  NonNullable<
+    NonNullable<MachineConfiguration['status']>['nodeDisruptionPolicyStatus']
+  >['clusterPolicies']
+>;
+
+function defaultClusterPoliciesCopy(): StatusPolicies {
+  return JSON.parse(JSON.stringify(defaultClusterPolicies)) as StatusPolicies;
+}

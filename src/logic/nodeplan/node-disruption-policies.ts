@@ -4,12 +4,6 @@
  * MachineConfiguration/cluster `spec.nodeDisruptionPolicy`. This is the normal (non-firstboot)
  * path; the legacy table is in legacy-post-config-action.ts.
  */
-import type {
-  NodeDisruptionPolicyClusterStatus,
-  NodeDisruptionPolicyConfig,
-  NodeDisruptionPolicySpecAction,
-  NodeDisruptionPolicyStatusAction,
-} from '../../api/operator/v1/machine-configuration.js';
 import { goPathClean } from '../../ignition/translate-up.js';
 import type { MachineConfigDiff } from './machine-config-diff.js';
 import {
@@ -22,8 +16,14 @@ import {
   SigstoreRegistriesConfigDir,
   UserCaBundlePath,
 } from './node-paths.js';
+import type {
+  ClusterPolicies,
+  PolicyAction,
+  SpecPolicyAction,
+  UserPolicies,
+} from './policy-types.js';
 
-type Action = NodeDisruptionPolicyStatusAction;
+type Action = PolicyAction;
 
 const none: Action = { type: 'None' };
 const reboot: Action = { type: 'Reboot' };
@@ -41,7 +41,7 @@ const restartService = (serviceName: string): Action => ({
 export const UpdateCaTrustService = 'coreos-update-ca-trust.service';
 
 /** MCO's defaults (pkg/apihelpers defaultClusterPolicies), in upstream's order. */
-export const defaultClusterPolicies: NodeDisruptionPolicyClusterStatus = {
+export const defaultClusterPolicies: ClusterPolicies = {
   files: [
     { path: KubeletAuthFilePath, actions: [none] },
     { path: GpgNoRebootPath, actions: [reloadService('crio.service')] },
@@ -79,7 +79,7 @@ export const defaultClusterPolicies: NodeDisruptionPolicyClusterStatus = {
 };
 
 /** convertSpecActiontoStatusAction: keep only the service that belongs to the action's type. */
-function toStatusAction(a: NodeDisruptionPolicySpecAction): Action {
+function toStatusAction(a: SpecPolicyAction): Action {
   switch (a.type) {
     case 'Reload':
       return reloadService(a.reload?.serviceName ?? '');
@@ -99,9 +99,9 @@ function toStatusAction(a: NodeDisruptionPolicySpecAction): Action {
  * default only when non-empty.
  */
 export function mergeClusterPolicies(
-  defaults: NodeDisruptionPolicyClusterStatus,
-  spec: NodeDisruptionPolicyConfig | undefined,
-): NodeDisruptionPolicyClusterStatus {
+  defaults: ClusterPolicies,
+  spec: UserPolicies | undefined,
+): ClusterPolicies {
   const files = mergeByKey(
     defaults.files ?? [],
     (spec?.files ?? []).map((f) => ({ path: f.path, actions: f.actions.map(toStatusAction) })),
@@ -142,7 +142,7 @@ export function isSubdirectory(dir: string, target: string): boolean {
  */
 export function findClosestFilePolicy(
   path: string,
-  policies: NodeDisruptionPolicyClusterStatus,
+  policies: ClusterPolicies,
 ): readonly Action[] | undefined {
   let best: { length: number; actions: readonly Action[] } | undefined;
   for (const policy of policies.files ?? []) {
@@ -166,7 +166,7 @@ export function actionsFromPolicies(
   passwdChanged: boolean,
   changedFiles: readonly string[],
   changedUnits: readonly string[],
-  policies: NodeDisruptionPolicyClusterStatus,
+  policies: ClusterPolicies,
 ): readonly Action[] {
   const actions: Action[] = [];
   for (const path of changedFiles) {
@@ -197,7 +197,7 @@ export function calculatePostConfigChangeActions(
   diff: MachineConfigDiff,
   changedFiles: readonly string[],
   changedUnits: readonly string[],
-  policies: NodeDisruptionPolicyClusterStatus,
+  policies: ClusterPolicies,
   forceFile: boolean,
 ): readonly Action[] {
   if (forceFile) return [reboot];
