@@ -318,11 +318,11 @@ export class NodeAgents {
     );
   }
 
-  /** Resolves once every agent's node reports `config` as current and Done. */
-  async waitForAll(config: string, timeoutMs: number): Promise<void> {
+  /** Resolves once every named node (default: all) reports `config` as current and Done. */
+  async waitForAll(config: string, timeoutMs: number, names = this.names()): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const left = this.names().filter((n) => {
+      const left = names.filter((n) => {
         const a = annotations(this.cached(n));
         return a[Annotation.currentConfig] !== config || a[Annotation.state] !== DaemonState.Done;
       });
