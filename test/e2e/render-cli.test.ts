@@ -443,7 +443,8 @@ describe('every config mco render emits passes the real ignition-validate at 3.3
     validateRendered(['--pool', poolName, 'examples/']);
   });
 
-  it('every vector rendered above', () => {
+  // One process pair per vector: slow on a loaded machine, so it gets its own timeout.
+  it('every vector rendered above', { timeout: 300_000 }, () => {
     expect(emitted.length).toBeGreaterThanOrEqual(10);
     for (const args of emitted) validateRendered(args);
   });
