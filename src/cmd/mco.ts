@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { apiserverCommand } from '../cli/apiserver-command.js';
 import { bootstrapCommand } from '../cli/bootstrap-command.js';
 import { CliError, type CliIo } from '../cli/cli-io.js';
+import { controllerCommand } from '../cli/controller-command.js';
 import { ManifestLoadError } from '../cli/load-manifests.js';
 import { operatorCommand } from '../cli/operator-command.js';
 import { pointerConfigCommand } from '../cli/pointer-config-command.js';
@@ -34,6 +35,7 @@ function program(): Command {
     .addCommand(renderCommand(io))
     .addCommand(apiserverCommand(io))
     .addCommand(operatorCommand())
+    .addCommand(controllerCommand())
     .addCommand(serverCommand())
     .addCommand(bootstrapCommand(io))
     .addCommand(pointerConfigCommand(io));

@@ -7,6 +7,7 @@
  * uncordon request makes the node schedulable again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DaemonSet } from '../../src/api/apps/v1/daemon-set.js';
 import type { Node } from '../../src/api/core/v1/node.js';
 import type { Pod } from '../../src/api/core/v1/pod.js';
 import type { PodDisruptionBudget } from '../../src/api/policy/v1/pod-disruption-budget.js';
@@ -79,7 +80,7 @@ describe('drain with a PodDisruptionBudget that allows nothing', () => {
     await createNode(h, 'd1');
     await runningPod('web-1', 'd1', { labels: { app: 'web' } });
     await runningPod('free', 'd1');
-    const ds = await h.admin.create(Resources.daemonSet, {
+    const ds = await h.admin.create<DaemonSet>(Resources.daemonSet, {
       apiVersion: 'apps/v1',
       kind: 'DaemonSet',
       metadata: { name: 'ds', namespace: ns },

@@ -295,7 +295,10 @@ export async function createNode(
 }
 
 /** Plays the daemon for nodes told to move: current := desired, state Done. Returns who moved. */
-export async function completeUpdates(h: ControllerHarness, names: readonly string[]): Promise<string[]> {
+export async function completeUpdates(
+  h: ControllerHarness,
+  names: readonly string[],
+): Promise<string[]> {
   const moved: string[] = [];
   for (const name of names) {
     const node = await h.get<Node>(Resources.node, name);

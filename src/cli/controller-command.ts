@@ -1,0 +1,279 @@
+/**
+ * `mco controller`: the machine-config-controller process — template, kubelet config, container
+ * runtime config, render, node and drain controllers over shared informers (docs/controllers.md).
+ * Talks to any API server through a kubeconfig (or the in-cluster service account); with
+ * `--leader-elect` only the holder of the `openshift-machine-config-operator/
+ * machine-config-controller` Lease runs the controllers (standbys keep warm caches). SIGTERM or
+ * SIGINT stops the controllers, releases the Lease and exits 0; losing the Lease exits 1.
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Command } from 'commander';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { createPinoLogger } from '../adapters/pino-logger.js';
+import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
+import { systemClock } from '../adapters/system-clock.js';
+import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
+import { ApiEventRecorder } from '../controller/common/event-recorder.js';
+import {
+  McoMetricNames,
+  type McoMetrics,
+  type PoolMachineCounts,
+} from '../controller/common/mco-metrics.js';
+import { UpstreamDrainTimings, type DrainTimings } from '../controller/drain/drain-timings.js';
+import { createMachineConfigController } from '../controller/machine-config-controller.js';
+import { DefaultNodeUpdateDelayMs } from '../controller/node/node-controller.js';
+import { DefaultRenderDelayMs } from '../controller/render/render-controller.js';
+import { Manager, type ManagerLeaderElection } from '../runtime/manager.js';
+import { UpstreamLeaderElectionTimings } from '../runtime/leader-election.js';
+import { McoVersion } from '../version.js';
+import { CliError } from './cli-io.js';
+import { defaultTemplatesDir, loadTemplates } from './load-templates.js';
+
+/** The Lease upstream's controller holds (cmd/machine-config-controller). */
+export const ControllerLeaseName = 'machine-config-controller';
+
+interface ControllerOptions {
+  readonly kubeconfig?: string;
+  readonly templatesDir?: string;
+  readonly leaderElect: boolean;
+  readonly leaderElectLeaseDuration: string;
+  readonly leaderElectRenewDeadline: string;
+  readonly leaderElectRetryPeriod: string;
+  readonly leaderElectIdentity?: string;
+  readonly metricsPort?: string;
+  readonly metricsAddress: string;
+  readonly logLevel: string;
+  readonly renderDelay: string;
+  readonly nodeUpdateDelay: string;
+  readonly drainUpdateDelay: string;
+  readonly drainAttemptTimeout: string;
+  readonly drainRequeueDelay: string;
+  readonly drainRequeueFailingThreshold: string;
+  readonly drainRequeueFailingDelay: string;
+  readonly drainTimeout: string;
+  readonly drainEvictRetryDelay: string;
+}
+
+const UnitMs: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/**
+ * A Go-style duration (`5s`, `500ms`, `1m30s`, `1h`; a bare number is seconds) in ms. `0` is
+ * allowed (no delay); negative values are not.
+ */
+export function parseGoDuration(flag: string, value: string): number {
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text)
+    throw new CliError(`${flag} ${value}: expected a duration such as 500ms, 5s, 1m30s, 1h`);
+  return parts.reduce((sum, p) => sum + Number(p[1]) * (UnitMs[p[2] ?? 's'] ?? 1000), 0);
+}
+
+/** A duration as these flags print their defaults (`5s`, `90s`, `1m0s` style avoided). */
+const secondsText = (ms: number): string => `${ms / 1000}s`;
+
+/** The controller's metrics as prom-client gauges in `registry`. */
+export function promMcoMetrics(registry: Registry): McoMetrics {
+  const gauge = (m: { name: string; help: string }, label: string): Gauge =>
+    new Gauge({ name: m.name, help: m.help, labelNames: [label], registers: [registry] });
+  const machine = gauge(McoMetricNames.machineCount, 'pool');
+  const updated = gauge(McoMetricNames.updatedMachineCount, 'pool');
+  const degraded = gauge(McoMetricNames.degradedMachineCount, 'pool');
+  const unavailable = gauge(McoMetricNames.unavailableMachineCount, 'pool');
+  const drainErr = gauge(McoMetricNames.drainErr, 'node');
+  return {
+    setPoolCounts: (pool: string, c: PoolMachineCounts) => {
+      machine.set({ pool }, c.machineCount);
+      updated.set({ pool }, c.updatedMachineCount);
+      degraded.set({ pool }, c.degradedMachineCount);
+      unavailable.set({ pool }, c.unavailableMachineCount);
+    },
+    setDrainError: (node) => {
+      drainErr.set({ node }, 1);
+    },
+    clearDrainError: (node) => {
+      drainErr.remove({ node });
+    },
+  };
+}
+
+function drainTimings(o: ControllerOptions): DrainTimings {
+  return {
+    ...UpstreamDrainTimings,
+    updateDelayMs: parseGoDuration('--drain-update-delay', o.drainUpdateDelay),
+    attemptTimeoutMs: parseGoDuration('--drain-attempt-timeout', o.drainAttemptTimeout),
+    requeueDelayMs: parseGoDuration('--drain-requeue-delay', o.drainRequeueDelay),
+    requeueFailingThresholdMs: parseGoDuration(
+      '--drain-requeue-failing-threshold',
+      o.drainRequeueFailingThreshold,
+    ),
+    requeueFailingDelayMs: parseGoDuration(
+      '--drain-requeue-failing-delay',
+      o.drainRequeueFailingDelay,
+    ),
+    drainTimeoutMs: parseGoDuration('--drain-timeout', o.drainTimeout),
+    evictRetryDelayMs: parseGoDuration('--drain-evict-retry-delay', o.drainEvictRetryDelay),
+  };
+}
+
+function leaderElection(
+  o: ControllerOptions,
+  client: ManagerLeaderElection['client'],
+): ManagerLeaderElection | undefined {
+  if (!o.leaderElect) return undefined;
+  return {
+    client,
+    namespace: McoNamespace,
+    name: ControllerLeaseName,
+    identity: o.leaderElectIdentity ?? `${hostname()}_${randomUUID()}`,
+    leaseDurationMs: parseGoDuration('--leader-elect-lease-duration', o.leaderElectLeaseDuration),
+    renewDeadlineMs: parseGoDuration('--leader-elect-renew-deadline', o.leaderElectRenewDeadline),
+    retryPeriodMs: parseGoDuration('--leader-elect-retry-period', o.leaderElectRetryPeriod),
+  };
+}
+
+function stopOnSignals(stop: AbortController): void {
+  const on = (): void => {
+    stop.abort();
+  };
+  process.once('SIGTERM', on);
+  process.once('SIGINT', on);
+}
+
+export async function runController(options: ControllerOptions): Promise<void> {
+  if (options.metricsPort !== undefined && !/^\d{1,5}$/.test(options.metricsPort))
+    throw new CliError(`--metrics-port ${options.metricsPort}: expected a port number`);
+  const templates = loadTemplates(options.templatesDir ?? defaultTemplatesDir());
+  const timings = {
+    renderDelayMs: parseGoDuration('--render-delay', options.renderDelay),
+    nodeUpdateDelayMs: parseGoDuration('--node-update-delay', options.nodeUpdateDelay),
+    drainTimings: drainTimings(options),
+  };
+  const log = createPinoLogger({ name: 'machine-config-controller', level: options.logLevel });
+  const { createKubeClient } = await import('../adapters/kube-client.js');
+  const client = createKubeClient(
+    options.kubeconfig === undefined ? { inCluster: true } : { kubeconfigPath: options.kubeconfig },
+  );
+  const election = leaderElection(options, client);
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const mcc = createMachineConfigController({
+    client,
+    clock: systemClock,
+    log,
+    events: new ApiEventRecorder({
+      client,
+      clock: systemClock,
+      log,
+      component: 'machineconfigcontroller',
+      host: hostname(),
+    }),
+    metrics: promMcoMetrics(registry),
+    version: McoVersion,
+    templates,
+    ...timings,
+  });
+  const manager = new Manager({
+    clock: systemClock,
+    log,
+    ...(election === undefined ? {} : { leaderElection: election }),
+  });
+  for (const informer of mcc.informers) manager.addInformer(informer);
+  for (const controller of mcc.controllers) manager.addController(controller);
+  const listener =
+    options.metricsPort === undefined
+      ? undefined
+      : await startMetricsListener(registry, options.metricsAddress, Number(options.metricsPort));
+  const stop = new AbortController();
+  stopOnSignals(stop);
+  log.info('starting machine-config-controller', {
+    version: McoVersion.raw,
+    leaderElect: options.leaderElect,
+    identity: election?.identity,
+    metricsPort: listener?.port,
+    templates: templates.length,
+    pid: process.pid,
+  });
+  try {
+    await manager.run(stop.signal);
+  } finally {
+    await listener?.close();
+    log.info('machine-config-controller stopped');
+  }
+}
+
+export function controllerCommand(): Command {
+  const d = UpstreamDrainTimings;
+  const le = UpstreamLeaderElectionTimings;
+  return new Command('controller')
+    .description(
+      'Run the machine-config-controller: template, kubelet config, container runtime config, render, node and drain controllers',
+    )
+    .option('--kubeconfig <file>', 'kubeconfig to reach the API with (default: in-cluster)')
+    .option('--templates-dir <dir>', 'MachineConfig templates (default: the bundled templates/)')
+    .option('--leader-elect', 'run only while holding the machine-config-controller Lease', false)
+    .option(
+      '--leader-elect-lease-duration <duration>',
+      'Lease duration',
+      secondsText(le.leaseDurationMs),
+    )
+    .option(
+      '--leader-elect-renew-deadline <duration>',
+      'renew deadline',
+      secondsText(le.renewDeadlineMs),
+    )
+    .option('--leader-elect-retry-period <duration>', 'retry period', secondsText(le.retryPeriodMs))
+    .option('--leader-elect-identity <id>', 'this candidate (default: <hostname>_<uuid>)')
+    .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics')
+    .option('--metrics-address <ip>', 'address for the metrics listener', '127.0.0.1')
+    .option('--log-level <level>', 'pino log level', 'info')
+    .option(
+      '--render-delay <duration>',
+      'wait after MachineConfig/pool changes before rendering',
+      secondsText(DefaultRenderDelayMs),
+    )
+    .option(
+      '--node-update-delay <duration>',
+      'wait after node/pool changes before a rollout pass',
+      secondsText(DefaultNodeUpdateDelayMs),
+    )
+    .option(
+      '--drain-update-delay <duration>',
+      'wait after a drain request before acting',
+      secondsText(d.updateDelayMs),
+    )
+    .option(
+      '--drain-attempt-timeout <duration>',
+      'one drain attempt gives up after this',
+      secondsText(d.attemptTimeoutMs),
+    )
+    .option(
+      '--drain-requeue-delay <duration>',
+      'retry a failed drain after this',
+      secondsText(d.requeueDelayMs),
+    )
+    .option(
+      '--drain-requeue-failing-threshold <duration>',
+      'after failing this long, retry more slowly',
+      secondsText(d.requeueFailingThresholdMs),
+    )
+    .option(
+      '--drain-requeue-failing-delay <duration>',
+      'the slower retry delay',
+      secondsText(d.requeueFailingDelayMs),
+    )
+    .option(
+      '--drain-timeout <duration>',
+      'after this, each failure records DrainFailed and mcc_drain_err',
+      secondsText(d.drainTimeoutMs),
+    )
+    .option(
+      '--drain-evict-retry-delay <duration>',
+      'wait between evictions refused by a PodDisruptionBudget',
+      secondsText(d.evictRetryDelayMs),
+    )
+    .action(async (options: ControllerOptions) => {
+      await runController(options);
+    });
+}
