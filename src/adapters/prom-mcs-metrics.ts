@@ -32,11 +32,29 @@ export function createPromMcsMetrics(registry: Registry): {
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
     registers: [registry],
   });
+  // The label sets are few (pools × statuses × versions): bind each once instead of hashing
+  // the labels on every request.
+  const bound = new Map<string, { inc: () => void; observe: (seconds: number) => void }>();
   return {
     observeConfigRequest(s) {
-      const labels = { pool: s.pool, status: String(s.status), version: s.version };
-      requests.inc(labels);
-      duration.observe(labels, s.seconds);
+      const key = `${s.pool}\u0000${s.status}\u0000${s.version}`;
+      let child = bound.get(key);
+      if (child === undefined) {
+        const labels = { pool: s.pool, status: String(s.status), version: s.version };
+        const counter = requests.labels(labels);
+        const histogram = duration.labels(labels);
+        child = {
+          inc: () => {
+            counter.inc();
+          },
+          observe: (seconds) => {
+            histogram.observe(seconds);
+          },
+        };
+        bound.set(key, child);
+      }
+      child.inc();
+      child.observe(s.seconds);
     },
   };
 }

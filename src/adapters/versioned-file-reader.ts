@@ -35,6 +35,8 @@ export class VersionedFileReader {
   readonly #recheckMs: number;
   readonly #now: () => number;
   readonly #cache = new Map<string, Entry>();
+  /** Resolved and checked paths, by the path asked for. */
+  readonly #resolved = new Map<string, string>();
 
   constructor(options: VersionedFileReaderOptions) {
     this.#root = resolve(options.root);
@@ -42,11 +44,19 @@ export class VersionedFileReader {
     this.#now = options.now ?? (() => Date.now());
   }
 
-  /** The file's bytes and version; undefined when it does not exist. Other errors throw. */
-  async read(path: string): Promise<VersionedFile | undefined> {
-    const full = resolve(this.#root, path);
+  #resolve(path: string): string {
+    let full = this.#resolved.get(path);
+    if (full !== undefined) return full;
+    full = resolve(this.#root, path);
     const rel = relative(this.#root, full);
     if (rel.startsWith('..') || isAbsolute(rel)) throw new Error(`${path}: outside ${this.#root}`);
+    if (this.#resolved.size < 1024) this.#resolved.set(path, full);
+    return full;
+  }
+
+  /** The file's bytes and version; undefined when it does not exist. Other errors throw. */
+  async read(path: string): Promise<VersionedFile | undefined> {
+    const full = this.#resolve(path);
     const cached = this.#cache.get(full);
     const now = this.#now();
     if (cached !== undefined && now - cached.checkedAt < this.#recheckMs) return cached.file;

@@ -95,6 +95,22 @@ class ServedCache {
   }
 }
 
+/**
+ * A function of one string argument, remembering up to `max` answers (Ignition sends the same
+ * Accept header every time; the header can be anything, so the memory is bounded).
+ */
+function memoize<T>(f: (key: string | undefined) => T, max = 256): (key: string | undefined) => T {
+  const memo = new Map<string | undefined, T>();
+  return (key) => {
+    const hit = memo.get(key);
+    if (hit !== undefined) return hit;
+    const value = f(key);
+    if (memo.size >= max) memo.clear();
+    memo.set(key, value);
+    return value;
+  };
+}
+
 interface Outcome {
   readonly response: Response;
   /** The metrics label: the pool when the source knows it. */
@@ -108,8 +124,9 @@ export function createMachineConfigServerApp(options: MachineConfigServerOptions
   const metrics = options.metrics ?? noMetrics;
   const now = options.now ?? (() => performance.now());
   const cache = new ServedCache(options.cacheEntries ?? 64);
+  const negotiate = memoize(negotiateSpecVersion);
 
-  async function serveConfig(req: Request, path: string, signal: AbortSignal): Promise<Outcome> {
+  async function serveConfig(req: Request, path: string): Promise<Outcome> {
     const outcome = (response: Response, pool = UnknownPool, version = '', bytes = 0): Outcome => ({
       response,
       pool,
@@ -127,13 +144,15 @@ export function createMachineConfigServerApp(options: MachineConfigServerOptions
       }
     }
     const pool = pathBase(path);
-    const negotiated = negotiateSpecVersion(req.headers.get('accept') ?? undefined);
+    const negotiated = negotiate(req.headers.get('accept') ?? undefined);
     if (!negotiated.ok) {
       log.error(describeNegotiateError(negotiated.error));
       return outcome(empty(400));
     }
     const version = negotiated.value;
-    const found = await source.getConfig(pool, signal);
+    // No request signal: reading `req.signal` makes the Node adapter set up abort tracking for
+    // every request, which costs more than the rest of the handler.
+    const found = await source.getConfig(pool);
     if (!found.ok) {
       log.error(
         `couldn't get config for req: ${pool}, error: ${describeConfigSourceError(found.error)}`,
@@ -177,7 +196,7 @@ export function createMachineConfigServerApp(options: MachineConfigServerOptions
       return empty(req.method === 'GET' || req.method === 'HEAD' ? 404 : 405);
 
     const started = now();
-    const { response, pool, version, bytes } = await serveConfig(req, path, req.signal);
+    const { response, pool, version, bytes } = await serveConfig(req, path);
     const seconds = (now() - started) / 1000;
     metrics.observeConfigRequest({ pool, status: response.status, version, seconds });
     log.info('config request', {
