@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { Registry } from 'prom-client';
+import { parseGoDuration, promMcoMetrics } from './controller-command.js';
+
+describe('parseGoDuration', () => {
+  it.each([
+    ['5s', 5000],
+    ['500ms', 500],
+    ['1m30s', 90_000],
+    ['1h', 3_600_000],
+    ['137s', 137_000],
+    ['0', 0],
+    ['2', 2000],
+    ['0.5s', 500],
+  ])('%s → %i ms', (text, ms) => {
+    expect(parseGoDuration('--x', text)).toBe(ms);
+  });
+
+  it.each(['', '5 s', 'abc', '-1s', '5sx'])('%j is refused', (text) => {
+    expect(() => parseGoDuration('--render-delay', text)).toThrow(
+      `--render-delay ${text}: expected a duration such as 500ms, 5s, 1m30s, 1h`,
+    );
+  });
+});
+
+describe('promMcoMetrics', () => {
+  it('exposes upstream metric names with pool and node labels', async () => {
+    const registry = new Registry();
+    const m = promMcoMetrics(registry);
+    m.setPoolCounts('worker', {
+      machineCount: 3,
+      updatedMachineCount: 2,
+      degradedMachineCount: 0,
+      unavailableMachineCount: 1,
+    });
+    m.setDrainError('n1');
+    m.setDrainError('n2');
+    m.clearDrainError('n2');
+    const text = await registry.metrics();
+    for (const line of [
+      'mco_machine_count{pool="worker"} 3',
+      'mco_updated_machine_count{pool="worker"} 2',
+      'mco_degraded_machine_count{pool="worker"} 0',
+      'mco_unavailable_machine_count{pool="worker"} 1',
+      'mcc_drain_err{node="n1"} 1',
+      '# HELP mcc_drain_err errors from failed drain',
+    ])
+      expect(text).toContain(line);
+    expect(text).not.toContain('node="n2"');
+  });
+});
