@@ -310,6 +310,49 @@ describe('certificate reload', () => {
     await keepsServing(first);
   });
 
+  it('speaks TLS 1.2 and newer, HTTP/1.1 only (no h2 over ALPN)', async () => {
+    const alpn = await new Promise<string | false>((resolve, reject) => {
+      const socket = connect(
+        {
+          host: '127.0.0.1',
+          port: server.securePort,
+          rejectUnauthorized: false,
+          ALPNProtocols: ['h2', 'http/1.1'],
+        },
+        () => {
+          const chosen = socket.alpnProtocol ?? false;
+          socket.end();
+          resolve(chosen);
+        },
+      );
+      socket.on('error', reject);
+    });
+    expect(alpn).not.toBe('h2');
+    // openssl, unlike Node's client, can be told to offer TLS 1.1 (security level 0)
+    const handshake = (version: string) =>
+      spawnSync(
+        'openssl',
+        [
+          's_client',
+          '-connect',
+          `127.0.0.1:${server.securePort}`,
+          version,
+          '-cipher',
+          'DEFAULT@SECLEVEL=0',
+        ],
+        {
+          input: '',
+          encoding: 'utf8',
+          timeout: 20_000,
+        },
+      );
+    const tls11 = handshake('-tls1_1');
+    expect(tls11.status).not.toBe(0);
+    const tls12 = handshake('-tls1_2');
+    expect(tls12.status).toBe(0);
+    expect(tls12.stdout).toMatch(/Protocol\s*: TLSv1\.2/);
+  });
+
   it('installs a good new pair', async () => {
     const next = await pair('reload');
     await server.waitForLog((l) => l['msg'] === 'serving certificate reloaded');
