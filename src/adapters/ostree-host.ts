@@ -1,0 +1,330 @@
+/**
+ * The `ostree` Host (src/ports/host.ts) for simulated nodes and plain OSTree machines whose `/` is
+ * a folder (nodeLayout in ostree-boot.ts; docs/daemon.md "OSTree host and simulated nodes"):
+ *
+ * - files: the root's paths, resolved inside it (rooted-node-files.ts);
+ * - systemd: `systemctl --root=<root>` for enablement; systemd is not running, so daemon-reload,
+ *   restart and reload are recorded no-ops, one JSON line each in `/run/mco-host/systemd-actions.jsonl`;
+ * - users: the hash from the root's /etc/shadow, changed with `usermod --root <root> -p`;
+ * - OS: booted = the supervisor's `booted.json`; changes are staged (`/run/ostree/…`) and deployed
+ *   with `ostree admin deploy --sysroot` at the reboot, merging /etc from the booted deployment;
+ *   an OsImageFetcher turns an image into a commit of the node's repository;
+ * - reboot: a request file for the supervisor, which stops the daemon and boots the default.
+ */
+import { appendFile, mkdir } from 'node:fs/promises';
+import { posix } from 'node:path';
+import type { CommandRunner } from '../ports/command-runner.js';
+import type {
+  Deployment,
+  Host,
+  KernelArgumentChange,
+  OsStatus,
+  OsUpdater,
+  Rebooter,
+  Systemd,
+  UnitEnablement,
+  Users,
+} from '../ports/host.js';
+import {
+  defaultDeployment,
+  defaultSupervisorChannel,
+  dropAheadOfBooted,
+  OriginImageKey,
+  readBooted,
+  readOrigin,
+  readStaged,
+  rootViewMounts,
+  StagedRef,
+  writeRebootRequest,
+  writeStaged,
+  type BootedRecord,
+  type StagedRecord,
+} from './ostree-boot.js';
+import { OstreeCli } from './ostree.js';
+import { createRootedNodeFiles } from './rooted-node-files.js';
+
+/** Where an OS image's commit ends up: the node's repository, and the ostree CLI to fill it. */
+export interface OsImageTarget {
+  readonly repo: string;
+  readonly ostree: OstreeCli;
+}
+
+/**
+ * Resolves an OS image (pull spec) to a commit in the node's repository, fetching it when needed.
+ * The registry-backed fetcher (OCI images carrying an OSTree repo) plugs in here.
+ */
+export interface OsImageFetcher {
+  fetch(
+    image: string,
+    target: OsImageTarget,
+    signal?: AbortSignal,
+  ): Promise<{ readonly checksum: string; readonly version?: string }>;
+}
+
+/**
+ * Images without a registry:
+ * - `ostree-commit:<checksum>`: a commit already in the node's repository;
+ * - `ostree-local:<repo path>#<ref or checksum>`: pulled from a local repository (`pull-local`).
+ */
+export const localOstreeImageFetcher: OsImageFetcher = {
+  async fetch(image, target, signal) {
+    let checksum: string | undefined;
+    if (image.startsWith('ostree-commit:')) {
+      const want = image.slice('ostree-commit:'.length);
+      checksum = await target.ostree.revParse(target.repo, want);
+      if (checksum === undefined)
+        throw new Error(`OS image ${image}: commit ${want} is not in the node's repository`);
+    } else if (image.startsWith('ostree-local:')) {
+      const spec = image.slice('ostree-local:'.length);
+      const hash = spec.lastIndexOf('#');
+      if (hash <= 0 || hash === spec.length - 1)
+        throw new Error(`OS image ${image}: expected ostree-local:<repo path>#<ref>`);
+      const source = spec.slice(0, hash);
+      const ref = spec.slice(hash + 1);
+      await target.ostree.pullLocal(target.repo, source, [ref], signal);
+      checksum = await target.ostree.revParse(target.repo, ref);
+      if (checksum === undefined) throw new Error(`OS image ${image}: ${ref} not found after pull`);
+    } else {
+      throw new Error(
+        `OS image ${image}: unsupported reference (this node takes ostree-commit:<checksum> or ostree-local:<repo>#<ref>)`,
+      );
+    }
+    const version = await target.ostree.commitMetadata(target.repo, checksum, 'version');
+    return { checksum, ...(version === undefined ? {} : { version }) };
+  },
+};
+
+export interface OstreeHostOptions {
+  /** The folder that is the node's `/` (a node folder's `rootfs`). */
+  readonly root: string;
+  readonly runner: CommandRunner;
+  /** The supervisor's state folder (booted.json, reboot-request.json); default: `<root>/../state`. */
+  readonly supervisorChannel?: string;
+  readonly imageFetcher?: OsImageFetcher;
+  /** For the timestamps of recorded actions and reboot requests. */
+  readonly now?: () => Date;
+}
+
+const EnablementStates: Readonly<Record<string, UnitEnablement>> = {
+  enabled: 'enabled',
+  'enabled-runtime': 'enabled',
+  alias: 'enabled',
+  static: 'static',
+  disabled: 'disabled',
+  masked: 'masked',
+  'masked-runtime': 'masked',
+  'not-found': 'not-found',
+};
+
+function systemdOf(root: string, runner: CommandRunner, now: () => Date): Systemd {
+  const systemctl = async (args: readonly string[]) => {
+    const r = await runner.run(['systemctl', `--root=${root}`, ...args]);
+    if (r.code !== 0)
+      throw new Error(`systemctl --root=${root} ${args.join(' ')}: ${r.stderr.trim()}`);
+  };
+  const record = async (action: string, unit?: string) => {
+    const dir = posix.join(root, 'run/mco-host');
+    await mkdir(dir, { recursive: true });
+    const line = JSON.stringify({ action, ...(unit === undefined ? {} : { unit }), at: now() });
+    await appendFile(posix.join(dir, 'systemd-actions.jsonl'), `${line}\n`);
+  };
+  return {
+    async isEnabled(unit) {
+      const r = await runner.run(['systemctl', `--root=${root}`, 'is-enabled', unit]);
+      const state = r.stdout.trim().split('\n')[0] ?? '';
+      if (state === '' && /No such file|not found/i.test(r.stderr)) return 'not-found';
+      return EnablementStates[state] ?? 'other';
+    },
+    async enable(units) {
+      if (units.length > 0) await systemctl(['enable', ...units]);
+    },
+    async disable(units) {
+      if (units.length > 0) await systemctl(['disable', ...units]);
+    },
+    async preset(unit) {
+      await systemctl(['preset', unit]);
+    },
+    async daemonReload() {
+      await record('daemon-reload');
+    },
+    async restart(unit) {
+      await record('restart', unit);
+    },
+    async reload(unit) {
+      await record('reload', unit);
+    },
+  };
+}
+
+function usersOf(root: string, runner: CommandRunner, files: Host['files']): Users {
+  return {
+    async passwordHash(user) {
+      const shadow = await files.read('/etc/shadow');
+      if (shadow === undefined) return undefined;
+      const line = Buffer.from(shadow)
+        .toString('utf8')
+        .split('\n')
+        .find((l) => l.split(':')[0] === user);
+      return line?.split(':')[1];
+    },
+    async setPasswordHash(user, hash) {
+      const r = await runner.run(['usermod', '--root', root, '-p', hash, user]);
+      if (r.code !== 0) throw new Error(`usermod -p … ${user}: ${r.stderr.trim()}`);
+    },
+  };
+}
+
+/** Deletes each argument once (first exact match) if present, then appends each. */
+export function applyKernelArgumentChange(
+  current: readonly string[],
+  change: KernelArgumentChange,
+): string[] {
+  const out = [...current];
+  for (const arg of change.delete) {
+    const i = out.indexOf(arg);
+    if (i >= 0) out.splice(i, 1);
+  }
+  return [...out, ...change.append];
+}
+
+function deploymentOfBooted(b: BootedRecord): Deployment {
+  return {
+    checksum: b.checksum,
+    kernelArguments: b.kernelArguments,
+    ...(b.image === undefined ? {} : { image: b.image }),
+    ...(b.version === undefined ? {} : { version: b.version }),
+  };
+}
+
+function deploymentOfStaged(s: StagedRecord): Deployment {
+  return {
+    checksum: s.checksum,
+    kernelArguments: s.kernelArguments,
+    ...(s.image === undefined ? {} : { image: s.image }),
+    ...(s.version === undefined ? {} : { version: s.version }),
+  };
+}
+
+const sameList = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+function osUpdaterOf(o: {
+  root: string;
+  channel: string;
+  ostree: OstreeCli;
+  fetcher: OsImageFetcher;
+}): OsUpdater {
+  const sysroot = posix.join(o.root, 'sysroot');
+  const repo = posix.join(sysroot, 'ostree/repo');
+
+  const booted = async (): Promise<BootedRecord> => {
+    const b = await readBooted(o.channel);
+    if (b === undefined)
+      throw new Error(
+        `no booted deployment recorded in ${o.channel}/booted.json (the node supervisor writes it at boot)`,
+      );
+    return b;
+  };
+
+  /** Stages `next`, or clears staging when `next` is just the booted deployment again. */
+  const stage = async (b: BootedRecord, next: StagedRecord) => {
+    if (
+      next.checksum === b.checksum &&
+      next.image === b.image &&
+      sameList(next.kernelArguments, b.kernelArguments)
+    ) {
+      await writeStaged(o.root, undefined);
+      await o.ostree.deleteRef(repo, StagedRef);
+      return;
+    }
+    await o.ostree.setRef(repo, StagedRef, next.checksum);
+    await writeStaged(o.root, next);
+  };
+
+  return {
+    async status(): Promise<OsStatus> {
+      const b = await booted();
+      const staged = await readStaged(o.root);
+      if (staged !== undefined)
+        return { booted: deploymentOfBooted(b), pending: deploymentOfStaged(staged) };
+      // A deployment made by hand (ostree admin deploy) is pending too when it is the default.
+      const next = await defaultDeployment(sysroot);
+      if (next === undefined || (next.ref.checksum === b.checksum && next.ref.serial === b.serial))
+        return { booted: deploymentOfBooted(b) };
+      const origin = await readOrigin(sysroot, next.ref.path);
+      const listed = (await o.ostree.status(sysroot)).find(
+        (d) => d.checksum === next.ref.checksum && d.serial === next.ref.serial,
+      );
+      const image = origin[OriginImageKey];
+      return {
+        booted: deploymentOfBooted(b),
+        pending: {
+          checksum: next.ref.checksum,
+          kernelArguments: next.kernelArguments,
+          ...(image === undefined ? {} : { image }),
+          ...(listed?.version === undefined ? {} : { version: listed.version }),
+        },
+      };
+    },
+
+    async stageImage(image, signal) {
+      const b = await booted();
+      const fetched = await o.fetcher.fetch(image, { repo, ostree: o.ostree }, signal);
+      const current = await readStaged(o.root);
+      await stage(b, {
+        checksum: fetched.checksum,
+        kernelArguments: current?.kernelArguments ?? b.kernelArguments,
+        image,
+        ...(fetched.version === undefined ? {} : { version: fetched.version }),
+      });
+    },
+
+    async updateKernelArguments(change) {
+      const b = await booted();
+      const base: StagedRecord = (await readStaged(o.root)) ?? {
+        checksum: b.checksum,
+        kernelArguments: b.kernelArguments,
+        ...(b.image === undefined ? {} : { image: b.image }),
+        ...(b.version === undefined ? {} : { version: b.version }),
+      };
+      await stage(b, {
+        ...base,
+        kernelArguments: applyKernelArgumentChange(base.kernelArguments, change),
+      });
+    },
+
+    async cleanupPending() {
+      const b = await booted();
+      await writeStaged(o.root, undefined);
+      await o.ostree.deleteRef(repo, StagedRef);
+      await dropAheadOfBooted(o.ostree, sysroot, b);
+    },
+  };
+}
+
+export function createOstreeHost(options: OstreeHostOptions): Host {
+  const root = posix.resolve(options.root);
+  const channel = options.supervisorChannel ?? defaultSupervisorChannel(root);
+  const now = options.now ?? (() => new Date());
+  const ostree = new OstreeCli(options.runner);
+  const files = createRootedNodeFiles({ root, mountLinks: rootViewMounts(root) });
+  const rebooter: Rebooter = {
+    async reboot(reason) {
+      await writeRebootRequest(channel, { reason, requestedAt: now().toISOString() });
+    },
+  };
+  return {
+    kind: 'ostree',
+    files,
+    systemd: systemdOf(root, options.runner, now),
+    users: usersOf(root, options.runner, files),
+    os: osUpdaterOf({
+      root,
+      channel,
+      ostree,
+      fetcher: options.imageFetcher ?? localOstreeImageFetcher,
+    }),
+    rebooter,
+    fipsEnabled: () => Promise.resolve(false),
+  };
+}
