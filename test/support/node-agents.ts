@@ -15,6 +15,7 @@
  * server seeds at first boot (currentConfig = desiredConfig = the pool's config, state=Done).
  * creationTimestamp is the server's (creation order).
  */
+import { setMaxListeners } from 'node:events';
 import type { Node, NodeCondition } from '../../src/api/core/v1/node.js';
 import { isStatusError } from '../../src/api/meta/v1/status-error.js';
 import { Resources } from '../../src/api/resource-refs.js';
@@ -106,6 +107,12 @@ class Agent {
   #target = '';
   #busy = false;
   #current: AgentUpdate | undefined;
+  /**
+   * The resourceVersion of the agent's own last write. The shared cache may not have seen it yet;
+   * acting on an older copy would redo a step (e.g. start the update it just finished), so the
+   * agent waits for the event of its own write. (Revisions are integers on this server.)
+   */
+  #written = 0;
 
   constructor(name: string, owner: NodeAgents) {
     this.name = name;
@@ -117,10 +124,15 @@ class Agent {
   }
 
   /** Looks at the latest cached node and takes the next step if one is due. */
+  /** Remembers the revision a write of ours produced. */
+  wrote(node: Node): void {
+    this.#written = Math.max(this.#written, Number(node.metadata.resourceVersion ?? 0));
+  }
+
   kick(): void {
     if (this.#busy || this.#owner.stopped) return;
     const node = this.#owner.cached(this.name);
-    if (node === undefined) return;
+    if (node === undefined || Number(node.metadata.resourceVersion ?? 0) < this.#written) return;
     const step = this.#nextStep(node);
     if (step === undefined) return;
     this.#busy = true;
@@ -223,6 +235,8 @@ export class NodeAgents {
   #run: Promise<void> | undefined;
 
   constructor(options: NodeAgentsOptions) {
+    // Every write of every agent listens on this one signal.
+    setMaxListeners(0, this.#stop.signal);
     this.client = options.client;
     this.applyMs = options.applyMs;
     this.rebootMs = options.rebootMs;
@@ -303,19 +317,25 @@ export class NodeAgents {
   }
 
   async patchAnnotations(name: string, values: Record<string, string>): Promise<void> {
-    await this.client.patch(Resources.node, name, { metadata: { annotations: values } }, 'merge', {
-      signal: this.#stop.signal,
-    });
+    const node = await this.client.patch<Node>(
+      Resources.node,
+      name,
+      { metadata: { annotations: values } },
+      'merge',
+      { signal: this.#stop.signal },
+    );
+    this.#agents.get(name)?.wrote(node);
   }
 
   async setReady(name: string, status: 'True' | 'False'): Promise<void> {
-    await this.client.patch(
+    const node = await this.client.patch<Node>(
       Resources.node,
       name,
       { status: { conditions: [readyCondition(status)] } },
       'merge',
       { subresource: 'status', signal: this.#stop.signal },
     );
+    this.#agents.get(name)?.wrote(node);
   }
 
   /** Resolves once every named node (default: all) reports `config` as current and Done. */
