@@ -8,6 +8,7 @@ import { bootstrapCommand } from '../cli/bootstrap-command.js';
 import { CliError, type CliIo } from '../cli/cli-io.js';
 import { controllerCommand } from '../cli/controller-command.js';
 import { ManifestLoadError } from '../cli/load-manifests.js';
+import { nodeCommand } from '../cli/node-command.js';
 import { operatorCommand } from '../cli/operator-command.js';
 import { pointerConfigCommand } from '../cli/pointer-config-command.js';
 import { renderCommand } from '../cli/render-command.js';
@@ -38,7 +39,8 @@ function program(): Command {
     .addCommand(controllerCommand())
     .addCommand(serverCommand())
     .addCommand(bootstrapCommand(io))
-    .addCommand(pointerConfigCommand(io));
+    .addCommand(pointerConfigCommand(io))
+    .addCommand(nodeCommand(io));
 }
 
 function exitWith(code: number): never {

@@ -1,0 +1,478 @@
+/**
+ * `mco node`: simulated nodes (docs/daemon.md "OSTree host and simulated nodes").
+ *
+ * - `build-boot-image`: commits a rootfs folder into an archive OSTree repo with a version;
+ * - `create`: a node folder from a boot image (real `ostree` sysroot), its identity minted on the
+ *   API server, provisioned by the real Ignition from a pointer config;
+ * - `run`: boots it and supervises it (kubelet, daemon, reboots) until SIGTERM or SIGINT;
+ * - `status`: booted and pending deployments with their kernel arguments;
+ * - `kargs`, `stage`, `reboot`: what `rpm-ostree kargs`, `rpm-ostree rebase` and `systemctl
+ *   reboot` are on a real node, through the same ostree Host the daemon uses;
+ * - `delete`: removes the node folder (ostree's immutable deployment folders included).
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, Option } from 'commander';
+import { createChildProcessLauncher } from '../adapters/child-process-launcher.js';
+import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
+import { readBooted, readStaged, nodeLayout } from '../adapters/ostree-boot.js';
+import { createOstreeHost } from '../adapters/ostree-host.js';
+import { createOstreeNodeMachine } from '../adapters/ostree-node-machine.js';
+import { buildOstreeCommit, readModesFile } from '../adapters/ostree-repo.js';
+import { OstreeCli, readBootEntries, deploymentOfEntry } from '../adapters/ostree.js';
+import { createPinoLogger } from '../adapters/pino-logger.js';
+import { systemClock } from '../adapters/system-clock.js';
+import { splitKernelArguments } from '../logic/nodeplan/kernel-arguments.js';
+import type { NodeDefinition } from '../ports/node-machine.js';
+import { createNode, NodeSupervisor, ProvisioningError } from '../simulator/node-supervisor.js';
+import { CliError, type CliIo } from './cli-io.js';
+import { mintNodeKubeconfig } from './node-kubeconfig.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+/** bin/mco.js, whether this runs from src/cli or dist/src/cli. */
+const McoBin = join(here, here.includes('/dist/') ? '../../../bin/mco.js' : '../../bin/mco.js');
+
+/** `mco daemon` for the node, as the daemon's DaemonSet would run it on a real node. */
+export const DefaultDaemonCommand: readonly string[] = [
+  process.execPath,
+  McoBin,
+  'daemon',
+  '--node',
+  '{name}',
+  '--root',
+  '{root}',
+  '--kubeconfig',
+  '{kubeconfig}',
+  '--host',
+  'ostree',
+];
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+function parseCommand(flag: string, text: string | undefined): readonly string[] | undefined {
+  if (text === undefined) return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new CliError(`${flag}: expected a JSON array of strings, e.g. '["sleep","infinity"]'`);
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((a) => typeof a === 'string'))
+    throw new CliError(`${flag}: expected a non-empty JSON array of strings`);
+  return parsed;
+}
+
+function parseLabels(labels: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const l of labels) {
+    const eq = l.indexOf('=');
+    if (eq <= 0) throw new CliError(`--label ${l}: expected key=value`);
+    out[l.slice(0, eq)] = l.slice(eq + 1);
+  }
+  return out;
+}
+
+function readText(path: string, what: string): string {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
+    throw new CliError(`cannot read ${what} ${path}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+function positiveInt(flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 0) throw new CliError(`${flag} ${text}: expected a whole number`);
+  return n;
+}
+
+const runner = () => createExecCommandRunner();
+
+function machineFor(dir: string) {
+  return createOstreeNodeMachine({
+    dir,
+    runner: runner(),
+    path: process.env['PATH'] ?? '/usr/sbin:/usr/bin:/sbin:/bin',
+    processAlive: (pid) => Promise.resolve(runsFrom(pid, resolve(dir))),
+    kill: (pid, signal) => {
+      process.kill(pid, signal);
+    },
+  });
+}
+
+/** Whether `pid` is alive and its command line mentions the node folder. */
+function runsFrom(pid: number, dir: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .some((a) => a.includes(dir));
+  } catch {
+    return false;
+  }
+}
+
+function requireNode(dir: string): void {
+  if (!existsSync(join(dir, 'node.json')))
+    throw new CliError(`${dir} holds no node (no node.json): create it with \`mco node create\``);
+}
+
+function buildBootImageCommand(io: CliIo): Command {
+  return new Command('build-boot-image')
+    .description('Commit a rootfs folder into an archive-mode OSTree repository (a boot image)')
+    .requiredOption('--rootfs <dir>', 'the tree to commit (e.g. images/rootfs/testos)')
+    .requiredOption('--repo <dir>', 'the OSTree repository (created in archive mode if missing)')
+    .requiredOption('--ref <ref>', 'the branch to commit to, e.g. testos/x86_64/stable')
+    .requiredOption(
+      '--os-version <version>',
+      'the commit’s `version` metadata (not --version: that is mco’s own flag)',
+    )
+    .option('--modes <file>', 'JSON { "<path>": "0640" } of modes git cannot keep')
+    .option('--subject <text>', 'commit subject')
+    .option(
+      '--timestamp <seconds>',
+      'commit time (seconds since the epoch), for reproducible checksums',
+    )
+    .action(
+      async (o: {
+        rootfs: string;
+        repo: string;
+        ref: string;
+        osVersion: string;
+        modes?: string;
+        subject?: string;
+        timestamp?: string;
+      }) => {
+        if (!existsSync(o.rootfs)) throw new CliError(`--rootfs ${o.rootfs}: no such folder`);
+        const built = await buildOstreeCommit({
+          runner: runner(),
+          rootfs: resolve(o.rootfs),
+          repo: resolve(o.repo),
+          ref: o.ref,
+          version: o.osVersion,
+          ...(o.modes === undefined ? {} : { modes: await readModesFile(o.modes) }),
+          ...(o.subject === undefined ? {} : { subject: o.subject }),
+          ...(o.timestamp === undefined
+            ? {}
+            : { timestamp: positiveInt('--timestamp', o.timestamp) }),
+        });
+        io.out(`${built.checksum}\n`);
+      },
+    );
+}
+
+interface CreateOptions {
+  dir: string;
+  name: string;
+  bootRepo: string;
+  ref: string;
+  bootImage?: string;
+  role: string;
+  label: string[];
+  zone?: string;
+  karg: string[];
+  kubeconfig?: string;
+  apiserverDataDir?: string;
+  apiserverUrl?: string;
+  nodeKubeconfig?: string;
+  pointerConfig?: string;
+  pods: string;
+  daemonCommand?: string;
+  firstbootCommand?: string;
+  logLevel: string;
+}
+
+function definitionOf(o: CreateOptions, nodeKubeconfig: string | undefined): NodeDefinition {
+  const daemonCommand = parseCommand('--daemon-command', o.daemonCommand);
+  const firstbootCommand = parseCommand('--firstboot-command', o.firstbootCommand);
+  return {
+    name: o.name,
+    role: o.role,
+    labels: parseLabels(o.label),
+    ...(o.zone === undefined ? {} : { zone: o.zone }),
+    bootImage: {
+      repo: resolve(o.bootRepo),
+      ref: o.ref,
+      ...(o.bootImage === undefined ? {} : { image: o.bootImage }),
+    },
+    kernelArguments: o.karg.flatMap((k) => splitKernelArguments(k)),
+    ...(nodeKubeconfig === undefined ? {} : { nodeKubeconfig }),
+    ...(o.kubeconfig === undefined ? {} : { adminKubeconfig: resolve(o.kubeconfig) }),
+    pods: positiveInt('--pods', o.pods),
+    ...(daemonCommand === undefined ? {} : { daemonCommand }),
+    ...(firstbootCommand === undefined ? {} : { firstbootCommand }),
+  };
+}
+
+async function runCreate(o: CreateOptions, io: CliIo): Promise<void> {
+  const dir = resolve(o.dir);
+  if (existsSync(join(dir, 'node.json'))) throw new CliError(`${dir} already holds a node`);
+  if (o.apiserverDataDir !== undefined && o.nodeKubeconfig !== undefined)
+    throw new CliError('--apiserver-data-dir and --node-kubeconfig are mutually exclusive');
+  const pointer =
+    o.pointerConfig === undefined ? undefined : readText(o.pointerConfig, 'the pointer config');
+  const nodeKubeconfig =
+    o.nodeKubeconfig !== undefined
+      ? resolve(o.nodeKubeconfig)
+      : o.apiserverDataDir !== undefined
+        ? join(dir, 'node.kubeconfig')
+        : undefined;
+  const definition = definitionOf(o, nodeKubeconfig);
+  const existedBefore = existsSync(dir);
+  const log = createPinoLogger({ name: 'node-supervisor', level: o.logLevel });
+  // The identity first: if the API server refuses, nothing is left behind but the folder.
+  if (o.apiserverDataDir !== undefined && nodeKubeconfig !== undefined) {
+    const text = await mintNodeKubeconfig({
+      dataDir: resolve(o.apiserverDataDir),
+      node: o.name,
+      ...(o.apiserverUrl === undefined ? {} : { server: o.apiserverUrl }),
+    });
+    mkdirSync(dir, { recursive: true, mode: 0o755 });
+    writeFileSync(nodeKubeconfig, text, { mode: 0o600 });
+  }
+  const machine = machineFor(dir);
+  try {
+    await createNode(machine, definition, {
+      log,
+      ...(pointer === undefined ? {} : { ignitionConfig: pointer }),
+    });
+  } catch (e) {
+    // A node that could not be made is no node: leave no half-made folder behind.
+    if (!existedBefore) await machine.destroy();
+    if (e instanceof ProvisioningError) throw new CliError(e.message, { cause: e });
+    throw new CliError(`creating node ${o.name}: ${(e as Error).message}`, { cause: e });
+  }
+  io.out(`node ${o.name} created in ${dir}\n`);
+}
+
+function createCommand(io: CliIo): Command {
+  return new Command('create')
+    .description('Create a simulated node from a boot image, provisioned by Ignition')
+    .requiredOption('--dir <dir>', 'the node folder (must not hold a node yet)')
+    .requiredOption('--name <name>', 'the Node name')
+    .requiredOption('--boot-repo <dir>', 'the OSTree repository holding the boot image')
+    .requiredOption('--ref <ref>', 'the boot image ref in that repository')
+    .option('--boot-image <pullspec>', 'the OS image the boot image is (recorded in its origin)')
+    .option('--role <role>', 'node-role.kubernetes.io/<role>', 'worker')
+    .option('--label <key=value>', 'an extra Node label (repeatable)', collect, [])
+    .option('--zone <zone>', 'topology.kubernetes.io/zone')
+    .option('--karg <arg>', 'a kernel argument of the first deployment (repeatable)', collect, [])
+    .option('--kubeconfig <file>', 'an admin kubeconfig, to create the node’s workload pods')
+    .option('--apiserver-data-dir <dir>', 'mint the node identity on this `mco apiserver`')
+    .option('--apiserver-url <url>', 'the API server URL for the node kubeconfig')
+    .option('--node-kubeconfig <file>', 'an existing node identity kubeconfig')
+    .option('--pointer-config <file>', 'the Ignition (pointer) config to provision the node with')
+    .option('--pods <n>', 'workload pods on the node', '3')
+    .option(
+      '--daemon-command <json>',
+      'the daemon command line as a JSON array (default: mco daemon)',
+    )
+    .option('--firstboot-command <json>', 'the first-boot step as a JSON array')
+    .option('--log-level <level>', 'pino log level', 'info')
+    .action((o: CreateOptions) => runCreate(o, io));
+}
+
+interface RunOptions {
+  dir: string;
+  heartbeatSeconds: string;
+  daemonCommand?: string;
+  firstbootCommand?: string;
+  noDaemon?: boolean;
+  logLevel: string;
+}
+
+function waitForSignal(stop: AbortController): void {
+  const on = () => {
+    stop.abort();
+  };
+  process.once('SIGTERM', on);
+  process.once('SIGINT', on);
+}
+
+async function runNode(o: RunOptions): Promise<void> {
+  const dir = resolve(o.dir);
+  requireNode(dir);
+  const log = createPinoLogger({ name: 'node-supervisor', level: o.logLevel });
+  const machine = machineFor(dir);
+  const def = await machine.definition();
+  const heartbeat = Number(o.heartbeatSeconds);
+  if (!Number.isFinite(heartbeat) || heartbeat <= 0)
+    throw new CliError(`--heartbeat-seconds ${o.heartbeatSeconds}: expected seconds > 0`);
+  // The Kubernetes client is large; nodes without an identity never load it.
+  const kube =
+    def.nodeKubeconfig === undefined && def.adminKubeconfig === undefined
+      ? undefined
+      : await import('../adapters/kube-client.js');
+  const client = (path: string | undefined) =>
+    path === undefined || kube === undefined
+      ? undefined
+      : kube.createKubeClient({ kubeconfigPath: path });
+  const nodeClient = client(def.nodeKubeconfig);
+  const workloadClient = client(def.adminKubeconfig);
+  const daemonCommand =
+    o.noDaemon === true
+      ? undefined
+      : (parseCommand('--daemon-command', o.daemonCommand) ??
+        def.daemonCommand ??
+        DefaultDaemonCommand);
+  const firstbootCommand =
+    parseCommand('--firstboot-command', o.firstbootCommand) ?? def.firstbootCommand;
+  const supervisor = new NodeSupervisor({
+    machine,
+    launcher: createChildProcessLauncher(process.env),
+    clock: systemClock,
+    log,
+    ...(nodeClient === undefined ? {} : { nodeClient }),
+    ...(workloadClient === undefined ? {} : { workloadClient }),
+    ...(daemonCommand === undefined ? {} : { daemonCommand }),
+    ...(firstbootCommand === undefined ? {} : { firstbootCommand }),
+    heartbeatMs: heartbeat * 1000,
+  });
+  const stop = new AbortController();
+  waitForSignal(stop);
+  await supervisor.run(stop.signal);
+}
+
+function runCommand(): Command {
+  return new Command('run')
+    .description('Boot a simulated node and supervise it (kubelet, daemon, reboots) until SIGTERM')
+    .requiredOption('--dir <dir>', 'the node folder')
+    .option('--heartbeat-seconds <s>', 'Node status heartbeat period', '10')
+    .option('--daemon-command <json>', 'override the daemon command line (JSON array)')
+    .option('--no-daemon', 'run no daemon (the kubelet only)')
+    .option('--firstboot-command <json>', 'override the first-boot step (JSON array)')
+    .option('--log-level <level>', 'pino log level', 'info')
+    .action((o: RunOptions) => runNode(o));
+}
+
+async function nodeStatus(dirOption: string): Promise<Record<string, unknown>> {
+  const dir = resolve(dirOption);
+  requireNode(dir);
+  const layout = nodeLayout(dir);
+  const ostree = new OstreeCli(runner());
+  const entries = await readBootEntries(layout.sysroot);
+  const listed = await ostree.status(layout.sysroot);
+  const deployments = [];
+  for (const entry of entries) {
+    const ref = await deploymentOfEntry(layout.sysroot, entry);
+    const status = listed.find((d) => d.checksum === ref.checksum && d.serial === ref.serial);
+    deployments.push({
+      deployment: `${ref.checksum}.${ref.serial}`,
+      version: status?.version,
+      origin: status?.originRefspec,
+      kernelArguments: entry.kernelArguments,
+      bootEntry: entry.file,
+    });
+  }
+  const booted = await readBooted(layout.state);
+  const staged = await readStaged(layout.root);
+  return { booted: booted ?? null, staged: staged ?? null, deployments };
+}
+
+function formatStatus(s: Record<string, unknown>): string {
+  const booted = s['booted'] as { checksum: string; serial: number } | null;
+  const deployments = s['deployments'] as {
+    deployment: string;
+    version?: string;
+    kernelArguments: string[];
+  }[];
+  const staged = s['staged'] as { checksum: string; kernelArguments: string[] } | null;
+  const lines = deployments.map((d, i) => {
+    const tags = [
+      i === 0 ? 'default' : 'rollback',
+      ...(booted !== null && d.deployment === `${booted.checksum}.${booted.serial}`
+        ? ['booted']
+        : []),
+    ];
+    return `${i === 0 ? '*' : ' '} ${d.deployment} (${tags.join(', ')})\n    Version: ${d.version ?? '-'}\n    Kernel arguments: ${d.kernelArguments.join(' ')}`;
+  });
+  if (staged !== null)
+    lines.push(
+      `  staged: ${staged.checksum} (deployed at the next reboot)\n    Kernel arguments: ${staged.kernelArguments.join(' ')}`,
+    );
+  return `${lines.join('\n')}\n`;
+}
+
+function statusCommand(io: CliIo): Command {
+  return new Command('status')
+    .description('Show the booted, default and staged deployments of a simulated node')
+    .requiredOption('--dir <dir>', 'the node folder')
+    .addOption(
+      new Option('-o, --output <format>', 'output format')
+        .choices(['text', 'json'])
+        .default('text'),
+    )
+    .action(async (o: { dir: string; output: string }) => {
+      const s = await nodeStatus(o.dir);
+      io.out(o.output === 'json' ? `${JSON.stringify(s, null, 2)}\n` : formatStatus(s));
+    });
+}
+
+function hostFor(dir: string) {
+  const abs = resolve(dir);
+  requireNode(abs);
+  return createOstreeHost({ root: nodeLayout(abs).root, runner: runner() });
+}
+
+function kargsCommand(io: CliIo): Command {
+  return new Command('kargs')
+    .description('Change the kernel arguments of the next boot (like rpm-ostree kargs)')
+    .requiredOption('--dir <dir>', 'the node folder')
+    .option('--append <arg>', 'append an argument (repeatable)', collect, [])
+    .option('--delete <arg>', 'delete an argument if present (repeatable)', collect, [])
+    .action(async (o: { dir: string; append: string[]; delete: string[] }) => {
+      const host = hostFor(o.dir);
+      await host.os.updateKernelArguments({ delete: o.delete, append: o.append });
+      const status = await host.os.status();
+      io.out(`${(status.pending ?? status.booted).kernelArguments.join(' ')}\n`);
+    });
+}
+
+function stageCommand(io: CliIo): Command {
+  return new Command('stage')
+    .description('Stage an OS image for the next boot (like rpm-ostree rebase)')
+    .requiredOption('--dir <dir>', 'the node folder')
+    .requiredOption('--image <image>', 'ostree-commit:<checksum> or ostree-local:<repo>#<ref>')
+    .action(async (o: { dir: string; image: string }) => {
+      const host = hostFor(o.dir);
+      await host.os.stageImage(o.image);
+      const status = await host.os.status();
+      io.out(`staged ${status.pending?.checksum ?? '(nothing: already booted)'}\n`);
+    });
+}
+
+function rebootCommand(io: CliIo): Command {
+  return new Command('reboot')
+    .description('Ask the node’s supervisor to reboot it (like systemctl reboot)')
+    .requiredOption('--dir <dir>', 'the node folder')
+    .option('--reason <text>', 'why', 'requested with mco node reboot')
+    .action(async (o: { dir: string; reason: string }) => {
+      await hostFor(o.dir).rebooter.reboot(o.reason);
+      io.out('reboot requested\n');
+    });
+}
+
+function deleteCommand(io: CliIo): Command {
+  return new Command('delete')
+    .description('Delete a stopped simulated node’s folder')
+    .requiredOption('--dir <dir>', 'the node folder')
+    .action(async (o: { dir: string }) => {
+      const dir = resolve(o.dir);
+      requireNode(dir);
+      await machineFor(dir).destroy();
+      io.out(`deleted ${dir}\n`);
+    });
+}
+
+export function nodeCommand(io: CliIo): Command {
+  return new Command('node')
+    .description('Simulated nodes: OSTree sysroots provisioned by Ignition, run by a supervisor')
+    .addCommand(buildBootImageCommand(io))
+    .addCommand(createCommand(io))
+    .addCommand(runCommand())
+    .addCommand(statusCommand(io))
+    .addCommand(kargsCommand(io))
+    .addCommand(stageCommand(io))
+    .addCommand(rebootCommand(io))
+    .addCommand(deleteCommand(io));
+}
