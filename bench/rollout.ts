@@ -142,6 +142,9 @@ interface Phases {
   readonly uncordonMs: number;
   /** A node Done → the next node targeted (how fast the controller refills a freed slot). */
   readonly refillMs: number;
+  /** MachineConfig applied → first / last node targeted. */
+  readonly firstTargetedMs: number;
+  readonly lastTargetedMs: number;
 }
 
 interface RunResult {
@@ -211,6 +214,7 @@ async function run(n: number, opts: BenchOptions): Promise<RunResult> {
     const cpuBefore = controller.cpuSeconds() ?? 0;
     const apiBefore = server.process.cpuSeconds() ?? 0;
     const started = performance.now();
+    const appliedAt = Date.now();
     await client.create(Resources.machineConfig, workerConfig('50-bench'));
     const target = await until(
       'the new rendered config',
@@ -238,7 +242,7 @@ async function run(n: number, opts: BenchOptions): Promise<RunResult> {
     clearInterval(sampler);
     const bench = process.cpuUsage(benchBefore);
     return {
-      phases: phases(agents, opts.applyMs),
+      phases: phases(agents, opts.applyMs, appliedAt),
       benchCpu: (bench.user + bench.system) / 1e6,
       nodes: n,
       maxUnavailable: m.value,
@@ -260,7 +264,7 @@ function mean(xs: readonly number[]): number {
 }
 
 /** Mean time per protocol phase, from the agents' own timeline. */
-function phases(agents: NodeAgents, applyMs: number): Phases {
+function phases(agents: NodeAgents, applyMs: number, appliedAt: number): Phases {
   const done = agents.updates.filter((u) => u.doneAt !== undefined && u.drainedAt !== undefined);
   const starts = agents.updates.map((u) => u.startedAt).sort((a, b) => a - b);
   const refill = done.map((u) => {
@@ -271,6 +275,8 @@ function phases(agents: NodeAgents, applyMs: number): Phases {
     drainMs: mean(done.map((u) => (u.drainedAt ?? 0) - u.startedAt)),
     uncordonMs: mean(done.map((u) => (u.doneAt ?? 0) - (u.drainedAt ?? 0) - applyMs)),
     refillMs: mean(refill.filter((x): x is number => x !== undefined)),
+    firstTargetedMs: (starts[0] ?? appliedAt) - appliedAt,
+    lastTargetedMs: (starts[starts.length - 1] ?? appliedAt) - appliedAt,
   };
 }
 
@@ -293,6 +299,6 @@ for (const n of opts.nodes) {
     ].join(' | '),
   );
   console.log(
-    `        per node: targeted→drained ${r.phases.drainMs.toFixed(0)} ms, applied→Done ${r.phases.uncordonMs.toFixed(0)} ms (beyond d), Done→next targeted ${r.phases.refillMs.toFixed(0)} ms; bench (agents) CPU ${r.benchCpu.toFixed(2)} s`,
+    `        first node targeted after ${(r.phases.firstTargetedMs / 1000).toFixed(2)} s, last after ${(r.phases.lastTargetedMs / 1000).toFixed(2)} s; per node: targeted→drained ${r.phases.drainMs.toFixed(0)} ms, applied→Done ${r.phases.uncordonMs.toFixed(0)} ms (beyond d), Done→next targeted ${r.phases.refillMs.toFixed(0)} ms; bench (agents) CPU ${r.benchCpu.toFixed(2)} s`,
   );
 }
