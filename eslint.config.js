@@ -51,7 +51,7 @@ const PURE_SYNTAX = [
   },
 ];
 
-const L3 = ['controller', 'daemon', 'server', 'apiserver', 'client', 'operator', 'simulator'];
+const L3 = ['controller', 'daemon', 'server', 'apiserver', 'client', 'operator', 'simulator', 'dashboard'];
 const sideways = (self) => L3.filter((d) => d !== self);
 
 export default tseslint.config(

@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { rolloutStatus } from './rollout-status.js';
+import { mcn, node, pool } from './testing.js';
+
+const A = 'rendered-worker-a';
+const B = 'rendered-worker-b';
+
+describe('rolloutStatus', () => {
+  it('is Done when Updated at the target with every machine updated', () => {
+    const p = pool('worker', {
+      target: B,
+      current: B,
+      machineCount: 2,
+      updated: 2,
+      conditions: { Updated: 'True' },
+    });
+    const nodes = [
+      node('worker-0', { current: B, desired: B, state: 'Done' }),
+      node('worker-1', { current: B, desired: B, state: 'Done' }),
+    ];
+    expect(rolloutStatus(p, [p], nodes, new Map())).toEqual({
+      pool: 'worker',
+      outcome: 'Done',
+      target: B,
+      updated: 2,
+      total: 2,
+      paused: false,
+      updating: [],
+      message: `successfully rolled out to ${B}`,
+    });
+  });
+
+  it('names the node being updated and its MachineConfigNode phase', () => {
+    const p = pool('worker', {
+      target: B,
+      current: A,
+      machineCount: 3,
+      updated: 1,
+      conditions: { Updated: 'False', Updating: 'True' },
+    });
+    const nodes = [
+      node('worker-0', { current: B, desired: B, state: 'Done' }),
+      node('worker-1', { current: A, desired: A, state: 'Done' }),
+      node('worker-2', { current: A, desired: B, state: 'Working' }),
+    ];
+    const mcns = new Map([
+      ['worker-2', mcn('worker-2', { UpdatePrepared: 'True', UpdateExecuted: 'Unknown' })],
+    ]);
+    const s = rolloutStatus(p, [p], nodes, mcns);
+    expect(s.outcome).toBe('Progressing');
+    expect(s.updating.map((u) => [u.name, u.phase, u.state])).toEqual([
+      ['worker-2', 'UpdateExecuted', 'Working'],
+      ['worker-1', '-', 'Done'],
+    ]);
+    expect(s.message).toBe(
+      `Waiting for rollout to finish: 1 of 3 nodes updated to ${B}; worker-2: UpdateExecuted (Working)`,
+    );
+  });
+
+  it.each([
+    {
+      name: 'NodeDegraded',
+      conditions: {
+        Degraded: 'True',
+        NodeDegraded: {
+          status: 'True',
+          reason: '1 nodes are reporting degraded status on sync',
+          message: 'Node worker-1 is reporting: "boom"',
+        },
+      },
+      message: '1 nodes are reporting degraded status on sync: Node worker-1 is reporting: "boom"',
+    },
+    {
+      name: 'RenderDegraded',
+      conditions: {
+        RenderDegraded: {
+          status: 'True',
+          reason: '',
+          message: 'Failed to render configuration for pool worker: x',
+        },
+      },
+      message: 'Failed to render configuration for pool worker: x',
+    },
+  ])('is Degraded with the reason ($name)', ({ conditions, message }) => {
+    const p = pool('worker', { target: B, current: A, machineCount: 1, conditions });
+    const s = rolloutStatus(p, [p], [], new Map());
+    expect([s.outcome, s.message]).toEqual(['Degraded', message]);
+  });
+
+  it.each([
+    {
+      name: 'spec not observed',
+      parts: { target: B, generation: 3, observedGeneration: 2 },
+      message: 'Waiting for mcp spec update to be observed...',
+    },
+    { name: 'nothing rendered', parts: {}, message: 'Waiting for the first rendered config...' },
+    {
+      name: 'paused',
+      parts: { target: B, current: A, machineCount: 1, paused: true },
+      message: `Waiting for rollout to finish: 0 of 1 nodes updated to ${B} (the pool is paused)`,
+    },
+    {
+      name: 'Updated at an older config',
+      parts: {
+        target: B,
+        current: A,
+        machineCount: 1,
+        updated: 1,
+        conditions: { Updated: 'True' },
+      },
+      message: `Waiting for rollout to finish: 1 of 1 nodes updated to ${B}`,
+    },
+  ])('is Progressing: $name', ({ parts, message }) => {
+    const p = pool('worker', parts);
+    const s = rolloutStatus(p, [p], [], new Map());
+    expect([s.outcome, s.message]).toEqual(['Progressing', message]);
+  });
+
+  it('counts only the nodes whose primary pool it is', () => {
+    const master = pool('master', { target: 'rendered-master-a' });
+    const worker = pool('worker', { target: B });
+    const nodes = [node('master-0', { role: 'master' }), node('worker-0')];
+    const s = rolloutStatus(worker, [master, worker], nodes, new Map());
+    expect(s.updating.map((u) => u.name)).toEqual(['worker-0']);
+  });
+});

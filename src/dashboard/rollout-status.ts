@@ -1,0 +1,142 @@
+/**
+ * Where a pool's rollout stands, as `kubectl rollout status` tells it for a Deployment: done (the
+ * pool is Updated at its target with every machine updated), failed (Degraded, with the reason), or
+ * in progress (updated of total, the nodes being updated and their MachineConfigNode phase). One
+ * pure decision shared by `mco rollout status` and the dashboard.
+ */
+import type { Node } from '../api/core/v1/node.js';
+import { Annotation, PoolConditionType } from '../api/machineconfiguration/v1/constants.js';
+import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
+import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
+import { poolsForNode } from '../logic/rollout/pool-membership.js';
+import { machineConfigNodePhase } from './machine-config-node-phase.js';
+
+export interface UpdatingNode {
+  readonly name: string;
+  /** The MachineConfigNode phase (`UpdateExecuted`, …) or `-`. */
+  readonly phase: string;
+  /** The daemon's `state` annotation. */
+  readonly state: string;
+  readonly current: string;
+  readonly desired: string;
+}
+
+export type RolloutOutcome = 'Done' | 'Degraded' | 'Progressing';
+
+export interface RolloutStatus {
+  readonly pool: string;
+  readonly outcome: RolloutOutcome;
+  /** The rendered config the pool targets ('' before the first render). */
+  readonly target: string;
+  readonly updated: number;
+  readonly total: number;
+  readonly paused: boolean;
+  /** Nodes of the pool not yet at the target, those being worked on first. */
+  readonly updating: readonly UpdatingNode[];
+  /** One line: why it is not done, or the degraded reason. */
+  readonly message: string;
+}
+
+function condition(pool: MachineConfigPool, type: string) {
+  return pool.status?.conditions?.find((c) => c.type === type);
+}
+
+function isTrue(pool: MachineConfigPool, type: string): boolean {
+  return condition(pool, type)?.status === 'True';
+}
+
+/** The degraded reason: the specific condition's message when there is one. */
+function degradedMessage(pool: MachineConfigPool): string {
+  for (const type of [
+    PoolConditionType.RenderDegraded,
+    PoolConditionType.NodeDegraded,
+    PoolConditionType.Degraded,
+  ]) {
+    const c = condition(pool, type);
+    if (c?.status === 'True') {
+      const text = [c.reason, c.message].filter((t) => t !== undefined && t !== '').join(': ');
+      return text === '' ? type : text;
+    }
+  }
+  return 'Degraded';
+}
+
+/** The nodes whose primary pool is `pool`. */
+export function nodesOfPool(
+  pool: string,
+  pools: readonly MachineConfigPool[],
+  nodes: readonly Node[],
+): Node[] {
+  return nodes.filter((n) => {
+    const r = poolsForNode(pools, n);
+    return r.ok && r.value[0]?.metadata.name === pool;
+  });
+}
+
+function updatingNodes(
+  target: string,
+  nodes: readonly Node[],
+  mcns: ReadonlyMap<string, MachineConfigNode>,
+): UpdatingNode[] {
+  const out: UpdatingNode[] = [];
+  for (const n of nodes) {
+    const a = n.metadata.annotations ?? {};
+    const current = a[Annotation.currentConfig] ?? '';
+    const desired = a[Annotation.desiredConfig] ?? '';
+    const state = a[Annotation.state] ?? '';
+    if (current === target && desired === target && state === 'Done') continue;
+    const name = n.metadata.name ?? '';
+    out.push({
+      name,
+      phase: machineConfigNodePhase(mcns.get(name)).phase,
+      state,
+      current,
+      desired,
+    });
+  }
+  // Nodes already told to move (desired = target) first: those are the ones being updated.
+  const moving = (u: UpdatingNode): number => (u.desired === target && target !== '' ? 0 : 1);
+  return out.sort((x, y) => moving(x) - moving(y) || x.name.localeCompare(y.name));
+}
+
+export function rolloutStatus(
+  pool: MachineConfigPool,
+  pools: readonly MachineConfigPool[],
+  nodes: readonly Node[],
+  mcns: ReadonlyMap<string, MachineConfigNode>,
+): RolloutStatus {
+  const name = pool.metadata.name ?? '';
+  const target = pool.spec.configuration?.name ?? '';
+  const members = nodesOfPool(name, pools, nodes);
+  const total = pool.status?.machineCount ?? members.length;
+  const updated = pool.status?.updatedMachineCount ?? 0;
+  const paused = pool.spec.paused === true;
+  const updating = updatingNodes(target, members, mcns);
+  const base = { pool: name, target, updated, total, paused, updating };
+  if (isTrue(pool, PoolConditionType.Degraded) || isTrue(pool, PoolConditionType.RenderDegraded))
+    return { ...base, outcome: 'Degraded', message: degradedMessage(pool) };
+  const observed = pool.status?.observedGeneration ?? 0;
+  if (observed < (pool.metadata.generation ?? 0))
+    return {
+      ...base,
+      outcome: 'Progressing',
+      message: 'Waiting for mcp spec update to be observed...',
+    };
+  if (target === '')
+    return { ...base, outcome: 'Progressing', message: 'Waiting for the first rendered config...' };
+  const done =
+    isTrue(pool, PoolConditionType.Updated) &&
+    pool.status?.configuration?.name === target &&
+    updated === total;
+  if (done) return { ...base, outcome: 'Done', message: `successfully rolled out to ${target}` };
+  const why = paused
+    ? ' (the pool is paused)'
+    : updating[0] === undefined
+      ? ''
+      : `; ${updating[0].name}: ${updating[0].phase} (${updating[0].state || 'no state'})`;
+  return {
+    ...base,
+    outcome: 'Progressing',
+    message: `Waiting for rollout to finish: ${updated} of ${total} nodes updated to ${target}${why}`,
+  };
+}
