@@ -1,0 +1,15 @@
+/**
+ * Events the daemon records about its Node (mco-behavior.md §A.4: NodeDone, BootResync,
+ * OnDiskStateValidationFailed, FailedToReconcile, OSUpdateStarted, OSUpdateStaged, SkipReboot,
+ * ConfigDriftDetected, …). The CLI backs this with the API event recorder; without a cluster
+ * (`--once-from`) they only reach the log.
+ */
+
+export type DaemonEventType = 'Normal' | 'Warning';
+
+export interface DaemonEvents {
+  /** Records an event about the daemon's Node; never rejects. */
+  emit(type: DaemonEventType, reason: string, message: string): Promise<void>;
+}
+
+export const noDaemonEvents: DaemonEvents = { emit: () => Promise.resolve() };

@@ -1,0 +1,34 @@
+/**
+ * The daemon's metrics with upstream's names (pkg/daemon/metrics.go): the CLI backs them with
+ * prom-client on `--metrics-port`.
+ */
+
+export const DaemonMetricNames = {
+  state: { name: 'mcd_state', help: 'state of daemon on specified node' },
+  updateState: { name: 'mcd_update_state', help: 'completed update config or error' },
+  configDrift: { name: 'mcd_config_drift', help: 'timestamp for config drift' },
+  rebootsFailed: { name: 'mcd_reboots_failed_total', help: 'Total number of reboots that failed.' },
+  pivotErrors: {
+    name: 'mcd_pivot_errors_total',
+    help: 'Total number of errors encountered during pivot.',
+  },
+} as const;
+
+export interface DaemonMetrics {
+  /** mcd_state{state, reason} = 1 for the current state (the previous series is dropped). */
+  setState(state: string, reason: string): void;
+  /** mcd_update_state{config, err}: the last update's config and error ('' when it succeeded). */
+  setUpdateState(config: string, error: string): void;
+  /** mcd_config_drift = the time (seconds since the epoch) drift was detected. */
+  configDrift(atMs: number): void;
+  rebootFailed(): void;
+  pivotError(): void;
+}
+
+export const noDaemonMetrics: DaemonMetrics = {
+  setState: () => undefined,
+  setUpdateState: () => undefined,
+  configDrift: () => undefined,
+  rebootFailed: () => undefined,
+  pivotError: () => undefined,
+};
