@@ -7,6 +7,7 @@ import { apiserverCommand } from '../cli/apiserver-command.js';
 import { bootstrapCommand } from '../cli/bootstrap-command.js';
 import { CliError, type CliIo } from '../cli/cli-io.js';
 import { controllerCommand } from '../cli/controller-command.js';
+import { daemonCommand } from '../cli/daemon-command.js';
 import { ManifestLoadError } from '../cli/load-manifests.js';
 import { nodeCommand } from '../cli/node-command.js';
 import { operatorCommand } from '../cli/operator-command.js';
@@ -37,6 +38,7 @@ function program(): Command {
     .addCommand(apiserverCommand(io))
     .addCommand(operatorCommand())
     .addCommand(controllerCommand())
+    .addCommand(daemonCommand())
     .addCommand(serverCommand())
     .addCommand(bootstrapCommand(io))
     .addCommand(pointerConfigCommand(io))

@@ -1,0 +1,256 @@
+/**
+ * `mco daemon`: the machine config daemon for one node (docs/daemon.md "Daemon process").
+ *
+ *   mco daemon --node NAME --root DIR [--kubeconfig FILE] [--host coreos|ostree]
+ *              [--once-from FILE] [--metrics-port N] [--log-level L]
+ *
+ * With a kubeconfig (or in-cluster credentials) it runs until SIGTERM/SIGINT, following its Node;
+ * with `--once-from` it applies a MachineConfig or Ignition file once, without a cluster, and
+ * exits. A SIGTERM during the journaled steps of an update is held until the current step is
+ * done (the update resumes at the next start). MCO_DAEMON_CRASH_AT=<step>[:<n>] (tests only)
+ * kills the process with SIGKILL at that point of an update.
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Command } from 'commander';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { createCoreosHost } from '../adapters/coreos-host.js';
+import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
+import { fsFileWatcher } from '../adapters/fs-file-watcher.js';
+import { HttpsResourceClient } from '../adapters/https-resource-client.js';
+import { createOstreeHost } from '../adapters/ostree-host.js';
+import { createPinoLogger } from '../adapters/pino-logger.js';
+import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
+import { systemClock } from '../adapters/system-clock.js';
+import { Resources } from '../api/resource-refs.js';
+import { ApiEventRecorder } from '../controller/common/event-recorder.js';
+import {
+  crashPointsAt,
+  noCrashPoints,
+  parseCrashTarget,
+  type CrashPoints,
+} from '../daemon/crash-points.js';
+import { Daemon } from '../daemon/daemon.js';
+import { errorText } from '../daemon/daemon-errors.js';
+import type { DaemonEvents } from '../daemon/daemon-events.js';
+import { DaemonMetricNames, type DaemonMetrics } from '../daemon/daemon-metrics.js';
+import { EncapsulatedConfigPath } from '../daemon/daemon-paths.js';
+import { runOnceFrom } from '../daemon/once-from.js';
+import type { Host } from '../ports/host.js';
+import type { Logger } from '../ports/logger.js';
+import type { ResourceClient } from '../ports/resource-client.js';
+import { CliError } from './cli-io.js';
+
+/** The env var of the crash drill: `<step>[:<n>]`. */
+export const CrashAtEnv = 'MCO_DAEMON_CRASH_AT';
+
+interface DaemonCliOptions {
+  readonly node: string;
+  readonly root: string;
+  readonly kubeconfig?: string;
+  readonly host: string;
+  readonly onceFrom?: string;
+  readonly metricsPort?: string;
+  readonly metricsAddress: string;
+  readonly logLevel: string;
+}
+
+/** The daemon's metrics on prom-client with upstream's names. */
+export function promDaemonMetrics(registry: Registry): DaemonMetrics {
+  const n = DaemonMetricNames;
+  const state = new Gauge({ ...n.state, labelNames: ['state', 'reason'], registers: [registry] });
+  const update = new Gauge({
+    ...n.updateState,
+    labelNames: ['config', 'err'],
+    registers: [registry],
+  });
+  const drift = new Gauge({ ...n.configDrift, registers: [registry] });
+  const reboots = new Counter({ ...n.rebootsFailed, registers: [registry] });
+  const pivots = new Counter({ ...n.pivotErrors, registers: [registry] });
+  update.set({ config: '', err: '' }, 0);
+  return {
+    setState(s, reason) {
+      state.reset();
+      state.set({ state: s, reason: reason.slice(0, 1024) }, 1);
+    },
+    setUpdateState(config, error) {
+      update.reset();
+      update.set({ config, err: error.slice(0, 1024) }, error === '' ? 1 : 0);
+    },
+    configDrift(atMs) {
+      drift.set(atMs / 1000);
+    },
+    rebootFailed() {
+      reboots.inc();
+    },
+    pivotError() {
+      pivots.inc();
+    },
+  };
+}
+
+function createHost(kind: string, root: string): Host {
+  const runner = createExecCommandRunner();
+  if (kind === 'ostree') return createOstreeHost({ root, runner });
+  if (kind === 'coreos') return createCoreosHost({ root, runner });
+  throw new CliError(`--host ${kind}: expected coreos or ostree`);
+}
+
+/** The crash drill's hook, from the environment (tests only). */
+function crashPointsFromEnv(log: Logger): CrashPoints {
+  const spec = process.env[CrashAtEnv];
+  if (spec === undefined || spec === '') return noCrashPoints;
+  const target = parseCrashTarget(spec);
+  if (target === undefined) throw new CliError(`${CrashAtEnv}=${spec}: expected <step>[:<n>]`);
+  log.warn('crash drill armed', { crashAt: spec });
+  return crashPointsAt(target, (at) => {
+    process.stderr.write(`{"level":60,"msg":"crash drill: killing the daemon","at":"${at}"}\n`);
+    process.kill(process.pid, 'SIGKILL');
+  });
+}
+
+function nodeEvents(client: ResourceClient, log: Logger, node: string): DaemonEvents {
+  const recorder = new ApiEventRecorder({
+    client,
+    clock: systemClock,
+    log,
+    component: 'machineconfigdaemon',
+    host: node,
+  });
+  return {
+    emit: (type, reason, message) =>
+      recorder.event(Resources.node, { metadata: { name: node } }, type, reason, message),
+  };
+}
+
+const logEvents = (log: Logger): DaemonEvents => ({
+  emit: (type, reason, message) => {
+    log.info('event', { type, reason, message });
+    return Promise.resolve();
+  },
+});
+
+async function runOnce(
+  o: DaemonCliOptions,
+  host: Host,
+  log: Logger,
+  crash: CrashPoints,
+): Promise<void> {
+  const file = resolve(o.onceFrom ?? '');
+  let content: string;
+  try {
+    content = readFileSync(file, 'utf8');
+  } catch (e) {
+    throw new CliError(`--once-from ${file}: ${errorText(e)}`);
+  }
+  let stop = false;
+  let journaled = false;
+  const onSignal = (): void => {
+    if (journaled) log.info('Got SIGTERM, but actively updating; stopping after the current step');
+    stop = true;
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  try {
+    const result = await runOnceFrom({
+      host,
+      log,
+      clock: systemClock,
+      events: logEvents(log),
+      metrics: promDaemonMetrics(new Registry()),
+      crash,
+      content,
+      source: file,
+      encapsulated: file === resolve(host.files.hostPath(EncapsulatedConfigPath)),
+      stopRequested: () => stop,
+      onJournaled: (active) => {
+        journaled = active;
+      },
+    });
+    log.info('once-from finished', { result, file });
+  } catch (e) {
+    throw new CliError(`--once-from ${file}: ${errorText(e)}`);
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  }
+}
+
+export async function runDaemon(o: DaemonCliOptions): Promise<void> {
+  if (o.metricsPort !== undefined && !/^\d{1,5}$/.test(o.metricsPort))
+    throw new CliError(`--metrics-port ${o.metricsPort}: expected a port number`);
+  const log = createPinoLogger({ name: 'machine-config-daemon', level: o.logLevel }).child({
+    node: o.node,
+  });
+  const host = createHost(o.host, resolve(o.root));
+  const crash = crashPointsFromEnv(log);
+  if (o.onceFrom !== undefined) {
+    await runOnce(o, host, log, crash);
+    return;
+  }
+  if (o.kubeconfig === undefined)
+    throw new CliError('--kubeconfig is required (or --once-from to run without a cluster)');
+  let client: HttpsResourceClient;
+  try {
+    client = HttpsResourceClient.fromKubeconfig(o.kubeconfig);
+  } catch (e) {
+    throw new CliError(`--kubeconfig ${o.kubeconfig}: ${errorText(e)}`);
+  }
+  const registry = new Registry();
+  const daemon = new Daemon({
+    nodeName: o.node,
+    host,
+    client,
+    clock: systemClock,
+    log,
+    events: nodeEvents(client, log, o.node),
+    metrics: promDaemonMetrics(registry),
+    watcher: fsFileWatcher,
+    crash,
+  });
+  const listener =
+    o.metricsPort === undefined
+      ? undefined
+      : await startMetricsListener(registry, o.metricsAddress, Number(o.metricsPort));
+  const stop = new AbortController();
+  const onSignal = (): void => {
+    stop.abort();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+  log.info('machine-config-daemon', {
+    pid: process.pid,
+    host: host.kind,
+    root: o.root,
+    metricsPort: listener?.port,
+  });
+  try {
+    await daemon.run(stop.signal);
+  } finally {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+    await listener?.close();
+    client.close();
+  }
+}
+
+export function daemonCommand(): Command {
+  return new Command('daemon')
+    .description(
+      'Run the machine config daemon for one node (or apply a config once with --once-from)',
+    )
+    .requiredOption('--node <name>', 'the Node this daemon manages')
+    .requiredOption('--root <dir>', "the node's / (a simulated node's rootfs, or / on a real host)")
+    .option('--kubeconfig <file>', 'kubeconfig of the node identity')
+    .option('--host <kind>', 'host implementation: coreos or ostree', 'coreos')
+    .option(
+      '--once-from <file>',
+      'apply this MachineConfig or Ignition config once, without a cluster, and exit',
+    )
+    .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics')
+    .option('--metrics-address <ip>', 'address for the metrics listener', '127.0.0.1')
+    .option('--log-level <level>', 'pino log level', 'info')
+    .action(async (options: DaemonCliOptions) => {
+      await runDaemon(options);
+    });
+}
