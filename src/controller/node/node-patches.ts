@@ -50,7 +50,8 @@ export function nodeMetadataPatch(
   const annotations = node.metadata.annotations ?? {};
   const labels = node.metadata.labels ?? {};
   const patch: { annotations?: Record<string, string>; labels?: Record<string, string> } = {};
-  if (annotations[Annotation.controlPlaneTopology] !== controlPlaneTopology)
+  // Go reads a missing annotation as "": an empty topology needs no write.
+  if ((annotations[Annotation.controlPlaneTopology] ?? '') !== controlPlaneTopology)
     patch.annotations = { [Annotation.controlPlaneTopology]: controlPlaneTopology };
   if (Label.nodeRoleMaster in labels && !(Label.nodeRoleControlPlane in labels))
     patch.labels = { [Label.nodeRoleControlPlane]: '' };

@@ -31,6 +31,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import type { EventRecorder } from '../common/event-recorder.js';
+import { mapLimit } from '../common/map-limit.js';
 import type { McoMetrics } from '../common/mco-metrics.js';
 import { sameJson } from '../common/same-json.js';
 import {
@@ -58,6 +59,9 @@ export interface NodeReconcilerOptions {
   readonly events: EventRecorder;
   readonly metrics: McoMetrics;
 }
+
+/** Node writes in flight at once within one pass (upstream writes one by one). */
+const WriteConcurrency = 16;
 
 /** How SetDesiredConfig events name the target (mco-behavior.md §4.3, §A.4). */
 function updateLine(target: string): string {
@@ -128,20 +132,22 @@ export class NodeReconciler implements Reconciler {
         `controllerconfig.machineconfiguration.openshift.io "${ControllerConfigName}" not found`,
       );
     const topology = cc.spec.infra?.status?.controlPlaneTopology ?? '';
-    for (const node of nodes) {
+    const patches = nodes.flatMap((node) => {
       const patch = nodeMetadataPatch(node, topology);
-      if (patch === undefined) continue;
-      await this.#o.client.patch(Resources.node, node.metadata.name ?? '', patch, 'strategic', {
-        signal,
-      });
-    }
+      return patch === undefined ? [] : [{ name: node.metadata.name ?? '', patch }];
+    });
+    await mapLimit(patches, WriteConcurrency, async ({ name, patch }) => {
+      await this.#o.client.patch(Resources.node, name, patch, 'strategic', { signal });
+    });
   }
 
   /** Every node not yet pointed at the target carries the taint; the others lose it. */
   async #syncTaints(nodes: readonly Node[], target: string, signal: AbortSignal): Promise<void> {
-    for (const node of nodes) {
+    const changes = nodes.filter(
+      (node) => hasUpdateInProgressTaint(node) === isDesiredEqualToPool(node, target),
+    );
+    await mapLimit(changes, WriteConcurrency, async (node) => {
       const want = !isDesiredEqualToPool(node, target);
-      if (hasUpdateInProgressTaint(node) === want) continue;
       try {
         await setUpdateInProgressTaint(this.#o.client, node.metadata.name ?? '', want, signal);
       } catch (e) {
@@ -151,7 +157,7 @@ export class NodeReconciler implements Reconciler {
           error: e instanceof Error ? e.message : String(e),
         });
       }
-    }
+    });
   }
 
   #operatorNodeName(): string | undefined {
@@ -181,7 +187,7 @@ export class NodeReconciler implements Reconciler {
         `Deferring update of machine config operator node ${operatorNodeName}`,
       );
     }
-    for (const node of chosen.nodes) {
+    await mapLimit(chosen.nodes, WriteConcurrency, async (node) => {
       const nodeName = node.metadata.name ?? '';
       log.info('setting node target', { pool: pool.metadata.name, node: nodeName, target });
       try {
@@ -193,7 +199,7 @@ export class NodeReconciler implements Reconciler {
           { cause: e },
         );
       }
-    }
+    });
     const [only] = chosen.nodes;
     const message =
       chosen.nodes.length === 1 && only !== undefined
