@@ -412,4 +412,51 @@ describe('NodeSupervisor run', () => {
     expect((await nodeClient.list<Pod>(Resources.pod, { namespace: 'default' })).items).toEqual([]);
     await supervisor.shutdown('test over');
   });
+
+  it('a staged change that fails to deploy: the node boots what it booted before', async () => {
+    const { machine, launcher, clock, supervisor } = setup();
+    const stop = new AbortController();
+    stops.push(stop);
+    const running = supervisor.run(stop.signal);
+    await clock.advanceUntil(() => launcher.launched.length === 1, 1_000);
+    machine.shutdown = () => {
+      machine.events.push('shutdown (fails)');
+      return Promise.reject(new Error('ostree admin deploy: error: No space left on device'));
+    };
+    machine.requests.push({ reason: 'update', requestedAt: 'now' });
+    await clock.advanceUntil(() => launcher.launched.length === 2, 1_000);
+    expect(machine.events).toEqual([
+      'boot 0',
+      'launch mco',
+      'shutdown (fails)',
+      'boot 0',
+      'launch mco',
+    ]);
+    stop.abort();
+    await running;
+  });
+
+  it('registration is retried with backoff while the API server cannot be reached', async () => {
+    const { machine, clock, nodeClient, supervisor } = setup();
+    let failures = 2;
+    const get = nodeClient.get.bind(nodeClient);
+    nodeClient.get = (ref, name, namespace) => {
+      if (failures > 0) {
+        failures -= 1;
+        return Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:6443'));
+      }
+      return get(ref, name, namespace);
+    };
+    let done = false;
+    const booting = supervisor.boot().then(() => {
+      done = true;
+    });
+    await clock.advance(1_000);
+    expect(done).toBe(false);
+    await clock.advance(2_000);
+    await booting;
+    expect(machine.events).toEqual(['boot 0', 'launch mco']);
+    expect(ready(await nodeClient.get<Node>(Resources.node, 'worker-0'))?.status).toBe('True');
+    await supervisor.shutdown('test over');
+  });
 });

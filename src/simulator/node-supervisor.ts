@@ -165,7 +165,7 @@ export class NodeSupervisor {
       });
       const firstboot = await this.#firstboot(def, signal);
       if (firstboot === 'reboot') {
-        await this.#o.machine.shutdown();
+        await this.#finalize();
         continue;
       }
       if (signal?.aborted === true) return booted;
@@ -180,10 +180,32 @@ export class NodeSupervisor {
           log: this.#o.log,
           heartbeatMs: this.#o.heartbeatMs ?? 10_000,
         });
-        await this.#kubelet.register(booted);
+        await this.#register(this.#kubelet, booted, signal);
       }
       await this.#startDaemon();
       return booted;
+    }
+  }
+
+  /** Registers the Node, retrying (as a kubelet does) while the API server cannot be reached. */
+  async #register(
+    kubelet: SimulatedKubelet,
+    booted: BootedOs,
+    signal?: AbortSignal,
+  ): Promise<void> {
+    for (let delay = 1_000; ; delay = Math.min(delay * 2, 30_000)) {
+      try {
+        await kubelet.register(booted);
+        return;
+      } catch (e) {
+        if (isAborted(signal)) return;
+        this.#log().warn('registering the node failed; retrying', {
+          error: e instanceof Error ? e.message : String(e),
+          retryInMs: delay,
+        });
+      }
+      await this.#o.clock.sleep(delay, signal).catch(() => undefined);
+      if (isAborted(signal)) return;
     }
   }
 
@@ -286,8 +308,7 @@ export class NodeSupervisor {
     this.#log().info('rebooting', { node: def.name, reason });
     await this.#notReady(`rebooting: ${reason}`);
     await this.#stopDaemon();
-    const deployed = await this.#o.machine.shutdown();
-    if (deployed) this.#log().info('deployed the staged OS change', { node: def.name });
+    await this.#finalize();
     return this.boot(signal);
   }
 
@@ -296,8 +317,22 @@ export class NodeSupervisor {
     await this.#notReady(reason);
     await this.#kubelet?.stopHeartbeats();
     await this.#stopDaemon();
-    await this.#o.machine.shutdown();
+    await this.#finalize();
     this.#log().info('node shut down', { reason });
+  }
+
+  /**
+   * Deploys the staged OS change. If that fails the machine boots what it booted before, as a host
+   * whose ostree-finalize-staged failed does; the daemon then finds the wrong OS and says so.
+   */
+  async #finalize(): Promise<void> {
+    try {
+      if (await this.#o.machine.shutdown()) this.#log().info('deployed the staged OS change');
+    } catch (e) {
+      this.#log().error('deploying the staged OS change failed; the previous deployment boots', {
+        error: e instanceof Error ? e.message : String(e),
+      });
+    }
   }
 
   async #notReady(message: string): Promise<void> {
