@@ -574,6 +574,12 @@ describe('rollout through real processes', () => {
         return lease.spec?.holderIdentity === 'controller-a' ? true : undefined;
       });
       const b = startController('controller-b', true);
+      // A process takes seconds to start on a busy machine: wait until it campaigns.
+      await until('controller-b to campaign', () =>
+        Promise.resolve(
+          b.logs().some((l) => l.msg === 'attempting to acquire leader lease') ? true : undefined,
+        ),
+      );
       await sleep(2 * Lease.duration);
       const lease = await admin.get<Lease>(Resources.lease, 'machine-config-controller', Namespace);
       expect(lease.spec?.holderIdentity).toBe('controller-a');
