@@ -1,8 +1,9 @@
 /**
- * The node controller's writes to Nodes and MachineConfigNodes, as strategic-merge patches built
- * from a fresh GET (upstream builds them with CreateTwoWayMergePatch the same way): the
- * UpdateInProgress taint, the controlPlaneTopology annotation and control-plane label, and the
- * desiredConfig annotation (with the MachineConfigNode's `spec.configVersion.desired`).
+ * The node controller's writes to Nodes and MachineConfigNodes, as strategic-merge patches (upstream
+ * builds the same ones with CreateTwoWayMergePatch): the UpdateInProgress taint (from a fresh GET,
+ * since taints are replaced as a whole), the controlPlaneTopology annotation and control-plane
+ * label, and the desiredConfig annotation (with the MachineConfigNode's
+ * `spec.configVersion.desired`).
  */
 import type { Node, Taint } from '../../api/core/v1/node.js';
 import {
@@ -69,22 +70,27 @@ export function isDesiredEqualToPool(node: Node, target: string): boolean {
   );
 }
 
-/** Points the node at `target`; false if a fresh read shows it already there. */
+/**
+ * Points the node at `target` (and drops a layered-image target). The node comes from the cache
+ * the candidates were chosen from; the annotation patch is idempotent, so a stale copy costs at
+ * most a no-op write.
+ */
 export async function setDesiredConfig(
   client: ResourceClient,
-  name: string,
+  node: Node,
   target: string,
   signal?: AbortSignal,
-): Promise<boolean> {
-  const node = await client.get<Node>(Resources.node, name, undefined, signal);
-  if (isDesiredEqualToPool(node, target)) return false;
+): Promise<void> {
   const annotations: Record<string, string | null> = { [Annotation.desiredConfig]: target };
   if (node.metadata.annotations?.[Annotation.desiredImage] !== undefined)
     annotations[Annotation.desiredImage] = null;
-  await client.patch(Resources.node, name, { metadata: { annotations } }, 'strategic', {
-    ...(signal === undefined ? {} : { signal }),
-  });
-  return true;
+  await client.patch(
+    Resources.node,
+    node.metadata.name ?? '',
+    { metadata: { annotations } },
+    'strategic',
+    { ...(signal === undefined ? {} : { signal }) },
+  );
 }
 
 /** MachineConfigNode `spec.configVersion.desired`; a node without one (yet) is skipped. */

@@ -191,7 +191,7 @@ export class NodeReconciler implements Reconciler {
       const nodeName = node.metadata.name ?? '';
       log.info('setting node target', { pool: pool.metadata.name, node: nodeName, target });
       try {
-        await setDesiredConfig(client, nodeName, target, signal);
+        await setDesiredConfig(client, node, target, signal);
         await setMachineConfigNodeDesired(client, nodeName, target, signal);
       } catch (e) {
         throw new Error(
