@@ -67,8 +67,10 @@ export function parseAndConvertConfig(raw: RawIgnition): Result<IgnitionConfig, 
 /**
  * The second half of `ParseAndConvertConfig`, for a config `parseIgnition` already read (the
  * render path validates every config first and keeps the result, so it is not parsed twice).
+ * The result may share parts with `parsed`, which must not be changed afterwards.
  */
 export function convertParsedConfig(parsed: ParsedIgnition): Result<IgnitionConfig, McoParseError> {
-  const latest = toLatest(parsed);
+  // A parse result is canonical and nobody else's: no need for a defensive copy.
+  const latest = toLatest(parsed, { fresh: true });
   return latest.ok ? ok(latest.value) : err({ kind: 'ConvertFailed', error: latest.error });
 }

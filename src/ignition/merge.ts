@@ -13,7 +13,7 @@
  * - `files[].append`, filesystem/LUKS/RAID `options`, filesystem `mountOptions` concatenate.
  */
 import type { IgnitionConfig, JsonRecord, Scalar } from './types.js';
-import { isRecord, structFields } from './types.js';
+import { isRecord, SpecLayouts, structFields } from './types.js';
 
 /** The field whose value is a list item's `Key()`. */
 const KEY_FIELD: Readonly<Record<string, string>> = {
@@ -84,10 +84,24 @@ interface ChildEntry {
   readonly item: unknown;
 }
 
+/** The structs that have keyed lists (the others need no index). */
+const LIST_STRUCTS: ReadonlySet<string> = new Set(
+  Object.entries(SpecLayouts['3.5.0'].structs)
+    .filter(([name, fields]) =>
+      fields.some(
+        (f) => f.type.kind === 'list' && !(IGNORE_DUPLICATES[name] ?? []).includes(f.json),
+      ),
+    )
+    .map(([name]) => name),
+);
+
 /** Go's `structInfo` lookup: key-space handle → key → the child's entry; the last one wins. */
 type ChildIndex = ReadonlyMap<string, ReadonlyMap<string, ChildEntry>>;
 
+const NO_CHILD_LISTS: ChildIndex = new Map();
+
 function indexChildLists(struct: string, child: JsonRecord): ChildIndex {
+  if (!LIST_STRUCTS.has(struct)) return NO_CHILD_LISTS;
   const index = new Map<string, Map<string, ChildEntry>>();
   const ignored = IGNORE_DUPLICATES[struct] ?? [];
   for (const f of structFields('3.5.0', struct)) {
@@ -202,8 +216,8 @@ export function mergeIgnitionAll(
 interface Accumulator {
   /** Objects and arrays the accumulator created, which it may change in place. */
   readonly owned: Set<object>;
-  /** For each keyed list of the accumulator: key → the indexes holding it (duplicates possible). */
-  readonly positions: Map<readonly unknown[], Map<string, number[]>>;
+  /** For each keyed list of the accumulator: where each key sits. */
+  readonly positions: Map<readonly unknown[], Positions>;
 }
 
 /** `rec` itself if the accumulator owns it, else an owned shallow copy. */
@@ -316,7 +330,7 @@ function mergeListInto(
   const at = positionsOf(list);
   const removed: number[] = [];
   childKeys.forEach((hit, key) => {
-    for (const i of at.get(key) ?? []) {
+    for (const i of positionsAt(at, key)) {
       if (hit.list !== field) {
         removed.push(i); // the child has the key in another list of the key-space
       } else if (itemStruct === undefined) {
@@ -332,19 +346,15 @@ function mergeListInto(
   });
   // As in the fold: every child item whose key the list held before this merge is not added
   // (even one whose parent entry was just removed); the others all are, duplicates included.
-  const added: (readonly [string, unknown])[] = [];
-  for (const item of childItems) {
-    const key = keyOf(item, itemStruct);
-    if (!at.has(key)) added.push([key, item]);
-  }
+  const added = childItems.filter((item) => !at.has(keyOf(item, itemStruct)));
   if (removed.length > 0) removeAt(list, new Set(removed));
-  for (const [key, item] of added) {
-    addPosition(at, key, items.length);
+  for (const item of added) {
+    addPosition(at, keyOf(item, itemStruct), items.length);
     items.push(item);
   }
 }
 
-function positionsOf(list: AccList): Map<string, number[]> {
+function positionsOf(list: AccList): Positions {
   let at = list.acc.positions.get(list.items);
   if (at === undefined) {
     at = new Map();
@@ -354,17 +364,32 @@ function positionsOf(list: AccList): Map<string, number[]> {
   return at;
 }
 
-function reindex(list: AccList, at: Map<string, number[]>): void {
+function reindex(list: AccList, at: Positions): void {
   at.clear();
   list.items.forEach((item, i) => {
     addPosition(at, keyOf(item, list.itemStruct), i);
   });
 }
 
-function addPosition(at: Map<string, number[]>, key: string, i: number): void {
+/**
+ * Key → the index holding it, or the indexes when a key is held more than once (rare: only a
+ * config listing a key twice does that). A number per key spares ten thousands of small arrays.
+ */
+type Positions = Map<string, number | number[]>;
+
+function addPosition(at: Positions, key: string, i: number): void {
   const known = at.get(key);
-  if (known === undefined) at.set(key, [i]);
+  if (known === undefined) at.set(key, i);
+  else if (typeof known === 'number') at.set(key, [known, i]);
   else known.push(i);
+}
+
+const NONE: readonly number[] = [];
+
+function positionsAt(at: Positions, key: string): readonly number[] {
+  const known = at.get(key);
+  if (known === undefined) return NONE;
+  return typeof known === 'number' ? [known] : known;
 }
 
 /** Removals are rare (a file replacing a directory, say): compact the list and re-index it. */

@@ -13,7 +13,7 @@ import type { Report } from './report.js';
 import { formatReport, isFatal } from './report.js';
 import type { ParsedIgnition } from './translate-up.js';
 import type { FieldSpec, IgnitionConfig, IgnitionConfigV2 } from './types.js';
-import { canonicalize, isRecord, structFields, zeroOf } from './types.js';
+import { canonicalize, canonicalizeShared, isRecord, structFields, zeroOf } from './types.js';
 import { validateIgnition } from './validate/validate.js';
 import type { SpecVersion } from './versions.js';
 import { SpecVersions, SupportedMinorVersionsText } from './versions.js';
@@ -87,8 +87,15 @@ export function detectSpecVersion(raw: RawIgnition): Result<SpecVersion, Ignitio
 /**
  * Decodes and validates a config of any supported spec. A config holding only
  * `{"ignition":{"version":"3.x.0"}}` is valid.
+ *
+ * The result shares no objects with `raw`, unless `shareInput` is set: then the parts of a decoded
+ * `raw` that are canonical already are used as they are, not copied (rendering parses every
+ * MachineConfig of a pool and never changes the results). Either way the result is the same.
  */
-export function parseIgnition(raw: RawIgnition): Result<ParseResult, IgnitionParseError> {
+export function parseIgnition(
+  raw: RawIgnition,
+  { shareInput = false }: { readonly shareInput?: boolean } = {},
+): Result<ParseResult, IgnitionParseError> {
   const json = readJson(raw);
   if (!json.ok) return json;
   const version = versionOf(json.value.value, json.value.text);
@@ -97,7 +104,7 @@ export function parseIgnition(raw: RawIgnition): Result<ParseResult, IgnitionPar
   const prepared = prepareStruct(v, 'Config', json.value.value);
   const report = validateIgnition(prepared, v);
   if (isFatal(report)) return err({ kind: 'Invalid', version: v, report });
-  const config = canonicalize(prepared, v);
+  const config = shareInput ? canonicalizeShared(prepared, v) : canonicalize(prepared, v);
   return ok(
     v === '2.2.0'
       ? { version: v, config: config as unknown as IgnitionConfigV2, report }
@@ -237,21 +244,54 @@ function typeError(
  */
 function prepareStruct(version: SpecVersion, struct: string, value: unknown): unknown {
   if (!isRecord(value)) return value;
-  const fields = structFields(version, struct);
-  const out: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) {
-    const f =
-      fields.find((x) => x.json === key) ??
-      fields.find((x) => x.json.toLowerCase() === key.toLowerCase());
+  const fields = fieldIndex(version, struct);
+  const keys = Object.keys(value);
+  // Copy-on-write: most configs need no change at all, and then the input itself is returned.
+  let out: Record<string, unknown> | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] ?? '';
+    const v = value[key];
+    const f = fields.exact.get(key) ?? fields.folded.get(key.toLowerCase());
+    const prepared = f === undefined || v === null ? v : prepareField(version, f, v);
+    if (out === undefined) {
+      if (f === undefined || (v !== null && f.json === key && prepared === v)) continue;
+      out = {};
+      for (const k of keys.slice(0, i)) out[k] = value[k];
+    }
     if (f === undefined) {
       out[key] = v;
     } else if (v === null) {
       if (f.type.kind !== 'value' && f.type.kind !== 'struct') Reflect.deleteProperty(out, f.json);
     } else {
-      out[f.json] = prepareField(version, f, v);
+      out[f.json] = prepared;
     }
   }
-  return out;
+  return out ?? value;
+}
+
+interface FieldIndex {
+  readonly exact: ReadonlyMap<string, FieldSpec>;
+  /** Lower-cased name → the first field (in Go order) of that name, as Go's decoder picks it. */
+  readonly folded: ReadonlyMap<string, FieldSpec>;
+}
+
+/** By the structs' field lists, which the layouts hold once per spec and struct. */
+const FIELD_INDEXES = new WeakMap<readonly FieldSpec[], FieldIndex>();
+
+function fieldIndex(version: SpecVersion, struct: string): FieldIndex {
+  const specs = structFields(version, struct);
+  let index = FIELD_INDEXES.get(specs);
+  if (index === undefined) {
+    const exact = new Map<string, FieldSpec>();
+    const folded = new Map<string, FieldSpec>();
+    for (const f of specs) {
+      exact.set(f.json, f);
+      if (!folded.has(f.json.toLowerCase())) folded.set(f.json.toLowerCase(), f);
+    }
+    index = { exact, folded };
+    FIELD_INDEXES.set(specs, index);
+  }
+  return index;
 }
 
 function prepareField(version: SpecVersion, f: FieldSpec, v: unknown): unknown {
@@ -263,10 +303,11 @@ function prepareField(version: SpecVersion, f: FieldSpec, v: unknown): unknown {
     case 'list': {
       if (!Array.isArray(v)) return v;
       const item = t.item;
-      return v.map((i: unknown) => {
+      const items = v.map((i: unknown) => {
         if (typeof item === 'string') return i ?? zeroOf(item);
         return i === null ? {} : prepareStruct(version, item.struct, i);
       });
+      return items.every((x, k) => x === v[k]) ? v : items;
     }
     case 'value':
     case 'pointer':

@@ -57,6 +57,8 @@ function compactStructWithEmptiness(
   for (const f of structFields(version, struct)) {
     const v = src[f.json];
     if (f.type.kind === 'struct') {
+      // An absent struct is empty (all its fields are zero): omitempty drops it unseen.
+      if (f.omitEmpty && !isRecord(v)) continue;
       const inner = compactStructWithEmptiness(version, f.type.struct, v);
       empty &&= inner.empty;
       if (!f.omitEmpty || !inner.empty) out[f.json] = inner.out;

@@ -1,4 +1,7 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { arbitraryConfig } from '../../test/support/ignition-arbitraries.js';
+import { ok } from '../lib/result.js';
 import {
   describeTranslateError,
   goPathClean,
@@ -7,6 +10,7 @@ import {
   translateUp,
 } from './translate-up.js';
 import type { IgnitionConfig, IgnitionConfigV2 } from './types.js';
+import { canonicalize } from './types.js';
 
 const v2 = (sections: Record<string, unknown>): IgnitionConfigV2 => ({
   ignition: { version: '2.2.0' },
@@ -314,5 +318,44 @@ describe('goPathClean', () => {
     ['a/../../b', '../b'],
   ])('%j → %j', (p, expected) => {
     expect(goPathClean(p)).toBe(expected);
+  });
+});
+
+describe('toLatest of a fresh parse result', () => {
+  const versions = ['3.0.0', '3.1.0', '3.2.0', '3.3.0', '3.4.0', '3.5.0'] as const;
+
+  it.each(versions)('%s: same result as the defensive translation, input untouched', (v) => {
+    fc.assert(
+      fc.property(arbitraryConfig(v), (x) => {
+        const config = {
+          ...canonicalize(x, v),
+          ignition: { version: v },
+        } as unknown as IgnitionConfig;
+        const before = structuredClone(config);
+        const fresh = toLatest({ version: v, config }, { fresh: true });
+        expect(fresh).toStrictEqual(toLatest({ version: v, config }));
+        expect(config).toStrictEqual(before);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('masks special mode bits from 3.3 as the defensive translation does', () => {
+    const config = {
+      ignition: { version: '3.3.0' },
+      storage: {
+        files: [{ path: '/a', mode: 0o4755 }],
+        directories: [{ path: '/d', mode: 0o1777 }],
+      },
+    };
+    expect(toLatest({ version: '3.3.0', config }, { fresh: true })).toStrictEqual(
+      ok({
+        ignition: { version: '3.5.0' },
+        storage: {
+          directories: [{ path: '/d', mode: 0o777 }],
+          files: [{ path: '/a', mode: 0o755 }],
+        },
+      }),
+    );
   });
 });

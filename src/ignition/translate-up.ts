@@ -81,9 +81,22 @@ function goQ(s: string): string {
   return JSON.stringify(s);
 }
 
-/** A parsed config of any supported spec, as spec 3.5. */
-export function toLatest(parsed: ParsedIgnition): Result<IgnitionConfig, TranslateError> {
-  if (parsed.version !== '2.2.0') return ok(translateUp(parsed.config, parsed.version));
+/**
+ * A parsed config of any supported spec, as spec 3.5. With `fresh`, the caller vouches that a 3.x
+ * config is in canonical form and that nothing else changes it (parseIgnition's result): it is
+ * then translated without a first full copy, and the result may share parts with it.
+ */
+export function toLatest(
+  parsed: ParsedIgnition,
+  { fresh = false }: { readonly fresh?: boolean } = {},
+): Result<IgnitionConfig, TranslateError> {
+  if (parsed.version !== '2.2.0') {
+    return ok(
+      fresh
+        ? translateUpCanonical(parsed.config, parsed.version)
+        : translateUp(parsed.config, parsed.version),
+    );
+  }
   const deduped = removeDuplicateFilesUnitsUsers(parsed.config);
   if (!deduped.ok) return deduped;
   const v30 = translate22to30(deduped.value);
@@ -96,18 +109,40 @@ export function translateUp(
   config: IgnitionConfig,
   from: Exclude<SpecVersion, '2.2.0'>,
 ): IgnitionConfig {
-  let current: JsonRecord = config as unknown as JsonRecord;
+  if (from === MaxSpecVersion)
+    return canonicalize(config, MaxSpecVersion) as unknown as IgnitionConfig;
+  // The first step makes a canonical copy; after it, only what a step changes needs a walk.
+  const next = SpecVersions[SpecVersions.indexOf(from) + 1] ?? MaxSpecVersion;
+  const first = withVersion(
+    canonicalize(stepInput(config as unknown as JsonRecord, next), next),
+    next,
+  );
+  return translateUpCanonical(
+    first as unknown as IgnitionConfig,
+    next as Exclude<SpecVersion, '2.2.0'>,
+  );
+}
+
+/**
+ * `translateUp` for a config known to be canonical for `from`: each step walks only the parts
+ * whose layout it changes, and the result shares the others with `config`.
+ */
+function translateUpCanonical(
+  config: IgnitionConfig,
+  from: Exclude<SpecVersion, '2.2.0'>,
+): IgnitionConfig {
+  let current = config as unknown as JsonRecord;
   let previous: SpecVersion = from;
   for (const next of SpecVersions.slice(SpecVersions.indexOf(from) + 1)) {
-    const stepped = next === '3.4.0' ? maskSpecialModeBits(current) : current;
-    // The first step makes a canonical copy; after it, only what a step changes needs a walk.
-    const canonical =
-      previous === from ? canonicalize(stepped, next) : recanonicalize(stepped, previous, next);
-    current = withVersion(canonical, next);
+    current = withVersion(recanonicalize(stepInput(current, next), previous, next), next);
     previous = next;
   }
-  if (from === MaxSpecVersion) current = canonicalize(current, MaxSpecVersion);
   return current as unknown as IgnitionConfig;
+}
+
+/** What a step to `next` starts from: 3.3 → 3.4 masks the special mode bits out. */
+function stepInput(config: JsonRecord, next: SpecVersion): JsonRecord {
+  return next === '3.4.0' ? maskSpecialModeBits(config) : config;
 }
 
 /**

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { arbitraryConfig } from '../../test/support/ignition-arbitraries.js';
-import { canonicalize, fieldPaths, recanonicalize, structFields } from './types.js';
+import {
+  canonicalize,
+  canonicalizeShared,
+  fieldPaths,
+  recanonicalize,
+  structFields,
+} from './types.js';
 import type { SpecVersion } from './versions.js';
 import { SpecVersions } from './versions.js';
 
@@ -162,5 +168,52 @@ describe('recanonicalize', () => {
     expect(storage(up)['files']).toBe(storage(c)['files']);
     expect(storage(up)['links']).not.toBe(storage(c)['links']);
     expect(up).toStrictEqual(canonicalize(c, '3.3.0'));
+  });
+});
+
+/**
+ * Type-preserving damage a canonical config may come with: zero values, empty lists and structs,
+ * nulls (read as absent) and unknown keys, chosen by `pick`.
+ */
+function damage(v: unknown, pick: () => number): unknown {
+  if (Array.isArray(v)) return pick() === 0 ? [] : v.map((x) => damage(x, pick));
+  if (typeof v === 'string') return pick() === 0 ? '' : v;
+  if (typeof v === 'number') return pick() === 0 ? 0 : v;
+  if (typeof v === 'boolean') return pick() === 0 ? false : v;
+  if (typeof v !== 'object' || v === null) return v;
+  if (pick() === 0) return {};
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) out[k] = pick() === 1 ? null : damage(x, pick);
+  if (pick() === 2) out['unknownKey'] = { x: 1 };
+  return out;
+}
+
+describe('canonicalizeShared', () => {
+  const versions = SpecVersions.filter((v) => v.startsWith('3.'));
+
+  it.each(versions)('%s: equals canonicalize and leaves its input alone', (v) => {
+    const input = fc.tuple(arbitraryConfig(v), fc.integer({ min: 1 }), fc.boolean());
+    fc.assert(
+      fc.property(input, ([x, seed, damaged]) => {
+        let s = seed;
+        const pick = (): number => (s = (s * 48271) % 2147483647) % 12;
+        const config = { ...canonicalize(x, v), ignition: { version: v } };
+        const raw = damaged ? damage(config, pick) : config;
+        const before = structuredClone(raw);
+        expect(canonicalizeShared(raw, v)).toStrictEqual(canonicalize(raw, v));
+        expect(raw).toStrictEqual(before);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('returns a canonical input itself, and copies only what changes', () => {
+    const files = [{ path: '/a', mode: 420 }];
+    const canonical = { ignition: { version: '3.5.0' }, storage: { files } };
+    expect(canonicalizeShared(canonical, '3.5.0')).toBe(canonical);
+    const withZero = { ...canonical, systemd: { units: [] }, passwd: {} };
+    const out = canonicalizeShared(withZero, '3.5.0');
+    expect(out).toStrictEqual(canonical);
+    expect((out['storage'] as { files: unknown }).files).toBe(files);
   });
 });

@@ -774,7 +774,24 @@ export const SpecLayouts: Readonly<Record<SpecVersion, SpecLayout>> = {
 
 /** Fields of one struct in one spec; empty when the spec has no such struct. */
 export function structFields(version: SpecVersion, struct: string): readonly FieldSpec[] {
-  return SpecLayouts[version].structs[struct] ?? [];
+  return STRUCT_MAPS[version].get(struct) ?? NO_FIELDS;
+}
+
+const NO_FIELDS: readonly FieldSpec[] = [];
+
+/** The layouts as maps: every walk over a config looks fields up per struct, so this is hot. */
+const STRUCT_MAPS: Readonly<Record<SpecVersion, ReadonlyMap<string, readonly FieldSpec[]>>> = {
+  '2.2.0': structMap('2.2.0'),
+  '3.0.0': structMap('3.0.0'),
+  '3.1.0': structMap('3.1.0'),
+  '3.2.0': structMap('3.2.0'),
+  '3.3.0': structMap('3.3.0'),
+  '3.4.0': structMap('3.4.0'),
+  '3.5.0': structMap('3.5.0'),
+};
+
+function structMap(version: SpecVersion): ReadonlyMap<string, readonly FieldSpec[]> {
+  return new Map(Object.entries(SpecLayouts[version].structs));
 }
 
 /**
@@ -844,10 +861,19 @@ function canonStruct(version: SpecVersion, struct: string, value: unknown): Json
   const src = isRecord(value) ? value : {};
   const out: JsonRecord = {};
   for (const f of structFields(version, struct)) {
-    const c = canonField(version, f, src[f.json]);
+    const v = src[f.json];
+    // An absent pointer or list stays absent: the common case, decided without a call.
+    if (v == null && f.type.kind !== 'value' && f.type.kind !== 'struct') continue;
+    const c = canonField(version, f, v);
     if (c !== undefined) out[f.json] = c;
   }
   return out;
+}
+
+/** `Object.keys(rec).length > 0` without building the array. */
+function hasKeys(rec: JsonRecord): boolean {
+  for (const _ in rec) return true;
+  return false;
 }
 
 function canonField(version: SpecVersion, f: FieldSpec, v: unknown): unknown {
@@ -861,7 +887,7 @@ function canonField(version: SpecVersion, f: FieldSpec, v: unknown): unknown {
       return v ?? undefined;
     case 'struct': {
       const s = canonStruct(version, t.struct, v);
-      return !f.omitEmpty || Object.keys(s).length > 0 ? s : undefined;
+      return !f.omitEmpty || hasKeys(s) ? s : undefined;
     }
     case 'structPointer':
       return v == null ? undefined : canonStruct(version, t.struct, v);
@@ -873,6 +899,67 @@ function canonField(version: SpecVersion, f: FieldSpec, v: unknown): unknown {
       );
       return f.omitEmpty && items.length === 0 ? undefined : items;
     }
+  }
+}
+
+/**
+ * `canonicalize(value, version)`, copy-on-write: the parts of `value` that are canonical already
+ * are returned as they are (the whole input, for most configs), only the others are rebuilt. The
+ * result equals canonicalize's, but shares objects with the input, and object keys keep the
+ * input's order where nothing changed (no output depends on it: serialization orders fields).
+ */
+export function canonicalizeShared(value: unknown, version: SpecVersion): JsonRecord {
+  return canonStructShared(version, 'Config', value);
+}
+
+function canonStructShared(version: SpecVersion, struct: string, value: unknown): JsonRecord {
+  if (!isRecord(value)) return canonStruct(version, struct, value);
+  const fields = structFields(version, struct);
+  let out: JsonRecord | undefined; // built from the first field that changes
+  let kept = 0;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i] as FieldSpec;
+    const v = value[f.json];
+    const c = v === undefined ? canonField(version, f, v) : canonFieldShared(version, f, v);
+    if (out === undefined && c === v) {
+      if (c !== undefined) kept++;
+      continue;
+    }
+    out ??= pickFields(value, fields.slice(0, i));
+    if (c !== undefined) out[f.json] = c;
+  }
+  if (out !== undefined) return out;
+  // Every field as it was: canonical, unless the object holds other keys as well.
+  return Object.keys(value).length === kept ? value : pickFields(value, fields);
+}
+
+function pickFields(value: JsonRecord, fields: readonly FieldSpec[]): JsonRecord {
+  const out: JsonRecord = {};
+  for (const f of fields) if (value[f.json] !== undefined) out[f.json] = value[f.json];
+  return out;
+}
+
+function canonFieldShared(version: SpecVersion, f: FieldSpec, v: unknown): unknown {
+  const t = f.type;
+  switch (t.kind) {
+    case 'struct': {
+      const s = canonStructShared(version, t.struct, v);
+      return !f.omitEmpty || hasKeys(s) ? s : undefined;
+    }
+    case 'structPointer':
+      return v == null ? undefined : canonStructShared(version, t.struct, v);
+    case 'list': {
+      if (!Array.isArray(v)) return undefined;
+      const item = t.item;
+      const items = v.map((i: unknown) =>
+        typeof item === 'string' ? (i ?? zeroOf(item)) : canonStructShared(version, item.struct, i),
+      );
+      if (f.omitEmpty && items.length === 0) return undefined;
+      return items.every((x, k) => x === v[k]) ? v : items;
+    }
+    case 'value':
+    case 'pointer':
+      return canonField(version, f, v);
   }
 }
 
@@ -919,7 +1006,7 @@ function recanonField(from: SpecVersion, to: SpecVersion, f: FieldSpec, v: unkno
   }
   if (!isRecord(v)) return canonField(to, f, v);
   const s = recanonStruct(from, to, nested, v);
-  return f.type.kind === 'struct' && f.omitEmpty && Object.keys(s).length === 0 ? undefined : s;
+  return f.type.kind === 'struct' && f.omitEmpty && !hasKeys(s) ? undefined : s;
 }
 
 function sameField(a: FieldSpec, b: FieldSpec): boolean {
@@ -944,12 +1031,27 @@ function sameType(a: FieldType, b: FieldType): boolean {
   }
 }
 
-const SAME_LAYOUT = new Map<string, boolean>();
+/** from → to → struct → whether it is laid out alike (nested maps: no key strings to build). */
+const SAME_LAYOUT = new Map<SpecVersion, Map<SpecVersion, Map<string, boolean>>>();
+
+function sameLayoutMemo(from: SpecVersion, to: SpecVersion): Map<string, boolean> {
+  let byTo = SAME_LAYOUT.get(from);
+  if (byTo === undefined) {
+    byTo = new Map();
+    SAME_LAYOUT.set(from, byTo);
+  }
+  let memo = byTo.get(to);
+  if (memo === undefined) {
+    memo = new Map();
+    byTo.set(to, memo);
+  }
+  return memo;
+}
 
 /** Whether `struct` and every struct it holds are declared alike in both specs (memoized). */
 function sameLayout(from: SpecVersion, to: SpecVersion, struct: string): boolean {
-  const key = `${from} ${to} ${struct}`;
-  let same = SAME_LAYOUT.get(key);
+  const memo = sameLayoutMemo(from, to);
+  let same = memo.get(struct);
   if (same === undefined) {
     const a = SpecLayouts[from].structs[struct];
     const b = SpecLayouts[to].structs[struct];
@@ -966,7 +1068,7 @@ function sameLayout(from: SpecVersion, to: SpecVersion, struct: string): boolean
           (nested === undefined || sameLayout(from, to, nested))
         );
       });
-    SAME_LAYOUT.set(key, same);
+    memo.set(struct, same);
   }
   return same;
 }
