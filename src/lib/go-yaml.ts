@@ -1079,9 +1079,10 @@ function isGoDigit(cp: number): boolean {
 
 /** [key as Go sees it, key as stored], in sort.Sort(keyList) order. */
 function sortedKeys(raw: readonly string[]): readonly SortedKey[] {
-  const shape = raw.join('\u0000');
-  const cached = SORTED_KEYS_CACHE.get(shape);
-  if (cached !== undefined && sameList(cached.raw, raw)) return cached.sorted;
+  const first = raw[0] ?? '';
+  const known = SORTED_KEYS_CACHE.get(first);
+  const hit = known?.find((entry) => sameList(entry.raw, raw));
+  if (hit !== undefined) return hit.sorted;
   const sorted = raw.map((k) => {
     const key = wellFormed(k);
     return { key, raw: k, info: keyInfo(key) };
@@ -1089,7 +1090,9 @@ function sortedKeys(raw: readonly string[]): readonly SortedKey[] {
   // Distinct keys never compare equal, so the (unstable, in Go) sort algorithm does not matter.
   sorted.sort((a, b) => (a.key === b.key ? 0 : goKeyLess(a.key, b.key) ? -1 : 1));
   if (SORTED_KEYS_CACHE.size >= SORTED_KEYS_CACHE_LIMIT) SORTED_KEYS_CACHE.clear();
-  SORTED_KEYS_CACHE.set(shape, { raw, sorted });
+  const entries = known ?? [];
+  if (entries.length < KEY_LISTS_PER_FIRST_KEY) entries.push({ raw, sorted });
+  SORTED_KEYS_CACHE.set(first, entries);
   return sorted;
 }
 
@@ -1104,13 +1107,14 @@ interface SortedKey {
 
 /**
  * Objects of one kind (every file, say) have the same keys: their order is worked out once per
- * list of keys. The joined keys are only a hash (a key may hold U+0000): hits are checked.
+ * list of keys. Lists are filed under their first key (no key string to build per object).
  */
 const SORTED_KEYS_CACHE = new Map<
   string,
-  { readonly raw: readonly string[]; readonly sorted: readonly SortedKey[] }
+  { readonly raw: readonly string[]; readonly sorted: readonly SortedKey[] }[]
 >();
 const SORTED_KEYS_CACHE_LIMIT = 1024;
+const KEY_LISTS_PER_FIRST_KEY = 16;
 
 function sameList(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
