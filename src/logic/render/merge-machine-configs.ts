@@ -6,7 +6,6 @@
  */
 import { Annotation, Label } from '../../api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
-import { mergeIgnitionAll } from '../../ignition/merge.js';
 import {
   convertParsedConfig,
   describeMcoParseError,
@@ -14,9 +13,10 @@ import {
 } from '../../ignition/mco-parse.js';
 import type { ParseResult } from '../../ignition/parse.js';
 import { compactIgnition } from '../../ignition/serialize.js';
-import type { IgnitionConfig, IgnitionFile } from '../../ignition/types.js';
+import type { IgnitionConfig } from '../../ignition/types.js';
 import { MaxSpecVersion } from '../../ignition/versions.js';
 import { err, ok, type Result } from '../../lib/result.js';
+import { mergeIgnitionConfigs } from './merge-ignition-configs.js';
 
 /** The base images a rendered config starts from (ControllerConfig spec). */
 export interface BaseImages {
@@ -102,51 +102,7 @@ function parseConfig(mc: MachineConfig, known: ParsedConfigs): Result<IgnitionCo
   return ok(converted.value);
 }
 
-function mapFiles(config: IgnitionConfig, f: (file: IgnitionFile) => IgnitionFile): IgnitionConfig {
-  const files = config.storage?.files;
-  if (files === undefined) return config;
-  return withProps(config, { storage: withProps(config.storage ?? {}, { files: files.map(f) }) });
-}
-
-/**
- * `{ ...rec, ...changes }`. Spelled with Object.assign because V8 (Node 20) is ~10 times slower
- * at a spread followed by more properties, which shows over the thousands of files of a pool.
- */
-function withProps<T extends object>(rec: T, changes: Partial<T>): T {
-  return Object.assign({}, rec, changes);
-}
-
-/** A copy of `rec` without `key` (not `delete`, which makes V8 store the object as a dictionary). */
-function withoutProp<T extends object>(rec: T, key: keyof T): T {
-  const out = {} as T;
-  for (const k of Object.keys(rec) as (keyof T)[]) if (k !== key) out[k] = rec[k];
-  return out;
-}
-
-/**
- * Upstream marks "no compression" explicitly on every child (each config after the first) so that
- * an override clears a parent's gzip...
- */
-function withExplicitNoCompression(file: IgnitionFile): IgnitionFile {
-  if (file.contents?.compression !== undefined) return file;
-  return withProps(file, { contents: withProps(file.contents ?? {}, { compression: '' }) });
-}
-
-/**
- * ...and clears the marks again after each merge. Clearing once after the last merge gives the
- * same result: a file a later child overrides gets that child's value whether or not its mark
- * was cleared, and an untouched one is cleared at the end all the same.
- */
-function withoutEmptyCompression(file: IgnitionFile): IgnitionFile {
-  if (file.contents?.compression !== '') return file;
-  return withProps(file, { contents: withoutProp(file.contents, 'compression') });
-}
-
-function withDefaultOverwrite(file: IgnitionFile): IgnitionFile {
-  return file.overwrite === undefined ? withProps(file, { overwrite: true }) : file;
-}
-
-/** Upstream merges each config into the result of the previous ones; the n-ary merge is linear. */
+/** Parses the configs in merge order (the first failure is the error), then merges them. */
 function mergeIgnitionOf(
   ordered: readonly MachineConfig[],
   known: ParsedConfigs,
@@ -163,15 +119,9 @@ function mergeIgnitionOf(
     if (!hasConfig(mc)) continue;
     const child = parseConfig(mc, known);
     if (!child.ok) return child;
-    children.push(mapFiles(child.value, withExplicitNoCompression));
+    children.push(child.value);
   }
-  const merged = mergeIgnitionAll(base, children);
-  // One pass over the files for both fix-ups (the marks exist only if something was merged).
-  return ok(
-    mapFiles(merged, (file) =>
-      withDefaultOverwrite(children.length > 0 ? withoutEmptyCompression(file) : file),
-    ),
-  );
+  return ok(mergeIgnitionConfigs(base, children));
 }
 
 function hasGeneratedAnnotation(mc: MachineConfig): boolean {

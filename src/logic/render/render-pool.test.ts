@@ -439,6 +439,27 @@ describe('renderPool: properties', () => {
     );
   });
 
+  it('leaves its inputs alone, and its result shares no objects with them', () => {
+    const objects = (v: unknown, into = new Set<object>()): Set<object> => {
+      if (typeof v === 'object' && v !== null) {
+        into.add(v);
+        Object.values(v).forEach((x) => objects(x, into));
+      }
+      return into;
+    };
+    fc.assert(
+      fc.property(setArb, (set) => {
+        const configs = set.map(toMc);
+        const before = structuredClone(configs);
+        const rendered = renderedOrThrow({ pool: pool('infra', ['worker', 'infra']), configs });
+        expect(configs).toEqual(before); // fc.record objects have no prototype: not toStrictEqual
+        const inputs = objects(configs);
+        expect([...objects(rendered)].filter((o) => inputs.has(o))).toEqual([]);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('the name does not depend on key order or whitespace inside the Ignition JSON', () => {
     const shuffleKeys = (v: unknown, key: (s: string) => number): unknown => {
       if (Array.isArray(v)) return v.map((x) => shuffleKeys(x, key));

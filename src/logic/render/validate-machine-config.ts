@@ -53,7 +53,8 @@ function filesOf(config: unknown): readonly ModeCarrier[] {
 
 /**
  * Validates one MachineConfig spec. On success, returns its Ignition config as parsed (in its own
- * spec; `undefined` when the spec has none), so that merging need not parse it again.
+ * spec; `undefined` when the spec has none), so that merging need not parse it again. The parsed
+ * config may share objects with `spec.config`: change neither.
  */
 export function validateMachineConfig(
   spec: MachineConfigSpec | undefined,
@@ -63,7 +64,7 @@ export function validateMachineConfig(
   if (spec?.config === undefined || spec.config === null) return ok(undefined);
 
   // IgnParseWrapper; mco-behavior §3.7: a failed validation reads `invalid ignition V3 config found: …`.
-  const parsed = parseIgnition(spec.config);
+  const parsed = parseIgnition(spec.config, { shareInput: true });
   if (!parsed.ok)
     return err({ kind: 'Ignition', message: describeIgnitionParseError(parsed.error) });
 
