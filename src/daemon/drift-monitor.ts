@@ -82,6 +82,7 @@ export class DriftMonitor {
         const dir = byHostDir.get(hostDir);
         if (dir === undefined) return;
         const path = dir === '/' ? `/${name}` : `${dir}/${name}`;
+        log.debug('drift monitor event', { path });
         if (path === ForceFilePath || (name === forceName && dir === parentOf(ForceFilePath))) {
           this.#o.handlers.onForceFile();
           return;
@@ -95,6 +96,8 @@ export class DriftMonitor {
         });
       },
     );
+    // a change between the last validation and this watch would otherwise go unseen
+    this.#schedule(ign);
     log.info('config drift monitor started', {
       config: configName,
       paths: watched.paths.length,
