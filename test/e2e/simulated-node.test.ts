@@ -247,7 +247,11 @@ beforeAll(async () => {
   );
   supervisor.stdout?.on('data', (c: Buffer) => (supervisorLog += c.toString()));
   supervisor.stderr?.on('data', (c: Buffer) => (supervisorLog += c.toString()));
-  supervisorExit = new Promise((resolve) => supervisor.once('exit', (code) => { resolve(code); }));
+  supervisorExit = new Promise((resolve) =>
+    supervisor.once('exit', (code) => {
+      resolve(code);
+    }),
+  );
   await eventually(
     'the Node to be Ready',
     async () => ready(await getNode())?.status === 'True',
