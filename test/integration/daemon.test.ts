@@ -18,7 +18,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fsFileWatcher } from '../../src/adapters/fs-file-watcher.js';
 import { HttpsResourceClient } from '../../src/adapters/https-resource-client.js';
 import { systemClock } from '../../src/adapters/system-clock.js';
-import type { Event } from '../../src/api/core/v1/event.js';
 import type { Node } from '../../src/api/core/v1/node.js';
 import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';
@@ -383,7 +382,11 @@ describe('the daemon against a real API server', () => {
       (await annotation(Annotation.state)) === 'Degraded' ? true : undefined,
     );
     writeFileSync(join(p.root, 'run/machine-config-daemon-force'), '');
-    await until('a reboot', async () => (runner.reboots > reboots ? true : undefined), 30_000);
+    await until(
+      'a reboot',
+      () => Promise.resolve(runner.reboots > reboots ? true : undefined),
+      30_000,
+    );
     await doneOn('rendered-worker-4');
     expect(read('/etc/mco-test/new.conf')).toBe('hello\n');
     expect(existsSync(join(p.root, 'run/machine-config-daemon-force'))).toBe(false);
