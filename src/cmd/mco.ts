@@ -25,6 +25,8 @@ function program(): Command {
   return new Command('mco')
     .description('Machine Config Operator: render, serve and roll out machine configs')
     .version(McoVersion.raw)
+    // Root options only before the subcommand, so `mco os-image build --version V` reaches the subcommand.
+    .enablePositionalOptions()
     .exitOverride()
     .configureOutput({
       writeOut: (t) => {
