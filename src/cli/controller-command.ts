@@ -20,6 +20,7 @@ import {
   type McoMetrics,
   type PoolMachineCounts,
 } from '../controller/common/mco-metrics.js';
+import { DefaultDrainWorkers } from '../controller/drain/drain-controller.js';
 import { UpstreamDrainTimings, type DrainTimings } from '../controller/drain/drain-timings.js';
 import { createMachineConfigController } from '../controller/machine-config-controller.js';
 import { DefaultNodeUpdateDelayMs } from '../controller/node/node-controller.js';
@@ -53,6 +54,7 @@ interface ControllerOptions {
   readonly drainRequeueFailingDelay: string;
   readonly drainTimeout: string;
   readonly drainEvictRetryDelay: string;
+  readonly drainWorkers: string;
 }
 
 const UnitMs: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -145,7 +147,10 @@ export async function runController(options: ControllerOptions): Promise<void> {
   if (options.metricsPort !== undefined && !/^\d{1,5}$/.test(options.metricsPort))
     throw new CliError(`--metrics-port ${options.metricsPort}: expected a port number`);
   const templates = loadTemplates(options.templatesDir ?? defaultTemplatesDir());
+  if (!/^[1-9]\d{0,3}$/.test(options.drainWorkers))
+    throw new CliError(`--drain-workers ${options.drainWorkers}: expected a positive integer`);
   const timings = {
+    drainWorkers: Number(options.drainWorkers),
     renderDelayMs: parseGoDuration('--render-delay', options.renderDelay),
     nodeUpdateDelayMs: parseGoDuration('--node-update-delay', options.nodeUpdateDelay),
     drainTimings: drainTimings(options),
@@ -273,6 +278,7 @@ export function controllerCommand(): Command {
       'wait between evictions refused by a PodDisruptionBudget',
       secondsText(d.evictRetryDelayMs),
     )
+    .option('--drain-workers <n>', 'drains handled at once', String(DefaultDrainWorkers))
     .action(async (options: ControllerOptions) => {
       await runController(options);
     });

@@ -44,6 +44,8 @@ export interface MachineConfigControllerOptions {
   readonly renderDelayMs?: number;
   readonly nodeUpdateDelayMs?: number;
   readonly drainTimings?: Partial<DrainTimings>;
+  /** Concurrent drains (default upstream's 5). */
+  readonly drainWorkers?: number;
   readonly rateLimiter?: RateLimiterOptions;
   /** Run only these (default: all). */
   readonly only?: readonly SubController[];
@@ -137,6 +139,7 @@ export function createMachineConfigController(
         events,
         metrics,
         ...(options.drainTimings === undefined ? {} : { timings: options.drainTimings }),
+        ...(options.drainWorkers === undefined ? {} : { workers: options.drainWorkers }),
         ...limiter,
       }),
     );

@@ -19,6 +19,9 @@ import { UpstreamDrainTimings, type DrainTimings } from './drain-timings.js';
 
 export const DrainControllerName = 'machineconfigcontroller-draincontroller';
 
+/** Upstream's drain controller workers. */
+export const DefaultDrainWorkers = 5;
+
 export interface DrainControllerOptions {
   readonly client: ResourceClient;
   readonly informers: McoInformers;
@@ -27,6 +30,8 @@ export interface DrainControllerOptions {
   readonly events: EventRecorder;
   readonly metrics: McoMetrics;
   readonly timings?: Partial<DrainTimings>;
+  /** Concurrent drains (upstream runs 5 workers). */
+  readonly workers?: number;
   readonly retryLimit?: RetryLimit;
   readonly rateLimiter?: RateLimiterOptions;
 }
@@ -49,7 +54,7 @@ export function createDrainController(options: DrainControllerOptions): Controll
     clock: options.clock,
     log,
     // Drains of different nodes must not wait for each other (a PDB can hold one for an hour).
-    workers: 5,
+    workers: options.workers ?? DefaultDrainWorkers,
     ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
   });
   waitForCache(controller, informers.nodes);
