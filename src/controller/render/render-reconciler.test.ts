@@ -32,6 +32,7 @@ function completed(cc: ControllerConfig): ControllerConfig {
 function setup(
   configs: MachineConfig[],
   cc: ControllerConfig | null = completed(controllerConfig('img')),
+  overrides?: ('Disks' | 'FileSystems' | 'Raid')[],
 ) {
   const client = new FakeClient();
   const p = client.seed(Resources.machineConfigPool, {
@@ -57,7 +58,15 @@ function setup(
       controllerConfigs: { get: () => cc ?? undefined },
       kubeletConfigs: { list: () => [] },
       containerRuntimeConfigs: { list: () => [] },
-      machineConfigurations: { get: () => undefined },
+      machineConfigurations: {
+        get: (name) =>
+          overrides === undefined || name !== 'cluster'
+            ? undefined
+            : {
+                metadata: { name: 'cluster' },
+                spec: { irreconcilableValidationOverrides: { storage: overrides } },
+              },
+      },
     },
     clock: new FakeClock(),
     log: silentLogger,
@@ -152,5 +161,27 @@ describe('RenderReconciler: RenderDegraded messages for configs the API server w
       ),
     );
     expect(client.log()).toEqual([]);
+  });
+});
+
+describe('RenderReconciler: MachineConfiguration cluster overrides', () => {
+  it.each([
+    [undefined, 'True'],
+    [['Disks' as const], 'False'],
+  ])('a new disk with overrides %j → RenderDegraded=%s', async (overrides, degraded) => {
+    const { client, reconciler } = setup([mc('00-base', 'worker')], undefined, overrides);
+    await reconciler.reconcile('worker', signal);
+    const first = (await client.get<MachineConfigPool>(Resources.machineConfigPool, 'worker')).spec
+      .configuration?.name;
+    client.seed(
+      Resources.machineConfig,
+      mc('99-disks', 'worker', { config: ign({ storage: { disks: [{ device: '/dev/sdb' }] } }) }),
+    );
+    const run = reconciler.reconcile('worker', signal);
+    if (degraded === 'True') await expect(run).rejects.toThrow(RenderFailedError);
+    else await run;
+    const after = await client.get<MachineConfigPool>(Resources.machineConfigPool, 'worker');
+    expect((await renderDegraded(client))?.status).toBe(degraded);
+    expect(after.spec.configuration?.name === first).toBe(degraded === 'True');
   });
 });
