@@ -48,6 +48,10 @@ async function setup() {
     },
   });
   await monitor.start('rendered-1', ign);
+  // the monitor validates once at start; the tests begin after that first (clean) report
+  await waitFor(seen, 1);
+  expect(seen).toEqual(['clean']);
+  seen.length = 0;
   return { p, seen, monitor };
 }
 
