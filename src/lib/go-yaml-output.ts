@@ -1,23 +1,34 @@
 /**
- * The YAML emitter's output buffer: UTF-8 bytes in one growable array. Rendered-config names hash
- * these bytes, so writing them directly avoids building (and then re-encoding) a string of the
- * whole document out of hundreds of thousands of small pieces.
+ * The YAML emitter's output: UTF-8 bytes in a fixed buffer, handed to a sink each time it fills.
+ * Rendered-config names hash the YAML of a whole pool (megabytes), so it is streamed into the hash
+ * rather than built as one string (out of hundreds of thousands of small pieces) and re-encoded.
  */
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+
+/** Receives the next bytes; the array is reused afterwards, so a sink must copy what it keeps. */
+export type ByteSink = (bytes: Uint8Array) => void;
 
 /** Below this length a string is copied unit by unit; longer ones go through TextEncoder. */
 const SHORT = 64;
+const BUFFER_BYTES = 1 << 16;
 
 export class Utf8Output {
-  #buf = new Uint8Array(1 << 16);
+  readonly #buf = new Uint8Array(BUFFER_BYTES);
+  readonly #sink: ByteSink;
   #length = 0;
+
+  constructor(sink: ByteSink) {
+    this.#sink = sink;
+  }
 
   /** Appends `s`, which the caller knows is ASCII. */
   ascii(s: string): void {
     const n = s.length;
-    this.#reserve(n);
+    if (!this.#reserve(n)) {
+      this.#sink(encoder.encode(s));
+      return;
+    }
     const buf = this.#buf;
     let at = this.#length;
     for (let i = 0; i < n; i++) buf[at++] = s.charCodeAt(i);
@@ -32,27 +43,32 @@ export class Utf8Output {
 
   /** Appends `n` spaces. */
   spaces(n: number): void {
-    this.#reserve(n);
-    this.#buf.fill(0x20, this.#length, this.#length + n);
-    this.#length += n;
+    for (let left = n; left > 0;) {
+      this.#reserve(Math.min(left, BUFFER_BYTES));
+      const run = Math.min(left, BUFFER_BYTES - this.#length);
+      this.#buf.fill(0x20, this.#length, this.#length + run);
+      this.#length += run;
+      left -= run;
+    }
   }
 
   /** Appends any well-formed string (no lone surrogates) as UTF-8. */
   text(s: string): void {
     if (s.length <= SHORT && this.#tryAscii(s)) return;
     // UTF-8 takes at most 3 bytes per UTF-16 unit (a surrogate pair: 4 bytes for 2 units).
-    this.#reserve(s.length * 3);
+    if (!this.#reserve(s.length * 3)) {
+      this.#sink(encoder.encode(s));
+      return;
+    }
     const { written } = encoder.encodeInto(s, this.#buf.subarray(this.#length));
     this.#length += written;
   }
 
-  /** The bytes written so far (a view, not a copy). */
-  bytes(): Uint8Array {
-    return this.#buf.subarray(0, this.#length);
-  }
-
-  string(): string {
-    return decoder.decode(this.bytes());
+  /** Hands what is buffered to the sink. */
+  flush(): void {
+    if (this.#length === 0) return;
+    this.#sink(this.#buf.subarray(0, this.#length));
+    this.#length = 0;
   }
 
   #tryAscii(s: string): boolean {
@@ -69,13 +85,10 @@ export class Utf8Output {
     return true;
   }
 
-  #reserve(extra: number): void {
-    const needed = this.#length + extra;
-    if (needed <= this.#buf.length) return;
-    let size = this.#buf.length * 2;
-    while (size < needed) size *= 2;
-    const grown = new Uint8Array(size);
-    grown.set(this.bytes());
-    this.#buf = grown;
+  /** Makes room for `bytes` more; false (after flushing) when they would not fit even then. */
+  #reserve(bytes: number): boolean {
+    if (this.#length + bytes <= BUFFER_BYTES) return true;
+    this.flush();
+    return bytes <= BUFFER_BYTES;
   }
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
-import { marshalGoYaml, type JsonValue } from './go-yaml.js';
+import { marshalGoYaml, writeGoYaml, type JsonValue } from './go-yaml.js';
 
 /** Value of key `k` in a one-key map, as the line(s) yaml.v2 writes for it. */
 const under = (value: JsonValue): string => marshalGoYaml({ k: value });
@@ -483,6 +483,46 @@ describe('marshalGoYaml: property', () => {
         expect(out.startsWith('---')).toBe(false);
         expect(out.endsWith('...\n')).toBe(false);
       }),
+    );
+  });
+});
+
+describe('writeGoYaml: the same bytes, streamed', () => {
+  const collect = (value: JsonValue): Uint8Array => {
+    const pieces: Uint8Array[] = [];
+    writeGoYaml(value, (bytes) => pieces.push(bytes.slice()));
+    const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
+    pieces.reduce((at, p) => (out.set(p, at), at + p.length), 0);
+    return out;
+  };
+  const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+  it.each<[string, JsonValue, string]>([
+    ['a small document', { a: ['b', 1, true] }, 'a:\n- b\n- 1\n- true\n'],
+    ['multi-byte characters', { é: 'ü€' }, 'é: ü€\n'],
+  ])('%s', (_name, value, expected) => {
+    expect(collect(value)).toEqual(utf8(expected));
+    expect(marshalGoYaml(value)).toBe(expected);
+  });
+
+  it('crosses its buffer with many entries, long values and split characters', () => {
+    const value = {
+      big: 'x'.repeat(200_000),
+      wide: '€'.repeat(70_000),
+      list: Array.from({ length: 20_000 }, (_, i) => `/etc/é${String(i)}`),
+    };
+    const text = marshalGoYaml(value);
+    expect(text.startsWith(`big: ${'x'.repeat(200_000)}\nlist:\n- /etc/é0\n`)).toBe(true);
+    expect(text.endsWith(`- /etc/é19999\nwide: ${'€'.repeat(70_000)}\n`)).toBe(true);
+    expect(collect(value)).toEqual(utf8(text));
+  });
+
+  it('streams what marshalGoYaml returns, for any value', () => {
+    fc.assert(
+      fc.property(jsonValue, (value) => {
+        expect(collect(value)).toEqual(utf8(marshalGoYaml(value)));
+      }),
+      { numRuns: 300 },
     );
   });
 });

@@ -9,7 +9,7 @@
  * `indention`) and makes the same decisions in the same order; it only skips the event queue,
  * because a JSON tree already tells us what the queue's look-ahead was for (emptiness, keys).
  */
-import { Utf8Output } from './go-yaml-output.js';
+import { Utf8Output, type ByteSink } from './go-yaml-output.js';
 
 /** A value as JSON.parse returns it. */
 export type JsonValue =
@@ -28,18 +28,22 @@ type Style = (typeof Style)[keyof typeof Style];
  * included. Object properties whose value is `undefined` are skipped, as JSON.stringify does.
  */
 export function marshalGoYaml(value: JsonValue): string {
-  return emit(value).string();
+  const decoder = new TextDecoder();
+  let text = '';
+  writeGoYaml(value, (bytes) => {
+    text += decoder.decode(bytes, { stream: true });
+  });
+  return text + decoder.decode();
 }
 
-/** `marshalGoYaml(value)` as UTF-8 bytes, for hashing without building the string. */
-export function marshalGoYamlBytes(value: JsonValue): Uint8Array {
-  return emit(value).bytes();
-}
-
-function emit(value: JsonValue): Utf8Output {
-  const out = new Utf8Output();
+/**
+ * `marshalGoYaml(value)` as UTF-8 bytes, handed to `sink` piece by piece (for hashing a big
+ * document without building it). The sink must use or copy each piece before returning.
+ */
+export function writeGoYaml(value: JsonValue, sink: ByteSink): void {
+  const out = new Utf8Output(sink);
   new Emitter(out).emitDocument(value);
-  return out;
+  out.flush();
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 
-import { marshalGoYamlBytes, type JsonValue } from '../../lib/go-yaml.js';
+import { writeGoYaml, type JsonValue } from '../../lib/go-yaml.js';
 
 /** The fixed 80-byte salt upstream feeds to the hash before the YAML. */
 const SALT = Uint8Array.from([
@@ -21,7 +21,10 @@ const SALT = Uint8Array.from([
  * extensions, fips, kernelType), with `config` the Ignition JSON parsed back to an object.
  */
 export function renderedConfigHash(spec: JsonValue): string {
-  return createHash('md5').update(SALT).update(marshalGoYamlBytes(spec)).digest('hex');
+  const md5 = createHash('md5').update(SALT);
+  // Streamed: the YAML of a big pool is megabytes, never needed as a whole.
+  writeGoYaml(spec, (bytes) => md5.update(bytes));
+  return md5.digest('hex');
 }
 
 /** `rendered-<pool>-<md5hex>` for the merged spec of `pool`. */
