@@ -7,11 +7,12 @@
  * With a kubeconfig (or in-cluster credentials) it runs until SIGTERM/SIGINT, following its Node;
  * with `--once-from` it applies a MachineConfig or Ignition file once, without a cluster, and
  * exits. A SIGTERM during the journaled steps of an update is held until the current step is
- * done (the update resumes at the next start). MCO_DAEMON_CRASH_AT=<step>[:<n>] (tests only)
- * kills the process with SIGKILL at that point of an update.
+ * done (the update resumes at the next start). MCO_DAEMON_CRASH_AT=<step>[:<n>],… (tests only)
+ * kills the process with SIGKILL at those points of an update, each once when
+ * MCO_DAEMON_CRASH_STAMPS names a folder for stamps.
  */
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { Command } from 'commander';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { createCoreosHost } from '../adapters/coreos-host.js';
@@ -26,9 +27,11 @@ import { Resources } from '../api/resource-refs.js';
 import { ApiEventRecorder } from '../controller/common/event-recorder.js';
 import {
   crashPointsAt,
+  crashTargetName,
   noCrashPoints,
-  parseCrashTarget,
+  parseCrashTargets,
   type CrashPoints,
+  type CrashTarget,
 } from '../daemon/crash-points.js';
 import { Daemon } from '../daemon/daemon.js';
 import { errorText } from '../daemon/daemon-errors.js';
@@ -41,8 +44,9 @@ import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import { CliError } from './cli-io.js';
 
-/** The env var of the crash drill: `<step>[:<n>]`. */
+/** The env vars of the crash drill: `<step>[:<n>],…`, and a folder for fire-once stamps. */
 export const CrashAtEnv = 'MCO_DAEMON_CRASH_AT';
+export const CrashStampsEnv = 'MCO_DAEMON_CRASH_STAMPS';
 
 interface DaemonCliOptions {
   readonly node: string;
@@ -96,16 +100,36 @@ function createHost(kind: string, root: string): Host {
   throw new CliError(`--host ${kind}: expected coreos or ostree`);
 }
 
-/** The crash drill's hook, from the environment (tests only). */
+/**
+ * The crash drill's hook, from the environment (tests only): MCO_DAEMON_CRASH_AT lists targets
+ * (`step[:n],…`); with MCO_DAEMON_CRASH_STAMPS=<dir> each fires once across restarts (a stamp file
+ * per target is written just before the kill).
+ */
 function crashPointsFromEnv(log: Logger): CrashPoints {
   const spec = process.env[CrashAtEnv];
   if (spec === undefined || spec === '') return noCrashPoints;
-  const target = parseCrashTarget(spec);
-  if (target === undefined) throw new CliError(`${CrashAtEnv}=${spec}: expected <step>[:<n>]`);
-  log.warn('crash drill armed', { crashAt: spec });
-  return crashPointsAt(target, (at) => {
-    process.stderr.write(`{"level":60,"msg":"crash drill: killing the daemon","at":"${at}"}\n`);
-    process.kill(process.pid, 'SIGKILL');
+  const targets = parseCrashTargets(spec);
+  if (targets === undefined) throw new CliError(`${CrashAtEnv}=${spec}: expected <step>[:<n>],…`);
+  const stamps = process.env[CrashStampsEnv];
+  const stampOf = (t: CrashTarget): string | undefined =>
+    stamps === undefined || stamps === '' ? undefined : join(stamps, crashTargetName(t));
+  log.warn('crash drill armed', { crashAt: spec, stamps });
+  return crashPointsAt(targets, {
+    isSpent: (t) => {
+      const stamp = stampOf(t);
+      return stamp !== undefined && existsSync(stamp);
+    },
+    kill: (t) => {
+      const stamp = stampOf(t);
+      if (stamp !== undefined) {
+        mkdirSync(dirname(stamp), { recursive: true });
+        writeFileSync(stamp, `${String(process.pid)}\n`);
+      }
+      process.stderr.write(
+        `{"level":60,"msg":"crash drill: killing the daemon","at":"${crashTargetName(t)}"}\n`,
+      );
+      process.kill(process.pid, 'SIGKILL');
+    },
   });
 }
 

@@ -2,12 +2,13 @@
  * Named points in an update where a test may kill the daemon (the crash drill of issue 6). Each
  * point is reached in order; `step:n` names the n-th time `step` is reached in this process
  * (`file-written:3` is just after the third file write). Production passes `noCrashPoints`; the
- * CLI builds the real one from MCO_DAEMON_CRASH_AT, and its `kill` ends the process as SIGKILL
- * would, with no cleanup.
+ * CLI builds the real one from MCO_DAEMON_CRASH_AT (a comma-separated list of targets), and its
+ * `kill` ends the process as SIGKILL would, with no cleanup. A target can be made to fire once
+ * across restarts: `isSpent` says it already fired (the CLI keeps a stamp file per target).
  */
 
 export interface CrashPoints {
-  /** Called at every named point; ends the process when it is the chosen one. */
+  /** Called at every named point; ends the process when it is a chosen one. */
   reached(step: string): void;
 }
 
@@ -18,6 +19,11 @@ export interface CrashTarget {
   readonly occurrence: number;
 }
 
+/** `step:n` of a target (its stamp name). */
+export function crashTargetName(t: CrashTarget): string {
+  return `${t.step}:${String(t.occurrence)}`;
+}
+
 /** `step` or `step:n` (n ≥ 1, default 1); undefined for anything else. */
 export function parseCrashTarget(text: string): CrashTarget | undefined {
   const m = /^([a-z][a-z0-9-]*)(?::(\d+))?$/.exec(text.trim());
@@ -26,13 +32,38 @@ export function parseCrashTarget(text: string): CrashTarget | undefined {
   return occurrence >= 1 ? { step: m[1], occurrence } : undefined;
 }
 
-export function crashPointsAt(target: CrashTarget, kill: (step: string) => void): CrashPoints {
-  let hits = 0;
+/** A comma-separated list of targets; undefined if any entry is malformed. */
+export function parseCrashTargets(text: string): readonly CrashTarget[] | undefined {
+  const out: CrashTarget[] = [];
+  for (const part of text.split(',')) {
+    if (part.trim() === '') continue;
+    const t = parseCrashTarget(part);
+    if (t === undefined) return undefined;
+    out.push(t);
+  }
+  return out;
+}
+
+export interface CrashPointsOptions {
+  /** Whether this target already fired (in an earlier process). */
+  readonly isSpent?: (target: CrashTarget) => boolean;
+  /** Ends the process; called with the target that fired. */
+  readonly kill: (target: CrashTarget) => void;
+}
+
+export function crashPointsAt(
+  targets: readonly CrashTarget[],
+  options: CrashPointsOptions,
+): CrashPoints {
+  const armed = targets.filter((t) => options.isSpent?.(t) !== true);
+  const hits = new Map<string, number>();
   return {
     reached(step) {
-      if (step !== target.step) return;
-      hits++;
-      if (hits === target.occurrence) kill(`${step}:${String(hits)}`);
+      if (armed.length === 0) return;
+      const n = (hits.get(step) ?? 0) + 1;
+      hits.set(step, n);
+      const target = armed.find((t) => t.step === step && t.occurrence === n);
+      if (target !== undefined) options.kill(target);
     },
   };
 }

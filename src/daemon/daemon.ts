@@ -539,6 +539,7 @@ export class Daemon implements Reconciler {
     const journal = await updater.journal.read();
     if (journal === undefined) return false;
     const log = this.#o.log;
+    if (this.#booting) await updater.sweepAfterCrash();
     if (journal.phase === JournalPhase.Rebooting) {
       if ((await this.#o.host.files.stat(RebootMarkerPath)) !== undefined) {
         log.info('the requested reboot has not happened; requesting it again', {

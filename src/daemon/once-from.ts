@@ -184,6 +184,7 @@ async function settleJournal(
 ): Promise<OnceFromResult | undefined> {
   const journal = await updater.journal.read();
   if (journal === undefined) return undefined;
+  await updater.sweepAfterCrash();
   if (journal.phase === JournalPhase.Rebooting) {
     if ((await host.files.stat(RebootMarkerPath)) !== undefined) {
       log.info('the requested reboot has not happened; requesting it again', {

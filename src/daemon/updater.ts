@@ -66,6 +66,7 @@ import type { DaemonEvents } from './daemon-events.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
 import {
   CurrentConfigPath,
+  JournalPath,
   NodeKubeconfigPath,
   priorCopyPath,
   RebootMarkerPath,
@@ -678,6 +679,46 @@ export class Updater {
     } catch (e) {
       throw DaemonError.degraded(`error rolling back changes: [${errorText(e)}, ${reason}]`, e);
     }
+  }
+
+  /**
+   * Removes the temp files of atomic writes a crash cut short (`.<name>.<hex>.tmp` beside a path
+   * either config manages, or beside the daemon's own files). Nothing else is touched.
+   */
+  async sweepAfterCrash(): Promise<number> {
+    const configs = await this.#journal.readConfigs();
+    const paths = new Set<string>([CurrentConfigPath, JournalPath, AuthorizedKeysFragmentPath]);
+    if (configs !== undefined) {
+      for (const mc of [configs.from, configs.to]) {
+        const parsed = parseNodeConfig(mc, 'old');
+        if (!parsed.ok) continue;
+        for (const p of managedPaths(parsed.value.ignition)) {
+          paths.add(p);
+          paths.add(origFilePath(p));
+          paths.add(noOrigStampPath(p));
+        }
+      }
+    }
+    const byDir = new Map<string, Set<string>>();
+    for (const p of paths) {
+      const dir = parentDir(p);
+      const names = byDir.get(dir) ?? new Set<string>();
+      names.add(p.slice(dir === '/' ? 1 : dir.length + 1));
+      byDir.set(dir, names);
+    }
+    const files = this.#o.host.files;
+    let removed = 0;
+    for (const [dir, names] of byDir) {
+      for (const entry of await files.list(dir)) {
+        const m = /^\.(.+)\.[0-9a-f]+\.tmp$/.exec(entry);
+        if (m?.[1] === undefined || !names.has(m[1])) continue;
+        await files.remove(dir === '/' ? `/${entry}` : `${dir}/${entry}`);
+        removed++;
+      }
+    }
+    if (removed > 0)
+      this.#o.log.info('removed temp files an interrupted write left', { count: removed });
+    return removed;
   }
 
   /**
