@@ -12,6 +12,7 @@ import { Command } from 'commander';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import { parse } from 'yaml';
 import { createPinoLogger } from '../adapters/pino-logger.js';
+import { createRegistryReleaseSource } from '../adapters/oci/release-source.js';
 import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
@@ -44,6 +45,9 @@ interface OperatorOptions {
   readonly controllerConfigTimeout: string;
   readonly requiredPoolsTimeoutPerMachine: string;
   readonly logLevel: string;
+  readonly followReleaseImages: boolean;
+  readonly registryAuthfile?: string;
+  readonly registryCaFile?: string;
 }
 
 const InClusterCa = '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt';
@@ -159,6 +163,7 @@ export async function runOperator(options: OperatorOptions): Promise<void> {
     log,
     config,
     ...(leaderElection === undefined ? {} : { leaderElection }),
+    ...(options.followReleaseImages ? { releasePayloads: releaseSource(options) } : {}),
   });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -181,6 +186,14 @@ export async function runOperator(options: OperatorOptions): Promise<void> {
     await metrics?.close();
     log.info('machine-config-operator stopped');
   }
+}
+
+/** Release images are read with these registry credentials and CA (both optional). */
+function releaseSource(options: OperatorOptions) {
+  return createRegistryReleaseSource({
+    ...(options.registryAuthfile === undefined ? {} : { authFile: options.registryAuthfile }),
+    ...(options.registryCaFile === undefined ? {} : { caFile: options.registryCaFile }),
+  });
 }
 
 const seconds = (ms: number): string => `${ms / 1000}s`;
@@ -251,6 +264,13 @@ export function operatorCommand(): Command {
       'required-pools wait per required machine',
       seconds(UpstreamOperatorTimings.requiredPoolsPerMachineMs),
     )
+    .option(
+      '--follow-release-images',
+      'play the cluster-version operator: follow release images set on ClusterVersion (mco upgrade --to-image)',
+      false,
+    )
+    .option('--registry-authfile <file>', 'containers-auth.json for reading release images')
+    .option('--registry-ca-file <file>', 'PEM CA trusted for registries serving release images')
     .option('--log-level <level>', 'pino log level', 'info')
     .action(async (options: OperatorOptions) => {
       if (!/^https?:\/\//.test(options.mcsUrl))

@@ -11,6 +11,8 @@ import { Manager, type ManagerLeaderElection } from '../runtime/manager.js';
 import { allCaches, createOperatorCaches, type OperatorCaches } from './operator-caches.js';
 import type { OperatorConfig } from './operator-config.js';
 import { ClusterOperatorName, OperatorReconciler } from './operator-reconciler.js';
+import { createReleaseFollower } from './release-follower.js';
+import type { ReleasePayloadSource } from './release-payload-source.js';
 
 /** Upstream's operator Lease: `openshift-machine-config-operator/machine-config`. */
 export const OperatorLeaseName = 'machine-config';
@@ -23,6 +25,8 @@ export interface OperatorOptions {
   /** Run only while holding the operator Lease. */
   readonly leaderElection?: ManagerLeaderElection;
   readonly metrics?: ControllerMetrics;
+  /** Follow release images set on ClusterVersion (`mco upgrade --to-image`), read through this. */
+  readonly releasePayloads?: ReleasePayloadSource;
 }
 
 export interface Operator {
@@ -34,21 +38,41 @@ export interface Operator {
 export function createOperator(options: OperatorOptions): Operator {
   const { client, clock, log, config } = options;
   const caches = createOperatorCaches({ client, clock, log, namespace: config.namespace });
+  const release =
+    options.releasePayloads === undefined
+      ? undefined
+      : createReleaseFollower({
+          client,
+          clock,
+          log,
+          caches,
+          config,
+          payloads: options.releasePayloads,
+          ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+        });
   const controller = new Controller({
     name: 'machine-config-operator',
-    reconciler: new OperatorReconciler({ client, clock, log, caches, config }),
+    reconciler: new OperatorReconciler({
+      client,
+      clock,
+      log,
+      caches,
+      config: release?.config ?? config,
+    }),
     clock,
     log,
     ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   const everything = (): readonly string[] => [ClusterOperatorName];
   for (const informer of allCaches(caches)) controller.watch(informer, { map: everything });
+  if (release !== undefined) controller.watch(release.clusterVersions, { map: everything });
   const manager = new Manager({
     clock,
     log,
     ...(options.leaderElection === undefined ? {} : { leaderElection: options.leaderElection }),
   });
   manager.addController(controller);
+  if (release !== undefined) manager.addController(release.controller);
   // An empty cluster sends no events: the first round must not wait for one.
   manager.addRunnable({
     run: () => {

@@ -173,6 +173,15 @@ describe('rollout through real processes', () => {
       '60s',
       '--required-pools-timeout-per-machine',
       '120s',
+      '--leader-elect',
+      '--leader-elect-identity',
+      `operator-${release}`,
+      '--leader-elect-lease-duration',
+      '4s',
+      '--leader-elect-renew-deadline',
+      '3s',
+      '--leader-elect-retry-period',
+      '500ms',
     ]);
   }
 
@@ -299,7 +308,14 @@ describe('rollout through real processes', () => {
     await applyOsImageUrls(Release, OsImage);
     operator = startOperator(Release);
     startController('controller-0', false);
-    const [master, worker] = await Promise.all(['master', 'worker'].map((p) => newTarget(p, '')));
+    const [master, worker] = await Promise.all(
+      ['master', 'worker'].map((p) => newTarget(p, '')),
+    ).catch((e: unknown) => {
+      const tail = (p: McoProcess) => p.output().split('\n').slice(-15).join('\n');
+      throw new Error(
+        `${e instanceof Error ? e.message : 'failed'}\n--- operator:\n${tail(operator)}\n--- controller:\n${controllers.map(tail).join('\n')}`,
+      );
+    });
     agents = new NodeAgents({ client: admin, applyMs: ApplyMs });
     await agents.add([
       { name: 'master-0', role: 'master', config: master ?? '', zone: 'zone-a' },
@@ -427,6 +443,21 @@ describe('rollout through real processes', () => {
           return isStatusError(e, 'NotFound') ? true : undefined;
         }
       });
+    });
+
+    it('holds its Lease and, once settled, writes nothing more', async () => {
+      const lease = await admin.get<Lease>(Resources.lease, 'machine-config', Namespace);
+      expect(lease.spec?.holderIdentity).toBe(`operator-${Release}`);
+      const versions = async () =>
+        Promise.all([
+          admin.get<ClusterOperator>(Resources.clusterOperator, 'machine-config'),
+          admin.get<ControllerConfig>(Resources.controllerConfig, 'machine-config-controller'),
+          admin.get<MachineConfigPool>(Resources.machineConfigPool, 'master'),
+          admin.get<Secret>(Resources.secret, 'worker-user-data-managed', 'openshift-machine-api'),
+        ]).then((objects) => objects.map((o) => o.metadata.resourceVersion));
+      const before = await versions();
+      await sleep(3000);
+      expect(await versions()).toEqual(before);
     });
 
     it('reports ClusterOperator machine-config Available at its version', async () => {
@@ -634,7 +665,7 @@ describe('rollout through real processes', () => {
     'upgrade: the operator reports the new version only once master is Updated at it',
     async () => {
       // GIVEN the new operator before its ConfigMap: it refuses the old data
-      await operator.stop('SIGTERM');
+      expect(await operator.stop('SIGTERM')).toEqual({ code: 0, signal: null });
       operator = startOperator(NextRelease);
       const refusing = await until('the operator to refuse the old ConfigMap', async () => {
         const co = await admin.get<ClusterOperator>(Resources.clusterOperator, 'machine-config');

@@ -1,0 +1,80 @@
+/**
+ * `mco upgrade --to-image RELEASE`: the `oc adm upgrade --to-image` path. Reads the release image
+ * for its version, then sets ClusterVersion `spec.desiredUpdate` to `{image, version}` (creating
+ * the ClusterVersion `version` if the cluster has none yet). The operator, following release
+ * images, takes it from there (src/operator/cluster-version-reconciler.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { Command } from 'commander';
+import { openSource } from '../adapters/oci/image-locations.js';
+import { readReleaseImage } from '../adapters/oci/release-image.js';
+import {
+  ClusterVersionName,
+  type ClusterVersion,
+  type Update,
+} from '../api/config/v1/cluster-version.js';
+import { isStatusError } from '../api/meta/v1/status-error.js';
+import { Resources } from '../api/resource-refs.js';
+import type { ResourceClient } from '../ports/resource-client.js';
+import { CliError, type CliIo } from './cli-io.js';
+import {
+  asCliError,
+  parseLocation,
+  withRegistry,
+  withRegistryOptions,
+  type RegistryFlags,
+} from './os-image-command.js';
+
+interface UpgradeOptions extends RegistryFlags {
+  readonly toImage: string;
+  readonly kubeconfig?: string;
+}
+
+/** Sets the desired update, creating the ClusterVersion when there is none. */
+export async function requestUpdate(client: ResourceClient, update: Update): Promise<void> {
+  try {
+    await client.patch(
+      Resources.clusterVersion,
+      ClusterVersionName,
+      { spec: { desiredUpdate: update } },
+      'merge',
+    );
+  } catch (e) {
+    if (!isStatusError(e, 'NotFound')) throw e;
+    await client.create<ClusterVersion>(Resources.clusterVersion, {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterVersion',
+      metadata: { name: ClusterVersionName },
+      spec: { clusterID: randomUUID(), desiredUpdate: update },
+    });
+  }
+}
+
+async function runUpgrade(o: UpgradeOptions, io: CliIo, kubeconfigDefault?: string): Promise<void> {
+  const kubeconfig = o.kubeconfig ?? kubeconfigDefault;
+  if (kubeconfig === undefined) throw new CliError('--kubeconfig is required (or set KUBECONFIG)');
+  const location = parseLocation('--to-image', o.toImage);
+  const release = await withRegistry(o, (client) => {
+    const { source, reference } = openSource(location, client);
+    return asCliError(`reading release ${o.toImage}`, () => readReleaseImage(source, reference));
+  });
+  const { createKubeClient } = await import('../adapters/kube-client.js');
+  const client = createKubeClient({ kubeconfigPath: kubeconfig });
+  const update: Update = { image: o.toImage, version: release.payload.version };
+  await asCliError('updating ClusterVersion', () => requestUpdate(client, update));
+  io.out(`Requested update to release image ${o.toImage} (version ${release.payload.version})\n`);
+}
+
+export function upgradeCommand(io: CliIo, kubeconfigDefault?: string): Command {
+  return withRegistryOptions(
+    new Command('upgrade')
+      .description(
+        'Upgrade the cluster to a release image (sets ClusterVersion spec.desiredUpdate)',
+      )
+      .requiredOption(
+        '--to-image <release>',
+        'the release image, by digest: REGISTRY/REPO@sha256:…',
+      )
+      .option('--kubeconfig <file>', 'kubeconfig of an admin (default: $KUBECONFIG)'),
+  ).action((o: UpgradeOptions) => runUpgrade(o, io, kubeconfigDefault));
+}
