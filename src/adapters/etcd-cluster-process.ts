@@ -176,6 +176,8 @@ export interface EtcdClusterOptions {
   readonly token?: string;
   /** Extra flags for every member (e.g. `--heartbeat-interval`). */
   readonly extraArgs?: readonly string[];
+  /** Fixed ports per member (a cluster restarted on its data dirs must keep its peer URLs). */
+  readonly ports?: readonly { readonly client: number; readonly peer: number }[];
 }
 
 /** N members on free ports of one host. */
@@ -188,9 +190,9 @@ export class EtcdClusterProcesses {
 
   /** Picks ports and starts every member; `waitHealthy()` waits for the cluster to form. */
   static async start(options: EtcdClusterOptions): Promise<EtcdClusterProcesses> {
-    const size = options.size ?? 3;
+    const size = options.ports?.length ?? options.size ?? 3;
     const host = options.host ?? '127.0.0.1';
-    const ports: number[] = [];
+    const ports: number[] = options.ports?.flatMap((p) => [p.client, p.peer]) ?? [];
     while (ports.length < 2 * size) {
       const p = await freePort(host);
       if (!ports.includes(p)) ports.push(p);

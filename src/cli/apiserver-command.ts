@@ -1,11 +1,14 @@
 /**
- * `mco apiserver`: the embedded Kubernetes-compatible API server, and
- * `mco apiserver node-kubeconfig`, which mints a node identity on the running server.
+ * `mco apiserver`: the embedded Kubernetes-compatible API server (SQLite, memory, or etcd storage),
+ * `mco apiserver node-kubeconfig`, which mints a node identity on the running server, and
+ * `mco apiserver init-pki`, which makes the CA, serving certificate and tokens that several API
+ * servers sharing one etcd cluster use (`--pki-dir`).
  */
 import { Command, Option } from 'commander';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
-import { runApiServer, type ApiServerConfig } from '../cmd/apiserver.js';
+import { createPinoLogger } from '../adapters/pino-logger.js';
+import { initPki, runApiServer, type ApiServerConfig } from '../cmd/apiserver.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { mintNodeKubeconfig } from './node-kubeconfig.js';
 
@@ -15,7 +18,11 @@ export const ServedKubernetesVersion = 'v1.32.5';
 interface ServeOptions {
   readonly dataDir: string;
   readonly listen: string;
-  readonly storage: 'sqlite' | 'memory';
+  readonly storage: 'sqlite' | 'memory' | 'etcd';
+  readonly etcdEndpoints?: string;
+  readonly etcdPrefix: string;
+  readonly etcdRequestTimeout: string;
+  readonly pkiDir?: string;
   readonly advertiseAddress: string[];
   readonly logLevel: string;
   readonly compactionInterval: string;
@@ -56,11 +63,28 @@ function serveConfig(options: ServeOptions): ApiServerConfig {
       `--retained-revisions ${options.retainedRevisions}: expected a positive integer`,
     );
   }
+  const endpoints = (options.etcdEndpoints ?? '').split(',').filter((e) => e !== '');
+  for (const endpoint of endpoints) {
+    if (!/^https?:\/\/[^/]+$/.test(endpoint))
+      throw new CliError(`--etcd-endpoints ${endpoint}: expected http(s)://HOST:PORT`);
+  }
+  if (options.storage === 'etcd' && endpoints.length === 0)
+    throw new CliError('--storage etcd needs --etcd-endpoints URL[,URL...]');
   return {
     dataDir: resolve(options.dataDir),
     host,
     port,
     storage: options.storage,
+    ...(options.storage === 'etcd'
+      ? {
+          etcd: {
+            endpoints,
+            prefix: options.etcdPrefix,
+            requestTimeoutMs: seconds('--etcd-request-timeout', options.etcdRequestTimeout),
+          },
+        }
+      : {}),
+    ...(options.pkiDir === undefined ? {} : { pkiDir: resolve(options.pkiDir) }),
     advertiseAddresses: options.advertiseAddress,
     logLevel: options.logLevel,
     compactionIntervalMs: seconds('--compaction-interval', options.compactionInterval),
@@ -97,6 +121,28 @@ function nodeKubeconfigCommand(io: CliIo): Command {
     });
 }
 
+/** `mco apiserver init-pki`: the shared PKI and tokens for several servers, made once. */
+function initPkiCommand(io: CliIo): Command {
+  return new Command('init-pki')
+    .description(
+      'Make the CA, serving certificate and tokens in --data-dir (kept if present), for API servers that share them with --pki-dir',
+    )
+    .option(
+      '--host <address>',
+      'a name or address the servers are reached by (repeatable)',
+      collect,
+      [],
+    )
+    .action(async (_options: unknown, command: Command) => {
+      const options = command.optsWithGlobals<{ dataDir?: string; host: string[] }>();
+      if (options.dataDir === undefined)
+        throw new CliError("required option '--data-dir <dir>' not specified");
+      const dir = resolve(options.dataDir);
+      await initPki(dir, options.host, createPinoLogger({ name: 'apiserver', level: 'warn' }));
+      io.out(`${dir}\n`);
+    });
+}
+
 export function apiserverCommand(io: CliIo): Command {
   return new Command('apiserver')
     .description('Run the embedded Kubernetes-compatible API server (HTTPS, bearer tokens)')
@@ -108,8 +154,19 @@ export function apiserverCommand(io: CliIo): Command {
     )
     .addOption(
       new Option('--storage <kind>', 'storage engine')
-        .choices(['sqlite', 'memory'])
+        .choices(['sqlite', 'memory', 'etcd'])
         .default('sqlite'),
+    )
+    .option('--etcd-endpoints <urls>', 'etcd client URLs, comma-separated (--storage etcd)')
+    .option('--etcd-prefix <prefix>', 'prepended to every etcd key', '/mco')
+    .option(
+      '--etcd-request-timeout <seconds>',
+      'bound on every etcd call (no quorum: 5xx after this)',
+      '5',
+    )
+    .option(
+      '--pki-dir <dir>',
+      'where the CA, serving certificate and tokens live (default: --data-dir; see init-pki)',
     )
     .option(
       '--advertise-address <ip>',
@@ -126,6 +183,7 @@ export function apiserverCommand(io: CliIo): Command {
     )
     .option('--gc-interval <seconds>', 'how often owner-reference garbage collection sweeps', '60')
     .addCommand(nodeKubeconfigCommand(io))
+    .addCommand(initPkiCommand(io))
     .action(async (options: Omit<ServeOptions, 'dataDir'> & { dataDir?: string }) => {
       if (options.dataDir === undefined)
         throw new CliError("required option '--data-dir <dir>' not specified");

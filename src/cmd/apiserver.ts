@@ -2,6 +2,11 @@
  * `mco apiserver`'s composition root: builds the PKI, credentials, storage, ResourceStore and Hono
  * app, binds the app to an HTTPS port, and runs the housekeeping (history compaction, garbage
  * collection) until SIGTERM or SIGINT, when it closes the listener and the storage in order.
+ *
+ * With `storage: 'etcd'` several servers share one etcd cluster: each watch is an etcd watch, so a
+ * server sees the writes of every other in revision order; compaction is cluster-wide and
+ * idempotent and garbage collection tolerates losing races, so every server may run both. They
+ * share the PKI and tokens through `pkiDir` (made once by `initPki`, see `mco apiserver init-pki`).
  */
 import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +15,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { createPinoLogger } from '../adapters/pino-logger.js';
-import { ensurePki } from '../adapters/pki.js';
+import { EtcdStorage } from '../adapters/etcd-storage.js';
+import { ensurePki, type ApiServerPki } from '../adapters/pki.js';
 import { SqliteStorage } from '../adapters/sqlite-storage.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { DefaultAuthorizer } from '../apiserver/auth/default-authorizer.js';
@@ -21,7 +27,11 @@ import { ResourceTypeRegistry } from '../apiserver/resource-types.js';
 import { MemoryStorage } from '../apiserver/storage/memory-storage.js';
 import { compactHistory } from '../apiserver/store/compaction.js';
 import { createResourceStore } from '../apiserver/store/create-resource-store.js';
-import { ensureCredentials, writeKubeconfigs } from '../cli/apiserver-credentials.js';
+import {
+  ensureCredentials,
+  writeKubeconfigs,
+  type Credentials,
+} from '../cli/apiserver-credentials.js';
 import { CliError } from '../cli/cli-io.js';
 import type { Logger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
@@ -31,7 +41,15 @@ export interface ApiServerConfig {
   readonly host: string;
   /** 0 picks a free port (written into the kubeconfigs). */
   readonly port: number;
-  readonly storage: 'sqlite' | 'memory';
+  readonly storage: 'sqlite' | 'memory' | 'etcd';
+  /** For `storage: 'etcd'`: the members' client URLs, the key prefix, the per-call timeout. */
+  readonly etcd?: {
+    readonly endpoints: readonly string[];
+    readonly prefix: string;
+    readonly requestTimeoutMs: number;
+  };
+  /** Where the CA, serving certificate and tokens live (default: dataDir); shared by HA servers. */
+  readonly pkiDir?: string;
   readonly advertiseAddresses: readonly string[];
   readonly logLevel: string;
   /** How often history is compacted, keeping `retainedRevisions` revisions. */
@@ -100,12 +118,41 @@ function every(
   };
 }
 
-function openStorage(config: ApiServerConfig): Storage {
+async function openStorage(config: ApiServerConfig, log: Logger): Promise<Storage> {
   if (config.storage === 'memory') return new MemoryStorage();
+  if (config.storage === 'etcd') {
+    const etcd = config.etcd;
+    if (etcd === undefined || etcd.endpoints.length === 0)
+      throw new CliError('--storage etcd needs --etcd-endpoints');
+    try {
+      return await EtcdStorage.open({ ...etcd, log: log.child({ part: 'etcd' }) });
+    } catch (e) {
+      throw new CliError(
+        `cannot reach etcd at ${etcd.endpoints.join(',')}: ${e instanceof Error ? e.message : String(e)}`,
+        { cause: e },
+      );
+    }
+  }
   const path = join(config.dataDir, StateFileName);
   const storage = new SqliteStorage(path);
   chmodSync(path, 0o600); // it holds Secrets, node tokens among them
   return storage;
+}
+
+/**
+ * Makes (or keeps) the CA, the serving certificate for `hosts`, and the static tokens in `dir`.
+ * HA servers run it once on a shared directory before they start (`mco apiserver init-pki`).
+ */
+export async function initPki(
+  dir: string,
+  hosts: readonly string[],
+  log: Logger,
+): Promise<{ pki: ApiServerPki; credentials: Credentials }> {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const pki = await ensurePki({ dir, hosts, now: systemClock.now() });
+  if (pki.issued.ca) log.info('created the cluster CA', { dir });
+  if (pki.issued.serving) log.info('issued the serving certificate', { hosts });
+  return { pki, credentials: ensureCredentials(dir) };
 }
 
 export async function startApiServer(
@@ -114,12 +161,9 @@ export async function startApiServer(
 ): Promise<RunningApiServer> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const hosts = [...(isWildcard(config.host) ? [] : [config.host]), ...config.advertiseAddresses];
-  const pki = await ensurePki({ dir: config.dataDir, hosts, now: systemClock.now() });
-  if (pki.issued.ca) log.info('created the cluster CA');
-  if (pki.issued.serving) log.info('issued the serving certificate', { hosts });
-  const credentials = ensureCredentials(config.dataDir);
+  const { pki, credentials } = await initPki(config.pkiDir ?? config.dataDir, hosts, log);
 
-  const storage = openStorage(config);
+  const storage = await openStorage(config, log);
   const registry = new ResourceTypeRegistry();
   const store = createResourceStore({
     storage,
@@ -179,7 +223,14 @@ export async function startApiServer(
       if (changed > 0) log.info('garbage collected', { objects: changed });
     }),
   ];
-  log.info('serving', { url, storage: config.storage, dataDir: config.dataDir });
+  log.info('serving', {
+    url,
+    storage: config.storage,
+    dataDir: config.dataDir,
+    ...(config.etcd === undefined || config.storage !== 'etcd'
+      ? {}
+      : { etcd: config.etcd.endpoints.join(','), prefix: config.etcd.prefix }),
+  });
 
   return {
     url,
