@@ -7,13 +7,19 @@ import { apiserverCommand } from '../cli/apiserver-command.js';
 import { bootstrapCommand } from '../cli/bootstrap-command.js';
 import { CliError, type CliIo } from '../cli/cli-io.js';
 import { controllerCommand } from '../cli/controller-command.js';
+import { dashboardCommand } from '../cli/dashboard-command.js';
+import { getCommand } from '../cli/get-command.js';
+import { logsCommand } from '../cli/logs-command.js';
 import { daemonCommand } from '../cli/daemon-command.js';
+import { haCommand } from '../cli/ha-command.js';
 import { ManifestLoadError } from '../cli/load-manifests.js';
 import { nodeCommand } from '../cli/node-command.js';
 import { operatorCommand } from '../cli/operator-command.js';
 import { pointerConfigCommand } from '../cli/pointer-config-command.js';
 import { renderCommand } from '../cli/render-command.js';
+import { rolloutCommand } from '../cli/rollout-command.js';
 import { serverCommand } from '../cli/server-command.js';
+import { startCommand } from '../cli/start-command.js';
 import { McoVersion } from '../version.js';
 
 const io: CliIo = {
@@ -22,29 +28,37 @@ const io: CliIo = {
 };
 
 function program(): Command {
-  return new Command('mco')
-    .description('Machine Config Operator: render, serve and roll out machine configs')
-    .version(McoVersion.raw)
-    // Root options only before the subcommand, so `mco os-image build --version V` reaches the subcommand.
-    .enablePositionalOptions()
-    .exitOverride()
-    .configureOutput({
-      writeOut: (t) => {
-        io.out(t);
-      },
-      writeErr: (t) => {
-        io.err(t);
-      },
-    })
-    .addCommand(renderCommand(io))
-    .addCommand(apiserverCommand(io))
-    .addCommand(operatorCommand())
-    .addCommand(controllerCommand())
-    .addCommand(daemonCommand())
-    .addCommand(serverCommand())
-    .addCommand(bootstrapCommand(io))
-    .addCommand(pointerConfigCommand(io))
-    .addCommand(nodeCommand(io));
+  return (
+    new Command('mco')
+      .description('Machine Config Operator: render, serve and roll out machine configs')
+      .version(McoVersion.raw)
+      // Root options only before the subcommand, so `mco os-image build --version V` reaches the subcommand.
+      .enablePositionalOptions()
+      .exitOverride()
+      .configureOutput({
+        writeOut: (t) => {
+          io.out(t);
+        },
+        writeErr: (t) => {
+          io.err(t);
+        },
+      })
+      .addCommand(renderCommand(io))
+      .addCommand(apiserverCommand(io))
+      .addCommand(operatorCommand())
+      .addCommand(controllerCommand())
+      .addCommand(daemonCommand())
+      .addCommand(serverCommand())
+      .addCommand(bootstrapCommand(io))
+      .addCommand(pointerConfigCommand(io))
+      .addCommand(nodeCommand(io))
+      .addCommand(haCommand(io))
+      .addCommand(dashboardCommand())
+      .addCommand(rolloutCommand(io))
+      .addCommand(getCommand(io))
+      .addCommand(logsCommand(io))
+      .addCommand(startCommand(io))
+  );
 }
 
 function exitWith(code: number): never {

@@ -1,0 +1,126 @@
+/**
+ * `mco dashboard`: the dashboard process. Watches pools, nodes, MachineConfigNodes, MachineConfigs
+ * and events through a kubeconfig (or in-cluster), and serves the page (dist/web, built from web/),
+ * its snapshot stream and `/metrics` on its own port (docs/dashboard.md). Stops on SIGTERM/SIGINT.
+ */
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createAdaptorServer } from '@hono/node-server';
+import { Command } from 'commander';
+import { createPinoLogger } from '../adapters/pino-logger.js';
+import { systemClock } from '../adapters/system-clock.js';
+import { createDashboardApp, type DashboardAssets } from '../dashboard/create-dashboard-app.js';
+import { DashboardCache } from '../dashboard/dashboard-cache.js';
+import { parseListen } from './apiserver-command.js';
+import { CliError } from './cli-io.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+/** dist/web, whether this runs from src/cli (tsx, tests) or dist/src/cli. */
+export const DefaultAssetsDir = join(
+  here,
+  here.includes(`${sep}dist${sep}`) ? '../../web' : '../../dist/web',
+);
+
+interface DashboardOptions {
+  readonly kubeconfig?: string;
+  readonly listen: string;
+  readonly assetsDir: string;
+  readonly logLevel: string;
+}
+
+/** Files below `root` (the app has already refused paths that leave it). */
+export function fileAssets(root: string): DashboardAssets {
+  return {
+    async read(path) {
+      try {
+        return new Uint8Array(await readFile(join(root, path)));
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+export interface RunningDashboard {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
+  const { host, port } = parseListen(options.listen);
+  const log = createPinoLogger({ name: 'dashboard', level: options.logLevel });
+  const { createKubeClient } = await import('../adapters/kube-client.js');
+  const client = createKubeClient(
+    options.kubeconfig === undefined
+      ? { inCluster: true }
+      : { kubeconfigPath: resolve(options.kubeconfig) },
+  );
+  const stop = new AbortController();
+  const cache = new DashboardCache({ client, clock: systemClock, log });
+  void cache.run(stop.signal);
+  const app = createDashboardApp({
+    source: cache,
+    assets: fileAssets(resolve(options.assetsDir)),
+    log,
+  });
+  const server = createAdaptorServer({ fetch: app.fetch });
+  const bound = await new Promise<number>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      ok((server.address() as AddressInfo).port);
+    });
+  }).catch((e: unknown) => {
+    stop.abort();
+    throw new CliError(`cannot listen on ${options.listen}: ${(e as Error).message}`, { cause: e });
+  });
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}/`;
+  log.info('dashboard listening', { url, pid: process.pid });
+  return {
+    url,
+    port: bound,
+    close: () =>
+      new Promise<void>((done) => {
+        stop.abort();
+        server.close(() => {
+          done();
+        });
+        // Event streams never end by themselves.
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      }),
+  };
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((done) => {
+    process.once('SIGTERM', () => {
+      done('SIGTERM');
+    });
+    process.once('SIGINT', () => {
+      done('SIGINT');
+    });
+  });
+}
+
+export function dashboardCommand(): Command {
+  return new Command('dashboard')
+    .description(
+      'Serve the dashboard: pools, nodes, rollouts, config diffs and events, live (and /metrics)',
+    )
+    .option('--kubeconfig <file>', 'kubeconfig to reach the API with (default: in-cluster)')
+    .option(
+      '--listen <host:port>',
+      'address to serve HTTP on (port 0: any free port)',
+      '127.0.0.1:8080',
+    )
+    .option('--assets-dir <dir>', 'the built page (npm run build)', DefaultAssetsDir)
+    .option('--log-level <level>', 'pino log level', 'info')
+    .action(async (options: DashboardOptions) => {
+      const running = await startDashboard(options);
+      await waitForSignal();
+      await running.close();
+      setTimeout(() => process.exit(0), 1000).unref();
+    });
+}

@@ -1,0 +1,138 @@
+/**
+ * `mco logs node/NAME [-f]`: a simulated node's daemon log from the cluster in a box's data folder,
+ * as `oc logs` on the node's machine-config-daemon pod shows it upstream. The daemon logs pino JSON
+ * lines; they are printed one per line as `TIME LEVEL message key=value…` (`--raw` prints them
+ * as written). `-f` keeps printing what is appended, across the daemon's restarts and reboots, until
+ * Ctrl-C.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+import { Command } from 'commander';
+import { CliError, type CliIo } from './cli-io.js';
+import { clusterLayout, DefaultDataDir } from './cluster-layout.js';
+
+const Levels: Readonly<Record<number, string>> = {
+  10: 'TRACE',
+  20: 'DEBUG',
+  30: 'INFO',
+  40: 'WARN',
+  50: 'ERROR',
+  60: 'FATAL',
+};
+
+/** Fields every line has, left out of the key=value tail. */
+const Standard = new Set(['level', 'time', 'pid', 'hostname', 'name', 'component', 'msg']);
+
+function valueText(v: unknown): string {
+  if (typeof v === 'string') return /[\s"=]/.test(v) || v === '' ? JSON.stringify(v) : v;
+  return JSON.stringify(v) ?? String(v);
+}
+
+/** One pino JSON line as text; any other line as it is. */
+export function formatLogLine(line: string): string {
+  if (!line.startsWith('{')) return line;
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  const time = typeof entry['time'] === 'number' ? new Date(entry['time']).toISOString() : '';
+  const level =
+    typeof entry['level'] === 'number' ? (Levels[entry['level']] ?? String(entry['level'])) : '';
+  const msg = typeof entry['msg'] === 'string' ? entry['msg'] : '';
+  const rest = Object.entries(entry)
+    .filter(([k]) => !Standard.has(k))
+    .map(([k, v]) => `${k}=${valueText(v)}`);
+  return [time, level.padEnd(5), msg, ...rest].filter((p) => p !== '').join(' ');
+}
+
+export function parseNodeArgument(arg: string): string {
+  const slash = arg.indexOf('/');
+  const kind = slash < 0 ? '' : arg.slice(0, slash).toLowerCase();
+  const name = slash < 0 ? '' : arg.slice(slash + 1);
+  if (!['node', 'nodes', 'no'].includes(kind) || name === '')
+    throw new CliError(`expected node/NAME, got ${arg}`);
+  return name;
+}
+
+interface LogsOptions {
+  readonly dataDir: string;
+  readonly follow: boolean;
+  readonly raw: boolean;
+}
+
+/** Prints whole lines from `offset`; returns the offset after the last whole line. */
+async function printFrom(
+  path: string,
+  offset: number,
+  io: CliIo,
+  format: (l: string) => string,
+): Promise<number> {
+  const handle = await open(path, 'r');
+  try {
+    const { size } = await handle.stat();
+    if (size <= offset) return size < offset ? 0 : offset; // truncated: start over
+    const buffer = Buffer.alloc(size - offset);
+    await handle.read(buffer, 0, buffer.length, offset);
+    const text = buffer.toString('utf8');
+    const end = text.lastIndexOf('\n');
+    if (end < 0) return offset;
+    const lines = text.slice(0, end).split('\n');
+    io.out(lines.map((l) => `${format(l)}\n`).join(''));
+    return offset + Buffer.byteLength(text.slice(0, end + 1));
+  } finally {
+    await handle.close();
+  }
+}
+
+export async function runLogs(
+  name: string,
+  options: LogsOptions,
+  io: CliIo,
+  signal?: AbortSignal,
+): Promise<void> {
+  const layout = clusterLayout(options.dataDir);
+  const path = layout.daemonLog(name);
+  if (!existsSync(layout.nodeDir(name))) {
+    const known = existsSync(layout.nodesDir) ? readdirSync(layout.nodesDir).sort() : [];
+    throw new CliError(
+      `node "${name}" not found in ${layout.dir}${known.length > 0 ? ` (nodes: ${known.join(', ')})` : ''}`,
+    );
+  }
+  const format = options.raw ? (l: string) => l : formatLogLine;
+  let offset = 0;
+  if (existsSync(path)) offset = await printFrom(path, 0, io, format);
+  else if (!options.follow) return;
+  while (options.follow && signal?.aborted !== true) {
+    await new Promise((r) => setTimeout(r, 250));
+    const exists = await stat(path).then(
+      () => true,
+      () => false,
+    );
+    if (exists) offset = await printFrom(path, offset, io, format);
+  }
+}
+
+export function logsCommand(io: CliIo): Command {
+  return new Command('logs')
+    .description("Print a simulated node's daemon log (like oc logs on the daemon pod)")
+    .argument('<node>', 'node/NAME')
+    .option('--data-dir <dir>', 'the cluster in a box data folder', DefaultDataDir)
+    .option('-f, --follow', 'keep printing what is appended', false)
+    .option('--raw', 'print the JSON lines as written', false)
+    .action(async (arg: string, options: LogsOptions) => {
+      const stop = new AbortController();
+      const onSignal = (): void => {
+        stop.abort();
+      };
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        await runLogs(parseNodeArgument(arg), options, io, stop.signal);
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    });
+}

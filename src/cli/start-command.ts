@@ -1,0 +1,788 @@
+/**
+ * `mco start`: the cluster in a box (docs/cluster-in-a-box.md). Starts and supervises, as child
+ * processes of this one: the API server (SQLite in the data folder), the operator, the controller,
+ * the machine config server, the dashboard, and one `mco node run` supervisor per simulated node
+ * (each runs its own `mco daemon`). New nodes are created from the boot image and provisioned by
+ * the real Ignition from their pool's pointer config, served by the MCS.
+ *
+ * - Progress is printed while nodes come up; once every pool is Updated with all its nodes, the
+ *   ready banner tells how to use the cluster (KUBECONFIG, kubectl, the dashboard URL).
+ * - A child that dies is restarted (after a delay that grows when it keeps dying).
+ * - Ctrl-C or SIGTERM stops everything in reverse order, each process by its PID, waiting for it;
+ *   a second Ctrl-C kills what is left. `DIR/pids.json` lists every PID while it runs, so a start
+ *   after a crash stops leftovers first. Children run in their own process group, so the
+ *   terminal's Ctrl-C reaches only this process and the shutdown order holds.
+ * - Starting again with the same folder resumes: same state, same nodes, same ports.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+} from 'node:fs';
+import { request } from 'node:https';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import type { ConfigMap } from '../api/core/v1/config-map.js';
+import type { Node } from '../api/core/v1/node.js';
+import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
+import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
+import { isStatusError } from '../api/meta/v1/status-error.js';
+import { Resources } from '../api/resource-refs.js';
+import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
+import { ensurePki } from '../adapters/pki.js';
+import { buildOstreeCommit, readModesFile } from '../adapters/ostree-repo.js';
+import { OsImageUrlConfigMapName } from '../logic/operator/os-image-urls.js';
+import { describePointerConfigError, pointerConfig } from '../logic/pointer-config.js';
+import type { ResourceClient } from '../ports/resource-client.js';
+import { McoVersion } from '../version.js';
+import { CliError, type CliIo } from './cli-io.js';
+import { clusterLayout, DefaultDataDir, type ClusterLayout } from './cluster-layout.js';
+import { readKubeconfig } from './kubeconfig.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const RepoRoot = join(here, here.includes('/dist/') ? '../../..' : '../..');
+const McoBin = join(RepoRoot, 'bin/mco.js');
+const BootRootfs = join(RepoRoot, 'images/rootfs/testos');
+const BootModes = join(RepoRoot, 'images/rootfs/testos.modes.json');
+export const BootRef = 'testos/x86_64/stable';
+/** Fixed, so the same tree gives the same commit (and the same OS image name) every time. */
+const BootTimestamp = 1_700_000_000;
+
+export const DefaultPortBase = 26443;
+
+/** Ports from the base: API server, MCS (TLS, plain), dashboard, metrics of the control plane. */
+export interface ClusterPorts {
+  readonly apiserver: number;
+  readonly mcsSecure: number;
+  readonly mcsInsecure: number;
+  readonly dashboard: number;
+  readonly controllerMetrics: number;
+  readonly operatorMetrics: number;
+  readonly mcsMetrics: number;
+}
+
+export function clusterPorts(base: number): ClusterPorts {
+  return {
+    apiserver: base,
+    mcsSecure: base + 1,
+    mcsInsecure: base + 2,
+    dashboard: base + 3,
+    controllerMetrics: base + 4,
+    operatorMetrics: base + 5,
+    mcsMetrics: base + 6,
+  };
+}
+
+/** What `DIR/cluster.json` records, so a later start resumes the same cluster. */
+export interface ClusterRecord {
+  readonly masters: number;
+  readonly workers: number;
+  readonly portBase: number;
+  /** The OS image nodes boot (and the ControllerConfig's base OS image at first). */
+  readonly bootImage: string;
+}
+
+export interface NodeSpec {
+  readonly name: string;
+  readonly pool: 'master' | 'worker';
+  readonly zone: string;
+}
+
+export function nodeSpecs(masters: number, workers: number): NodeSpec[] {
+  const zones = ['zone-a', 'zone-b', 'zone-c'];
+  const make = (pool: 'master' | 'worker', n: number): NodeSpec[] =>
+    Array.from({ length: n }, (_, i) => ({
+      name: `${pool}-${i}`,
+      pool,
+      zone: zones[i % zones.length] ?? 'zone-a',
+    }));
+  return [...make('master', masters), ...make('worker', workers)];
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `pid` runs a command line that mentions `dir` (so a recycled PID is left alone). */
+function runsFrom(pid: number, dir: string): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir);
+  } catch {
+    return false;
+  }
+}
+
+/** One supervised child: restarted when it dies, stopped by PID. */
+class Child {
+  readonly name: string;
+  readonly #args: readonly string[];
+  readonly #logFile: string;
+  readonly #onExit: (child: Child, code: number | null, signal: string | null) => void;
+  #process: ChildProcess | undefined;
+  #exited: Promise<void> = Promise.resolve();
+  stopping = false;
+  restarts = 0;
+
+  constructor(
+    name: string,
+    args: readonly string[],
+    logFile: string,
+    onExit: (child: Child, code: number | null, signal: string | null) => void,
+  ) {
+    this.name = name;
+    this.#args = args;
+    this.#logFile = logFile;
+    this.#onExit = onExit;
+  }
+
+  get pid(): number | undefined {
+    const p = this.#process;
+    return p !== undefined && p.exitCode === null && p.signalCode === null ? p.pid : undefined;
+  }
+
+  start(): void {
+    const fd = openSync(this.#logFile, 'a');
+    const child = spawn(process.execPath, [McoBin, ...this.#args], {
+      stdio: ['ignore', fd, fd],
+      detached: true,
+    });
+    closeSync(fd);
+    this.#process = child;
+    this.#exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => {
+        resolve();
+        if (!this.stopping) this.#onExit(this, code, signal);
+      });
+      child.once('error', () => {
+        resolve();
+      });
+    });
+  }
+
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it exited. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    const pid = this.pid;
+    if (pid === undefined) return;
+    process.kill(pid, 'SIGTERM');
+    const timer = setTimeout(() => {
+      if (alive(pid)) process.kill(pid, 'SIGKILL');
+    }, graceMs);
+    await this.#exited;
+    clearTimeout(timer);
+  }
+
+  kill(): void {
+    this.stopping = true;
+    const pid = this.pid;
+    if (pid !== undefined) process.kill(pid, 'SIGKILL');
+  }
+}
+
+export interface StartOptions {
+  readonly dataDir: string;
+  readonly masters: number;
+  readonly workers: number;
+  readonly portBase: number;
+  readonly ha: boolean;
+  /** Which of masters/workers/portBase were given on the command line. */
+  readonly explicit: ReadonlySet<'masters' | 'workers' | 'portBase'>;
+}
+
+interface Ctx {
+  readonly io: CliIo;
+  readonly layout: ClusterLayout;
+  readonly record: ClusterRecord;
+  readonly ports: ClusterPorts;
+  readonly children: Child[];
+  readonly stop: AbortController;
+}
+
+function readRecord(layout: ClusterLayout): ClusterRecord | undefined {
+  if (!existsSync(layout.clusterFile)) return undefined;
+  return JSON.parse(readFileSync(layout.clusterFile, 'utf8')) as ClusterRecord;
+}
+
+/** Stops processes a previous `mco start` left running (by PID, if they still run from DIR). */
+async function stopLeftovers(layout: ClusterLayout, io: CliIo): Promise<void> {
+  if (!existsSync(layout.pidsFile)) return;
+  const recorded = JSON.parse(readFileSync(layout.pidsFile, 'utf8')) as Record<string, number>;
+  const left = Object.entries(recorded).filter(
+    ([, pid]) => alive(pid) && runsFrom(pid, layout.dir),
+  );
+  if (left.length === 0) return;
+  io.err(
+    `stopping processes left by an earlier start: ${left.map(([n, p]) => `${n} (${p})`).join(', ')}\n`,
+  );
+  for (const [, pid] of left) process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 15_000;
+  while (left.some(([, pid]) => alive(pid)) && Date.now() < deadline) await sleep(200);
+  for (const [, pid] of left) if (alive(pid)) process.kill(pid, 'SIGKILL');
+}
+
+function writePids(ctx: Ctx): void {
+  const pids: Record<string, number> = { 'mco-start': process.pid };
+  for (const c of ctx.children) if (c.pid !== undefined) pids[c.name] = c.pid;
+  writeFileSync(ctx.layout.pidsFile, `${JSON.stringify(pids, null, 2)}\n`);
+}
+
+function launch(ctx: Ctx, name: string, args: readonly string[]): Child {
+  const child = new Child(name, args, ctx.layout.log(name), (c, code, signal) => {
+    if (ctx.stop.signal.aborted) return;
+    c.restarts += 1;
+    const delay = Math.min(30_000, 1000 * 2 ** Math.min(c.restarts - 1, 5));
+    ctx.io.err(
+      `${c.name} exited (${signal ?? `code ${String(code)}`}); restarting in ${delay / 1000}s (log: ${ctx.layout.log(c.name)})\n`,
+    );
+    setTimeout(() => {
+      if (ctx.stop.signal.aborted) return;
+      c.start();
+      writePids(ctx);
+    }, delay).unref();
+  });
+  child.start();
+  ctx.children.push(child);
+  writePids(ctx);
+  return child;
+}
+
+async function until<T>(
+  ctx: Ctx,
+  what: string,
+  probe: () => Promise<T | undefined>,
+  timeoutMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  while (!ctx.stop.signal.aborted) {
+    try {
+      const v = await probe();
+      if (v !== undefined) return v;
+    } catch (e) {
+      last = e instanceof Error ? e.message : String(e);
+    }
+    if (Date.now() > deadline)
+      throw new CliError(`timed out waiting for ${what}${last === '' ? '' : `: ${last}`}`);
+    await sleep(250);
+  }
+  throw new CliError('stopped');
+}
+
+/** The boot image: TestOS committed into DIR/images/repo; its pull spec. */
+async function ensureBootImage(layout: ClusterLayout): Promise<string> {
+  const built = await buildOstreeCommit({
+    runner: createExecCommandRunner(),
+    rootfs: BootRootfs,
+    repo: layout.imageRepo,
+    ref: BootRef,
+    version: '1',
+    subject: 'TestOS 1 boot image',
+    modes: await readModesFile(BootModes),
+    timestamp: BootTimestamp,
+  });
+  return `ostree-local:${layout.imageRepo}#${built.checksum}`;
+}
+
+async function startApiServer(ctx: Ctx): Promise<ResourceClient> {
+  const { layout, ports } = ctx;
+  const args = [
+    'apiserver',
+    '--data-dir',
+    layout.apiserverDir,
+    '--listen',
+    `127.0.0.1:${ports.apiserver}`,
+    '--storage',
+    'sqlite',
+  ];
+  const child = launch(ctx, 'apiserver', args);
+  const pidFile = join(layout.apiserverDir, 'apiserver.pid');
+  await until(
+    ctx,
+    'the API server',
+    () =>
+      Promise.resolve(
+        existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() === String(child.pid)
+          ? true
+          : undefined,
+      ),
+    60_000,
+  );
+  copyFileSync(join(layout.apiserverDir, 'admin.kubeconfig'), layout.adminKubeconfig);
+  const { createKubeClient } = await import('../adapters/kube-client.js');
+  const client = createKubeClient({ kubeconfigPath: layout.adminKubeconfig });
+  await until(
+    ctx,
+    'the API server to answer',
+    async () => (await client.list(Resources.namespace)) && true,
+    60_000,
+  );
+  return client;
+}
+
+/** The MCS's CA and certificate, and the bootstrap token folder it serves node kubeconfigs from. */
+async function prepareMcs(layout: ClusterLayout): Promise<void> {
+  mkdirSync(layout.bootstrapTokenDir, { recursive: true, mode: 0o700 });
+  await ensurePki({ dir: layout.mcsDir, hosts: ['127.0.0.1'], now: Date.now() });
+  const bootstrap = readKubeconfig(
+    readFileSync(join(layout.apiserverDir, 'bootstrap.kubeconfig'), 'utf8'),
+  );
+  if (bootstrap === undefined)
+    throw new CliError('the API server wrote no usable bootstrap.kubeconfig');
+  writeFileSync(join(layout.bootstrapTokenDir, 'token'), bootstrap.token, { mode: 0o600 });
+  writeFileSync(join(layout.bootstrapTokenDir, 'ca.crt'), bootstrap.caPem);
+}
+
+/** The release's OS images, as the installer leaves them (only written once: upgrades change it). */
+async function ensureOsImageUrls(client: ResourceClient, image: string): Promise<void> {
+  try {
+    await client.get<ConfigMap>(Resources.configMap, OsImageUrlConfigMapName, McoNamespace);
+    return;
+  } catch (e) {
+    if (!isStatusError(e, 'NotFound')) throw e;
+  }
+  await client.create<ConfigMap>(Resources.configMap, {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: OsImageUrlConfigMapName, namespace: McoNamespace },
+    data: {
+      baseOSContainerImage: image,
+      baseOSExtensionsContainerImage: '',
+      osImageURL: '',
+      releaseVersion: McoVersion.raw,
+    },
+  });
+}
+
+function startControlPlane(ctx: Ctx): void {
+  const { layout, ports } = ctx;
+  const kubeconfig = (identity: string) => join(layout.apiserverDir, `${identity}.kubeconfig`);
+  const mcsUrl = `https://127.0.0.1:${ports.mcsSecure}`;
+  launch(ctx, 'operator', [
+    'operator',
+    '--kubeconfig',
+    kubeconfig('operator'),
+    '--mcs-url',
+    mcsUrl,
+    '--mcs-ca-file',
+    join(layout.mcsDir, 'ca.crt'),
+    '--metrics-port',
+    String(ports.operatorMetrics),
+    '--poll-interval',
+    '1s',
+  ]);
+  launch(ctx, 'controller', [
+    'controller',
+    '--kubeconfig',
+    kubeconfig('controller'),
+    '--metrics-port',
+    String(ports.controllerMetrics),
+    '--render-delay',
+    '1s',
+    '--node-update-delay',
+    '1s',
+    '--drain-update-delay',
+    '1s',
+  ]);
+  launch(ctx, 'mcs', [
+    'server',
+    '--cert',
+    join(layout.mcsDir, 'serving.crt'),
+    '--key',
+    join(layout.mcsDir, 'serving.key'),
+    '--address',
+    '127.0.0.1',
+    '--secure-port',
+    String(ports.mcsSecure),
+    '--insecure-port',
+    String(ports.mcsInsecure),
+    '--kubeconfig',
+    kubeconfig('mcs'),
+    '--apiserver-url',
+    `https://127.0.0.1:${ports.apiserver}`,
+    '--bootstrap-token-dir',
+    layout.bootstrapTokenDir,
+    '--metrics-port',
+    String(ports.mcsMetrics),
+  ]);
+  launch(ctx, 'dashboard', [
+    'dashboard',
+    '--kubeconfig',
+    layout.adminKubeconfig,
+    '--listen',
+    `127.0.0.1:${ports.dashboard}`,
+  ]);
+}
+
+/** Status of GET https://127.0.0.1:<mcs>/config/<pool> as Ignition 2.14 asks for it. */
+function mcsStatus(ctx: Ctx, pool: string): Promise<number> {
+  const ca = readFileSync(join(ctx.layout.mcsDir, 'ca.crt'));
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: ctx.ports.mcsSecure,
+        path: `/config/${pool}`,
+        ca,
+        headers: { Accept: 'application/vnd.coreos.ignition+json;version=3.3.0' },
+      },
+      (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      },
+    );
+    req.on('error', reject);
+    req.setTimeout(5000, () => req.destroy(new Error('timeout')));
+    req.end();
+  });
+}
+
+function writePointerConfig(ctx: Ctx, pool: string): string {
+  const path = ctx.layout.pointerConfig(pool);
+  const r = pointerConfig({
+    pool,
+    serverUrl: `https://127.0.0.1:${ctx.ports.mcsSecure}`,
+    caBundle: readFileSync(join(ctx.layout.mcsDir, 'ca.crt')),
+    // Debian's Ignition 2.14 reads spec 3.3.0 at most.
+    specVersion: '3.3.0',
+  });
+  if (!r.ok) throw new CliError(describePointerConfigError(r.error));
+  mkdirSync(ctx.layout.pointerDir, { recursive: true });
+  writeFileSync(path, `${r.value}\n`);
+  return path;
+}
+
+/**
+ * The first-boot step (`mco firstboot-complete-machineconfig`, the OS images work), when this build
+ * has it; without one the supervisor starts the kubelet at once and the daemon's first sync takes
+ * the encapsulated config.
+ */
+function firstbootCommand(): string[] | undefined {
+  const r = spawnSync(process.execPath, [McoBin, 'firstboot-complete-machineconfig', '--help'], {
+    encoding: 'utf8',
+  });
+  // An unknown command prints mco's own help and exits 0: look for the command's usage line.
+  if (r.status !== 0 || !r.stdout.includes('Usage: mco firstboot-complete-machineconfig'))
+    return undefined;
+  const flag = (name: string, value: string): string[] =>
+    r.stdout.includes(`${name} `) ? [name, value] : [];
+  return [
+    process.execPath,
+    McoBin,
+    'firstboot-complete-machineconfig',
+    ...flag('--root', '{root}'),
+    ...flag('--node', '{name}'),
+    ...flag('--dir', '{dir}'),
+  ];
+}
+
+function createNode(ctx: Ctx, spec: NodeSpec): Promise<void> {
+  const { layout, record } = ctx;
+  const pointer = writePointerConfig(ctx, spec.pool);
+  const firstboot = firstbootCommand();
+  const args = [
+    'node',
+    'create',
+    '--dir',
+    layout.nodeDir(spec.name),
+    '--name',
+    spec.name,
+    '--boot-repo',
+    layout.imageRepo,
+    '--ref',
+    BootRef,
+    '--boot-image',
+    record.bootImage,
+    '--role',
+    spec.pool,
+    '--zone',
+    spec.zone,
+    '--kubeconfig',
+    layout.adminKubeconfig,
+    '--apiserver-data-dir',
+    layout.apiserverDir,
+    '--pointer-config',
+    pointer,
+    '--pods',
+    '2',
+    ...(firstboot === undefined ? [] : ['--firstboot-command', JSON.stringify(firstboot)]),
+  ];
+  const log = openSync(layout.log(`create-${spec.name}`), 'a');
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [McoBin, ...args], {
+      stdio: ['ignore', log, log],
+      detached: true,
+    });
+    closeSync(log);
+    const onAbort = () => {
+      if (child.pid !== undefined && alive(child.pid)) process.kill(child.pid, 'SIGKILL');
+    };
+    ctx.stop.signal.addEventListener('abort', onAbort, { once: true });
+    child.once('exit', (code) => {
+      ctx.stop.signal.removeEventListener('abort', onAbort);
+      if (code === 0) resolve();
+      else
+        reject(
+          new CliError(
+            `creating node ${spec.name} failed (exit ${String(code)}); see ${layout.log(`create-${spec.name}`)}`,
+          ),
+        );
+    });
+  });
+}
+
+interface Progress {
+  readonly line: string;
+  readonly ready: boolean;
+}
+
+/** One line about the nodes and pools; ready once every pool is Updated with all its nodes. */
+export function progressLine(
+  pools: readonly MachineConfigPool[],
+  nodes: readonly Node[],
+  expected: number,
+): Progress {
+  const readyNodes = nodes.filter(
+    (n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True',
+  ).length;
+  const parts = [`nodes ${readyNodes}/${expected} Ready`];
+  let ready = readyNodes >= expected && pools.length > 0;
+  for (const p of [...pools].sort((a, b) =>
+    (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+  )) {
+    const updated = p.status?.conditions?.find((c) => c.type === 'Updated')?.status === 'True';
+    const degraded = p.status?.conditions?.find((c) => c.type === 'Degraded')?.status === 'True';
+    const state = degraded ? 'Degraded' : updated ? 'Updated' : 'Updating';
+    parts.push(
+      `${p.metadata.name ?? ''} ${state} ${p.status?.updatedMachineCount ?? 0}/${p.status?.machineCount ?? 0}`,
+    );
+    const members = p.metadata.name === 'master' || p.metadata.name === 'worker';
+    if (!updated || (members && (p.status?.machineCount ?? 0) === 0)) ready = false;
+    if (p.spec.configuration?.name !== p.status?.configuration?.name) ready = false;
+  }
+  return { line: parts.join(' · '), ready };
+}
+
+function banner(ctx: Ctx): string {
+  const { layout, ports, record } = ctx;
+  return [
+    '',
+    `The cluster is up: ${record.masters} master${record.masters === 1 ? '' : 's'}, ${record.workers} worker${record.workers === 1 ? '' : 's'} (data in ${layout.dir}).`,
+    '',
+    `  export KUBECONFIG=${layout.adminKubeconfig}`,
+    '  kubectl get mcp',
+    '  kubectl get nodes',
+    `  dashboard: http://127.0.0.1:${ports.dashboard}/`,
+    `  metrics:   http://127.0.0.1:${ports.controllerMetrics}/metrics (controller), http://127.0.0.1:${ports.dashboard}/metrics (dashboard)`,
+    '  logs:      mco logs node/worker-0 -f, and ' + layout.logsDir,
+    '',
+    'Ctrl-C stops everything; `mco start` with the same --data-dir resumes it.',
+    '',
+  ].join('\n');
+}
+
+async function watchProgress(ctx: Ctx, client: ResourceClient, expected: number): Promise<void> {
+  let last = '';
+  let announced = false;
+  while (!ctx.stop.signal.aborted) {
+    try {
+      const [pools, nodes] = await Promise.all([
+        client.list<MachineConfigPool>(Resources.machineConfigPool),
+        client.list<Node>(Resources.node),
+      ]);
+      const p = progressLine(pools.items, nodes.items, expected);
+      if (p.line !== last) {
+        ctx.io.out(`${p.line}\n`);
+        last = p.line;
+      }
+      if (p.ready && !announced) {
+        announced = true;
+        ctx.io.out(banner(ctx));
+      }
+    } catch {
+      // the API server may be restarting; the next look will tell
+    }
+    await sleep(1000);
+  }
+}
+
+async function shutdown(ctx: Ctx, reason: string): Promise<void> {
+  ctx.io.err(`\n${reason}: stopping the cluster…\n`);
+  const byName = (prefix: string) => ctx.children.filter((c) => c.name.startsWith(prefix));
+  // Nodes first (their supervisors stop the daemons), then the control plane, the API server last.
+  await Promise.all(byName('node-').map((c) => c.stop(20_000)));
+  await Promise.all(
+    ctx.children
+      .filter((c) => !c.name.startsWith('node-') && c.name !== 'apiserver')
+      .map((c) => c.stop(10_000)),
+  );
+  await Promise.all(byName('apiserver').map((c) => c.stop(15_000)));
+  // Daemons the supervisors may have left (a supervisor killed after its grace period).
+  for (const c of byName('node-')) {
+    const file = join(ctx.layout.nodeDir(c.name.slice('node-'.length)), 'state/processes.json');
+    if (!existsSync(file)) continue;
+    const pids = JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
+    for (const pid of Object.values(pids))
+      if (alive(pid) && runsFrom(pid, ctx.layout.dir)) process.kill(pid, 'SIGKILL');
+  }
+  writeFileSync(ctx.layout.pidsFile, `${JSON.stringify({}, null, 2)}\n`);
+  ctx.io.err('stopped\n');
+}
+
+function resolveRecord(
+  options: StartOptions,
+  saved: ClusterRecord | undefined,
+  image: string,
+): ClusterRecord {
+  if (saved === undefined)
+    return {
+      masters: options.masters,
+      workers: options.workers,
+      portBase: options.portBase,
+      bootImage: image,
+    };
+  const pick = (key: 'masters' | 'workers' | 'portBase') =>
+    options.explicit.has(key) ? options[key] : saved[key];
+  const record = {
+    masters: pick('masters'),
+    workers: pick('workers'),
+    portBase: pick('portBase'),
+    bootImage: saved.bootImage,
+  };
+  if (record.masters < saved.masters || record.workers < saved.workers)
+    throw new CliError(
+      `this cluster has ${saved.masters} masters and ${saved.workers} workers: it can grow, not shrink (remove the data folder to start over)`,
+    );
+  return record;
+}
+
+export async function runStart(options: StartOptions, io: CliIo): Promise<void> {
+  if (options.ha)
+    throw new CliError(
+      '--ha needs `mco ha up` (the etcd control plane), which this build does not have yet',
+    );
+  const layout = clusterLayout(options.dataDir);
+  mkdirSync(layout.logsDir, { recursive: true, mode: 0o700 });
+  mkdirSync(layout.nodesDir, { recursive: true });
+  await stopLeftovers(layout, io);
+  const saved = readRecord(layout);
+  io.out(`${saved === undefined ? 'Creating' : 'Resuming'} the cluster in ${layout.dir}\n`);
+  const image = saved?.bootImage ?? (await ensureBootImage(layout));
+  const record = resolveRecord(options, saved, image);
+  writeFileSync(layout.clusterFile, `${JSON.stringify(record, null, 2)}\n`);
+  const ctx: Ctx = {
+    io,
+    layout,
+    record,
+    ports: clusterPorts(record.portBase),
+    children: [],
+    stop: new AbortController(),
+  };
+
+  let stopping: Promise<void> | undefined;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping !== undefined) {
+      io.err('killing what is left\n');
+      for (const c of ctx.children) c.kill();
+      return;
+    }
+    ctx.stop.abort();
+    stopping = shutdown(ctx, signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  try {
+    const client = await startApiServer(ctx);
+    io.out(
+      `API server: https://127.0.0.1:${ctx.ports.apiserver} (export KUBECONFIG=${layout.adminKubeconfig})\n`,
+    );
+    await prepareMcs(layout);
+    await ensureOsImageUrls(client, record.bootImage);
+    startControlPlane(ctx);
+    io.out(`dashboard: http://127.0.0.1:${ctx.ports.dashboard}/\n`);
+    const specs = nodeSpecs(record.masters, record.workers);
+    const progress = watchProgress(ctx, client, specs.length);
+    for (const pool of ['master', 'worker'] as const) {
+      const fresh = specs.filter(
+        (s) => s.pool === pool && !existsSync(join(layout.nodeDir(s.name), 'node.json')),
+      );
+      if (fresh.length > 0) {
+        await until(
+          ctx,
+          `the MCS to serve the ${pool} pool`,
+          async () => ((await mcsStatus(ctx, pool)) === 200 ? true : undefined),
+          180_000,
+        );
+        io.out(
+          `creating ${fresh.map((s) => s.name).join(', ')} (Ignition from the ${pool} pointer config)\n`,
+        );
+        await Promise.all(fresh.map((s) => createNode(ctx, s)));
+      }
+      for (const s of specs.filter((x) => x.pool === pool))
+        launch(ctx, `node-${s.name}`, ['node', 'run', '--dir', layout.nodeDir(s.name)]);
+    }
+    await progress;
+  } catch (e) {
+    if (!ctx.stop.signal.aborted) {
+      ctx.stop.abort();
+      stopping = shutdown(ctx, 'error');
+      await stopping;
+      throw e;
+    }
+  }
+  await stopping;
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+}
+
+function count(flag: string, min: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min)
+      throw new CliError(`${flag} ${value}: expected a whole number ≥ ${min}`);
+    return n;
+  };
+}
+
+export function startCommand(io: CliIo): Command {
+  return new Command('start')
+    .description(
+      'Start the cluster in a box: API server, operator, controller, MCS, dashboard and simulated nodes',
+    )
+    .option('--data-dir <dir>', 'where the cluster lives (resumed when it exists)', DefaultDataDir)
+    .option('--masters <n>', 'master nodes', count('--masters', 1), 1)
+    .option('--workers <n>', 'worker nodes', count('--workers', 0), 2)
+    .option(
+      '--port-base <port>',
+      'first of 7 consecutive ports (API server, MCS, dashboard, metrics)',
+      count('--port-base', 1),
+      DefaultPortBase,
+    )
+    .option('--ha', 'an etcd-backed highly available control plane (mco ha up)', false)
+    .action(
+      async (
+        opts: { dataDir: string; masters: number; workers: number; portBase: number; ha: boolean },
+        command: Command,
+      ) => {
+        const explicit = new Set<'masters' | 'workers' | 'portBase'>();
+        for (const key of ['masters', 'workers', 'portBase'] as const)
+          if (command.getOptionValueSource(key) === 'cli') explicit.add(key);
+        await runStart({ ...opts, explicit }, io);
+        // Every child has exited; an idle keep-alive socket must not keep this process alive.
+        setTimeout(() => process.exit(0), 1000).unref();
+      },
+    );
+}

@@ -1,0 +1,181 @@
+/**
+ * The diff between two rendered MachineConfigs of a pool: OS fields, then files and units side by
+ * side. Until the user picks configs it follows the pool: the config before the target on the
+ * left, the target on the right, so a new MachineConfig shows up here as soon as it is rendered.
+ */
+import type { JSX } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { fetchDiff, type ConfigDiff, type DiffRow, type PoolView } from './api.js';
+
+interface Choice {
+  readonly pool: string;
+  readonly from: string;
+  readonly to: string;
+}
+
+/** The config before the target (or the last two rendered ones). */
+export function defaultChoice(pool: PoolView): Choice {
+  const list = pool.renderedConfigs;
+  const to = pool.target || (list[list.length - 1] ?? '');
+  const at = list.indexOf(to);
+  const from = at > 0 ? (list[at - 1] ?? to) : to;
+  return { pool: pool.name, from, to };
+}
+
+function Rows({ rows }: { rows: readonly DiffRow[] }) {
+  return (
+    <table class="sbs">
+      <tbody>
+        {rows.map((r, i) => (
+          <tr key={i} class={`row-${r.kind}`}>
+            <td class="left mono">{r.left ?? ''}</td>
+            <td class="right mono">{r.right ?? ''}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function DiffBody({ diff }: { diff: ConfigDiff }) {
+  const fields = diff.fields.filter((f) => f.changed);
+  const nothing = fields.length === 0 && diff.files.length === 0 && diff.units.length === 0;
+  return (
+    <div data-testid="diff">
+      {nothing ? <p class="empty">The two configs are the same.</p> : null}
+      {fields.length > 0 ? (
+        <table class="fields">
+          <tbody>
+            {fields.map((f) => (
+              <tr key={f.field}>
+                <th>{f.field}</th>
+                <td class="left mono">{f.from || '—'}</td>
+                <td class="right mono">{f.to || '—'}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+      {diff.files.map((f) => (
+        <section class="diff-entry" key={f.path} data-testid={`diff-file-${f.path}`}>
+          <h4>
+            <span class={`badge change-${f.change}`}>{f.change}</span>{' '}
+            <span class="mono">{f.path}</span>
+            <span class="meta">
+              {f.from === undefined ? '' : `${f.from.mode} ${f.from.owner}`}
+              {f.from !== undefined && f.to !== undefined ? ' → ' : ''}
+              {f.to === undefined ? '' : `${f.to.mode} ${f.to.owner}`}
+            </span>
+          </h4>
+          <Rows rows={f.rows} />
+        </section>
+      ))}
+      {diff.units.map((u) => (
+        <section class="diff-entry" key={u.name} data-testid={`diff-unit-${u.name}`}>
+          <h4>
+            <span class={`badge change-${u.change}`}>{u.change}</span>{' '}
+            <span class="mono">{u.name}</span>
+            <span class="meta">
+              {u.from || '—'} → {u.to || '—'}
+            </span>
+          </h4>
+          <Rows rows={u.rows} />
+        </section>
+      ))}
+      <p class="meta">
+        {diff.unchangedFiles.length} files and {diff.unchangedUnits.length} units unchanged
+      </p>
+    </div>
+  );
+}
+
+export function DiffView({ pools }: { pools: readonly PoolView[] }): JSX.Element {
+  const [picked, setPicked] = useState<Choice | undefined>(undefined);
+  const [poolName, setPoolName] = useState<string | undefined>(undefined);
+  const [answer, setAnswer] = useState<{ key: string; diff?: ConfigDiff; error?: string }>();
+  const pool =
+    pools.find((p) => p.name === (poolName ?? 'worker')) ??
+    pools.find((p) => p.renderedConfigs.length > 0);
+  const choice =
+    picked !== undefined && picked.pool === pool?.name
+      ? picked
+      : pool === undefined
+        ? undefined
+        : defaultChoice(pool);
+  const key = choice === undefined ? '' : `${choice.from}→${choice.to}`;
+
+  useEffect(() => {
+    if (choice === undefined || choice.from === '' || choice.to === '') return undefined;
+    const abort = new AbortController();
+    fetchDiff(choice.from, choice.to, abort.signal).then(
+      (a) => {
+        setAnswer(a.ok ? { key, diff: a.diff } : { key, error: a.error });
+      },
+      (e: unknown) => {
+        if (!abort.signal.aborted) setAnswer({ key, error: String(e) });
+      },
+    );
+    return () => {
+      abort.abort();
+    };
+  }, [key]);
+
+  if (pool === undefined || choice === undefined)
+    return <p class="empty">No rendered configs yet.</p>;
+  const select = (side: 'from' | 'to') => (e: Event) => {
+    setPicked({ ...choice, [side]: (e.currentTarget as HTMLSelectElement).value });
+  };
+  return (
+    <div class="diff-view">
+      <div class="diff-controls">
+        <label>
+          pool{' '}
+          <select
+            value={pool.name}
+            onChange={(e) => {
+              setPoolName(e.currentTarget.value);
+              setPicked(undefined);
+            }}
+          >
+            {pools.map((p) => (
+              <option key={p.name}>{p.name}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          from{' '}
+          <select value={choice.from} onChange={select('from')} data-testid="diff-from">
+            {pool.renderedConfigs.map((n) => (
+              <option key={n}>{n}</option>
+            ))}
+          </select>
+        </label>
+        <label>
+          to{' '}
+          <select value={choice.to} onChange={select('to')} data-testid="diff-to">
+            {pool.renderedConfigs.map((n) => (
+              <option key={n}>{n}</option>
+            ))}
+          </select>
+        </label>
+        {picked !== undefined ? (
+          <button
+            type="button"
+            onClick={() => {
+              setPicked(undefined);
+            }}
+          >
+            follow the pool
+          </button>
+        ) : null}
+      </div>
+      {answer?.key !== key ? (
+        <p class="empty">Loading…</p>
+      ) : answer.error !== undefined ? (
+        <p class="error">{answer.error}</p>
+      ) : answer.diff !== undefined ? (
+        <DiffBody diff={answer.diff} />
+      ) : null}
+    </div>
+  );
+}

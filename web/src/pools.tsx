@@ -1,0 +1,93 @@
+/** Pool cards: state, a progress bar of updated/total, the counts, configs and conditions. */
+import type { JSX } from 'preact';
+import type { PoolView } from './api.js';
+
+const OutcomeLabel = { Done: 'Updated', Progressing: 'Updating', Degraded: 'Degraded' } as const;
+
+function ProgressBar({ pool }: { pool: PoolView }) {
+  return (
+    <div
+      class={`progress progress-${pool.outcome.toLowerCase()}`}
+      role="progressbar"
+      aria-label={`${pool.name} rollout`}
+      aria-valuemin={0}
+      aria-valuemax={pool.machineCount}
+      aria-valuenow={pool.updatedMachineCount}
+      data-testid={`progress-${pool.name}`}
+    >
+      <div class="progress-fill" style={{ width: `${pool.progressPercent}%` }} />
+      <span class="progress-text">
+        {pool.updatedMachineCount}/{pool.machineCount} updated · {pool.progressPercent}%
+      </span>
+    </div>
+  );
+}
+
+function Count({ label, value, warn }: { label: string; value: number; warn?: boolean }) {
+  return (
+    <div class={`count${warn === true && value > 0 ? ' count-warn' : ''}`}>
+      <span class="count-value">{value}</span>
+      <span class="count-label">{label}</span>
+    </div>
+  );
+}
+
+function PoolCard({ pool }: { pool: PoolView }) {
+  return (
+    <article class="card pool" data-testid={`pool-${pool.name}`}>
+      <header class="pool-head">
+        <h3>{pool.name}</h3>
+        <span
+          class={`badge badge-${pool.outcome.toLowerCase()}`}
+          data-testid={`pool-state-${pool.name}`}
+        >
+          {OutcomeLabel[pool.outcome]}
+        </span>
+        {pool.paused ? <span class="badge badge-paused">Paused</span> : null}
+      </header>
+      <ProgressBar pool={pool} />
+      <div class="counts">
+        <Count label="machines" value={pool.machineCount} />
+        <Count label="updated" value={pool.updatedMachineCount} />
+        <Count label="ready" value={pool.readyMachineCount} />
+        <Count label="unavailable" value={pool.unavailableMachineCount} warn />
+        <Count label="degraded" value={pool.degradedMachineCount} warn />
+      </div>
+      <dl class="configs">
+        <dt>target</dt>
+        <dd class="mono">{pool.target || '—'}</dd>
+        <dt>current</dt>
+        <dd class="mono">{pool.current || '—'}</dd>
+        <dt>maxUnavailable</dt>
+        <dd>{pool.maxUnavailable}</dd>
+      </dl>
+      <p class="message">{pool.message}</p>
+      <details>
+        <summary>conditions</summary>
+        <table class="conditions">
+          <tbody>
+            {pool.conditions.map((c) => (
+              <tr key={c.type} class={`cond-${c.status.toLowerCase()}`}>
+                <td>{c.type}</td>
+                <td>{c.status}</td>
+                <td>{c.reason}</td>
+                <td>{c.message}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </details>
+    </article>
+  );
+}
+
+export function Pools({ pools }: { pools: readonly PoolView[] }): JSX.Element {
+  if (pools.length === 0) return <p class="empty">No MachineConfigPools yet.</p>;
+  return (
+    <div class="pools">
+      {pools.map((p) => (
+        <PoolCard key={p.name} pool={p} />
+      ))}
+    </div>
+  );
+}
