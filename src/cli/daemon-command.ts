@@ -20,6 +20,7 @@ import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
 import { fsFileWatcher } from '../adapters/fs-file-watcher.js';
 import { HttpsResourceClient } from '../adapters/https-resource-client.js';
 import { createOstreeHost } from '../adapters/ostree-host.js';
+import { nodeOsImageFetcher } from '../adapters/registry-os-image-fetcher.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
 import { systemClock } from '../adapters/system-clock.js';
@@ -95,7 +96,9 @@ export function promDaemonMetrics(registry: Registry): DaemonMetrics {
 
 function createHost(kind: string, root: string): Host {
   const runner = createExecCommandRunner();
-  if (kind === 'ostree') return createOstreeHost({ root, runner });
+  // OS images from a registry (pull by digest, cached under the node's /var) or a local repo.
+  if (kind === 'ostree')
+    return createOstreeHost({ root, runner, imageFetcher: nodeOsImageFetcher(root) });
   if (kind === 'coreos') return createCoreosHost({ root, runner });
   throw new CliError(`--host ${kind}: expected coreos or ostree`);
 }

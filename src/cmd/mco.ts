@@ -8,6 +8,7 @@ import { bootstrapCommand } from '../cli/bootstrap-command.js';
 import { CliError, type CliIo } from '../cli/cli-io.js';
 import { controllerCommand } from '../cli/controller-command.js';
 import { dashboardCommand } from '../cli/dashboard-command.js';
+import { firstbootCommand } from '../cli/firstboot-command.js';
 import { getCommand } from '../cli/get-command.js';
 import { logsCommand } from '../cli/logs-command.js';
 import { daemonCommand } from '../cli/daemon-command.js';
@@ -15,11 +16,14 @@ import { haCommand } from '../cli/ha-command.js';
 import { ManifestLoadError } from '../cli/load-manifests.js';
 import { nodeCommand } from '../cli/node-command.js';
 import { operatorCommand } from '../cli/operator-command.js';
+import { osImageCommand } from '../cli/os-image-command.js';
 import { pointerConfigCommand } from '../cli/pointer-config-command.js';
+import { releaseCommand } from '../cli/release-command.js';
 import { renderCommand } from '../cli/render-command.js';
 import { rolloutCommand } from '../cli/rollout-command.js';
 import { serverCommand } from '../cli/server-command.js';
 import { startCommand } from '../cli/start-command.js';
+import { upgradeCommand } from '../cli/upgrade-command.js';
 import { McoVersion } from '../version.js';
 
 const io: CliIo = {
@@ -58,6 +62,10 @@ function program(): Command {
       .addCommand(getCommand(io))
       .addCommand(logsCommand(io))
       .addCommand(startCommand(io))
+      .addCommand(osImageCommand(io))
+      .addCommand(releaseCommand(io))
+      .addCommand(upgradeCommand(io, process.env['KUBECONFIG']))
+      .addCommand(firstbootCommand(io))
   );
 }
 
