@@ -27,6 +27,7 @@ import {
   type WatchHandler,
   type WatchOptions,
 } from '../ports/storage.js';
+import { eventKey, eventRevision, WatchDelivery } from '../ports/storage-watch-delivery.js';
 
 export interface SqliteStorageOptions {
   /** Rows read per step when a watch replays history (default 1000). */
@@ -629,14 +630,6 @@ function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
-function eventRevision(event: WatchEvent): number {
-  return event.type === 'put' ? event.kv.modRevision : event.revision;
-}
-
-function eventKey(event: WatchEvent): string {
-  return event.type === 'put' ? event.kv.key : event.key;
-}
-
 /**
  * One watch. While replaying, live events wait in a buffer; going live appends the buffered
  * events the replay did not already cover (by revision), so each event is delivered once.
@@ -644,17 +637,11 @@ function eventKey(event: WatchEvent): string {
  */
 class SqliteWatcher {
   readonly prefix: string;
-  readonly #handler: WatchHandler;
-  readonly #signal: AbortSignal;
-  readonly #onEnd: (w: SqliteWatcher) => void;
+  readonly #delivery: WatchDelivery;
   /** The highest revision queued for delivery; the replay continues after it. */
   #cursor: number;
   #replaying = true;
   #buffer: WatchEvent[] = [];
-  #queue: WatchEvent[] = [];
-  #error: StorageError | undefined;
-  #scheduled = false;
-  #ended = false;
 
   constructor(
     prefix: string,
@@ -665,10 +652,10 @@ class SqliteWatcher {
   ) {
     this.prefix = prefix;
     this.#cursor = after;
-    this.#handler = handler;
-    this.#signal = signal;
-    this.#onEnd = onEnd;
-    signal.addEventListener('abort', this.#abort, { once: true });
+    this.#delivery = new WatchDelivery(handler, signal, () => {
+      this.#buffer = [];
+      onEnd(this);
+    });
   }
 
   get cursor(): number {
@@ -676,19 +663,19 @@ class SqliteWatcher {
   }
 
   get ended(): boolean {
-    return this.#ended;
+    return this.#delivery.ended;
   }
 
   /** A live event from the write path. */
   publish(event: WatchEvent): void {
-    if (this.#ended || !eventKey(event).startsWith(this.prefix)) return;
+    if (this.ended || !eventKey(event).startsWith(this.prefix)) return;
     if (this.#replaying) this.#buffer.push(event);
     else this.#enqueue(event);
   }
 
   /** An event read from the table, in revision order. */
   replay(event: WatchEvent): void {
-    if (!this.#ended) this.#enqueue(event);
+    if (!this.ended) this.#enqueue(event);
   }
 
   goLive(): void {
@@ -700,58 +687,13 @@ class SqliteWatcher {
 
   /** Ends the watch: queued events are dropped and `onError` is the last call. */
   fail(error: StorageError): void {
-    if (this.#ended) return;
-    this.#end();
-    this.#error = error;
-    this.#schedule();
+    this.#delivery.fail(error);
   }
 
   #enqueue(event: WatchEvent): void {
     const revision = eventRevision(event);
     if (revision <= this.#cursor) return;
     this.#cursor = revision;
-    this.#queue.push(event);
-    this.#schedule();
+    this.#delivery.deliver(event);
   }
-
-  readonly #abort = (): void => {
-    this.#end();
-  };
-
-  #end(): void {
-    this.#ended = true;
-    this.#queue = [];
-    this.#buffer = [];
-    this.#signal.removeEventListener('abort', this.#abort);
-    this.#onEnd(this);
-  }
-
-  #schedule(): void {
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    queueMicrotask(this.#drain);
-  }
-
-  readonly #drain = (): void => {
-    this.#scheduled = false;
-    while (this.#queue.length > 0) {
-      const batch = this.#queue;
-      this.#queue = [];
-      for (const event of batch) {
-        if (this.#ended) break;
-        try {
-          this.#handler.onEvent(event);
-        } catch (cause) {
-          this.fail(
-            new StorageError(StorageErrorCode.Unavailable, 'watch handler failed', { cause }),
-          );
-        }
-      }
-    }
-    const error = this.#error;
-    if (error !== undefined && !this.#signal.aborted) {
-      this.#error = undefined;
-      this.#handler.onError(error);
-    }
-  };
 }

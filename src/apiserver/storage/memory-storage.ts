@@ -19,6 +19,7 @@ import {
   type WatchHandler,
   type WatchOptions,
 } from '../../ports/storage.js';
+import { eventKey, eventRevision, WatchDelivery } from '../../ports/storage-watch-delivery.js';
 
 /** One retained version of a key; `kv` is undefined for a deletion (tombstone). */
 interface Version {
@@ -235,17 +236,11 @@ export class MemoryStorage implements Storage {
   }
 }
 
-/** One watch: filters by prefix and revision, queues, and delivers in order off the write path. */
+/** One watch: filters by prefix and revision; delivery is the shared WatchDelivery. */
 class MemoryWatcher {
   readonly #prefix: string;
   readonly #after: number;
-  readonly #handler: WatchHandler;
-  readonly #signal: AbortSignal;
-  readonly #onEnd: (w: MemoryWatcher) => void;
-  #queue: WatchEvent[] = [];
-  #error: StorageError | undefined;
-  #scheduled = false;
-  #ended = false;
+  readonly #delivery: WatchDelivery;
 
   constructor(
     prefix: string,
@@ -256,76 +251,21 @@ class MemoryWatcher {
   ) {
     this.#prefix = prefix;
     this.#after = after;
-    this.#handler = handler;
-    this.#signal = signal;
-    this.#onEnd = onEnd;
-    signal.addEventListener('abort', this.#abort, { once: true });
+    this.#delivery = new WatchDelivery(handler, signal, () => {
+      onEnd(this);
+    });
   }
 
   push(event: WatchEvent): void {
-    if (this.#ended || eventRevision(event) <= this.#after) return;
+    if (this.#delivery.ended || eventRevision(event) <= this.#after) return;
     if (!eventKey(event).startsWith(this.#prefix)) return;
-    this.#queue.push(event);
-    this.#schedule();
+    this.#delivery.deliver(event);
   }
 
   /** Ends the watch: queued events are dropped and `onError` is the last call. */
   fail(error: StorageError): void {
-    if (this.#ended) return;
-    this.#end();
-    this.#error = error;
-    this.#schedule();
+    this.#delivery.fail(error);
   }
-
-  readonly #abort = (): void => {
-    this.#end();
-  };
-
-  #end(): void {
-    this.#ended = true;
-    this.#queue = [];
-    this.#signal.removeEventListener('abort', this.#abort);
-    this.#onEnd(this);
-  }
-
-  #schedule(): void {
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    // Delivery is never synchronous with a write: a handler that writes (or throws) must not
-    // reorder or break the fan-out to the other watchers.
-    queueMicrotask(this.#drain);
-  }
-
-  readonly #drain = (): void => {
-    this.#scheduled = false;
-    while (this.#queue.length > 0) {
-      const batch = this.#queue;
-      this.#queue = [];
-      for (const event of batch) {
-        if (this.#ended) break;
-        try {
-          this.#handler.onEvent(event);
-        } catch (cause) {
-          this.fail(
-            new StorageError(StorageErrorCode.Unavailable, 'watch handler failed', { cause }),
-          );
-        }
-      }
-    }
-    const error = this.#error;
-    if (error !== undefined && !this.#signal.aborted) {
-      this.#error = undefined;
-      this.#handler.onError(error);
-    }
-  };
-}
-
-function eventRevision(event: WatchEvent): number {
-  return event.type === 'put' ? event.kv.modRevision : event.revision;
-}
-
-function eventKey(event: WatchEvent): string {
-  return event.type === 'put' ? event.kv.key : event.key;
 }
 
 /** Index of the first event with a revision above `revision` (the log is in revision order). */

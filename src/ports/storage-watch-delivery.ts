@@ -1,0 +1,94 @@
+/**
+ * The delivery half of a Storage watch, the same for every implementation (memory, SQLite, etcd):
+ * events queue and reach the handler in order from a microtask, never inside a write, so a handler
+ * that writes or throws cannot reorder or break the fan-out to other watchers. A throwing handler
+ * ends the watch with Unavailable; after `fail` the queued events are dropped and `onError` is the
+ * last call; an aborted signal ends the watch without a call.
+ */
+import { StorageError, StorageErrorCode, type WatchEvent, type WatchHandler } from './storage.js';
+
+export class WatchDelivery {
+  readonly #handler: WatchHandler;
+  readonly #signal: AbortSignal;
+  readonly #onEnd: () => void;
+  #queue: WatchEvent[] = [];
+  #error: StorageError | undefined;
+  #scheduled = false;
+  #ended = false;
+
+  /** `onEnd` runs once, when the watch ends by abort or failure (to unregister the watcher). */
+  constructor(handler: WatchHandler, signal: AbortSignal, onEnd: () => void) {
+    this.#handler = handler;
+    this.#signal = signal;
+    this.#onEnd = onEnd;
+    signal.addEventListener('abort', this.#abort, { once: true });
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  deliver(event: WatchEvent): void {
+    if (this.#ended) return;
+    this.#queue.push(event);
+    this.#schedule();
+  }
+
+  /** Ends the watch: queued events are dropped and `onError` is the last call. */
+  fail(error: StorageError): void {
+    if (this.#ended) return;
+    this.#end();
+    this.#error = error;
+    this.#schedule();
+  }
+
+  readonly #abort = (): void => {
+    this.#end();
+  };
+
+  #end(): void {
+    this.#ended = true;
+    this.#queue = [];
+    this.#signal.removeEventListener('abort', this.#abort);
+    this.#onEnd();
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    queueMicrotask(this.#drain);
+  }
+
+  readonly #drain = (): void => {
+    this.#scheduled = false;
+    while (this.#queue.length > 0) {
+      const batch = this.#queue;
+      this.#queue = [];
+      for (const event of batch) {
+        if (this.#ended) break;
+        try {
+          this.#handler.onEvent(event);
+        } catch (cause) {
+          this.fail(
+            new StorageError(StorageErrorCode.Unavailable, 'watch handler failed', { cause }),
+          );
+        }
+      }
+    }
+    const error = this.#error;
+    if (error !== undefined && !this.#signal.aborted) {
+      this.#error = undefined;
+      this.#handler.onError(error);
+    }
+  };
+}
+
+/** The revision an event happened at. */
+export function eventRevision(event: WatchEvent): number {
+  return event.type === 'put' ? event.kv.modRevision : event.revision;
+}
+
+/** The key an event is about. */
+export function eventKey(event: WatchEvent): string {
+  return event.type === 'put' ? event.kv.key : event.key;
+}
