@@ -126,9 +126,20 @@ export function matchesLabelSelector(
   labels: Labels | undefined,
 ): boolean {
   if (selector === undefined) return false;
-  const reqs = labelSelectorToRequirements(selector);
+  let reqs = parsedSelectors.get(selector);
+  if (reqs === undefined) {
+    reqs = labelSelectorToRequirements(selector);
+    parsedSelectors.set(selector, reqs);
+  }
   return reqs.ok && matchesRequirements(reqs.value, labels);
 }
+
+// A pool's selector is matched against every node on each sync; objects from a cache are replaced,
+// not changed, when the resource changes, so the parse is kept per selector object.
+const parsedSelectors = new WeakMap<
+  LabelSelector,
+  Result<readonly Requirement[], LabelSelectorError>
+>();
 
 /** `LabelSelectorAsSelector(s).String()`; nil and empty print as `""`. */
 export function labelSelectorToString(selector: LabelSelector | undefined): string {
