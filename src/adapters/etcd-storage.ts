@@ -19,11 +19,18 @@
  *   watch ends with Compacted, and if no member takes it for `watchRetryTimeoutMs`, Unavailable.
  * - Compaction is etcd's, cluster-wide and idempotent: several API servers may all compact.
  */
-import { circuitBreaker, ConsecutiveBreaker, handleWhen, retry } from 'cockatiel';
+import {
+  BrokenCircuitError,
+  circuitBreaker,
+  ConsecutiveBreaker,
+  handleWhen,
+  retry,
+} from 'cockatiel';
 import {
   CompareResult,
   CompareTarget,
   Etcd3,
+  GRPCDeadlineExceededError,
   isRecoverableError,
   type ICompare,
   type IKeyValue,
@@ -229,7 +236,7 @@ export class EtcdStorage implements Storage {
       timer = setTimeout(() => {
         reject(
           this.#unavailable(
-            `${what}: etcd did not answer within ${String(this.#timeoutMs)} ms`,
+            `${what}: etcd unavailable: no member with quorum answered within ${String(this.#timeoutMs)} ms`,
             key,
           ),
         );
@@ -240,10 +247,21 @@ export class EtcdStorage implements Storage {
     } catch (e) {
       if (e instanceof StorageError || isCompactedError(e) || isFutureRevisionError(e)) throw e;
       if (this.#closed) throw this.#unavailable('storage closed', key, e);
-      throw this.#unavailable(`${what}: etcd unavailable: ${messageOf(e)}`, key, e);
+      throw this.#unavailable(`${what}: etcd unavailable: ${this.#reason(e)}`, key, e);
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /**
+   * Why a call failed, in words a person reading a 5xx Status can act on: gRPC's deadline text
+   * ("waiting for name resolution") and the circuit breaker's ("Execution prevented…") both mean
+   * that no member with quorum answered in time.
+   */
+  #reason(e: unknown): string {
+    if (e instanceof GRPCDeadlineExceededError || e instanceof BrokenCircuitError)
+      return `no member with quorum answered within ${String(this.#timeoutMs)} ms`;
+    return messageOf(e);
   }
 
   #range(what: string, request: IRangeRequest, key?: string): Promise<IRangeResponse> {
