@@ -8,8 +8,9 @@
  * with `--once-from` it applies a MachineConfig or Ignition file once, without a cluster, and
  * exits. A SIGTERM during the journaled steps of an update is held until the current step is
  * done (the update resumes at the next start). MCO_DAEMON_CRASH_AT=<step>[:<n>],… (tests only)
- * kills the process with SIGKILL at those points of an update, each once when
- * MCO_DAEMON_CRASH_STAMPS names a folder for stamps.
+ * (or `@file`: the targets are read from that file at every point) kills the process with
+ * SIGKILL at those points of an update, each once when MCO_DAEMON_CRASH_STAMPS names a folder for
+ * stamps.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -28,10 +29,12 @@ import { Resources } from '../api/resource-refs.js';
 import { ApiEventRecorder } from '../controller/common/event-recorder.js';
 import {
   crashPointsAt,
+  crashPointsFrom,
   crashTargetName,
   noCrashPoints,
   parseCrashTargets,
   type CrashPoints,
+  type CrashPointsOptions,
   type CrashTarget,
 } from '../daemon/crash-points.js';
 import { Daemon } from '../daemon/daemon.js';
@@ -105,19 +108,18 @@ function createHost(kind: string, root: string): Host {
 
 /**
  * The crash drill's hook, from the environment (tests only): MCO_DAEMON_CRASH_AT lists targets
- * (`step[:n],…`); with MCO_DAEMON_CRASH_STAMPS=<dir> each fires once across restarts (a stamp file
- * per target is written just before the kill).
+ * (`step[:n],…`), or is `@<file>` whose text lists them and is read again at every point (a test
+ * arms a running daemon by writing it; a missing file arms nothing); with
+ * MCO_DAEMON_CRASH_STAMPS=<dir> each fires once across restarts (a stamp file per target is
+ * written just before the kill).
  */
 function crashPointsFromEnv(log: Logger): CrashPoints {
   const spec = process.env[CrashAtEnv];
   if (spec === undefined || spec === '') return noCrashPoints;
-  const targets = parseCrashTargets(spec);
-  if (targets === undefined) throw new CliError(`${CrashAtEnv}=${spec}: expected <step>[:<n>],…`);
   const stamps = process.env[CrashStampsEnv];
   const stampOf = (t: CrashTarget): string | undefined =>
     stamps === undefined || stamps === '' ? undefined : join(stamps, crashTargetName(t));
-  log.warn('crash drill armed', { crashAt: spec, stamps });
-  return crashPointsAt(targets, {
+  const options: CrashPointsOptions = {
     isSpent: (t) => {
       const stamp = stampOf(t);
       return stamp !== undefined && existsSync(stamp);
@@ -133,7 +135,23 @@ function crashPointsFromEnv(log: Logger): CrashPoints {
       );
       process.kill(process.pid, 'SIGKILL');
     },
-  });
+  };
+  log.warn('crash drill armed', { crashAt: spec, stamps });
+  if (spec.startsWith('@')) {
+    const file = spec.slice(1);
+    return crashPointsFrom(() => {
+      let text: string;
+      try {
+        text = readFileSync(file, 'utf8');
+      } catch {
+        return [];
+      }
+      return parseCrashTargets(text.replaceAll('\n', ',')) ?? [];
+    }, options);
+  }
+  const targets = parseCrashTargets(spec);
+  if (targets === undefined) throw new CliError(`${CrashAtEnv}=${spec}: expected <step>[:<n>],…`);
+  return crashPointsAt(targets, options);
 }
 
 function nodeEvents(client: ResourceClient, log: Logger, node: string): DaemonEvents {

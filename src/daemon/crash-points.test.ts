@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   crashPointsAt,
+  crashPointsFrom,
   crashTargetName,
   parseCrashTarget,
   parseCrashTargets,
@@ -35,5 +36,22 @@ describe('crash points', () => {
     });
     for (const s of ['w', 'x', 'w', 'w', 'y', 'x']) points.reached(s);
     expect(fired).toEqual(['x:1', 'w:2']);
+  });
+
+  it('reads targets at every point and counts steps from the start, armed or not', () => {
+    const fired: string[] = [];
+    let targets = parseCrashTargets('') ?? [];
+    const spent = new Set<string>();
+    const points = crashPointsFrom(() => targets, {
+      isSpent: (t) => spent.has(crashTargetName(t)),
+      kill: (t) => {
+        spent.add(crashTargetName(t));
+        fired.push(crashTargetName(t));
+      },
+    });
+    points.reached('w');
+    targets = parseCrashTargets('w:1,w:2,x') ?? [];
+    for (const s of ['w', 'x', 'x', 'w']) points.reached(s);
+    expect(fired).toEqual(['w:2', 'x:1']);
   });
 });

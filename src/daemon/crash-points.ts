@@ -2,8 +2,8 @@
  * Named points in an update where a test may kill the daemon (the crash drill of issue 6). Each
  * point is reached in order; `step:n` names the n-th time `step` is reached in this process
  * (`file-written:3` is just after the third file write). Production passes `noCrashPoints`; the
- * CLI builds the real one from MCO_DAEMON_CRASH_AT (a comma-separated list of targets), and its
- * `kill` ends the process as SIGKILL would, with no cleanup. A target can be made to fire once
+ * CLI builds the real one from MCO_DAEMON_CRASH_AT (a comma-separated list of targets, or `@file`
+ * to read them from a file at every point), and its `kill` ends the process as SIGKILL would. A target can be made to fire once
  * across restarts: `isSpent` says it already fired (the CLI keeps a stamp file per target).
  */
 
@@ -56,13 +56,27 @@ export function crashPointsAt(
   options: CrashPointsOptions,
 ): CrashPoints {
   const armed = targets.filter((t) => options.isSpent?.(t) !== true);
+  if (armed.length === 0) return noCrashPoints;
+  return crashPointsFrom(() => armed, options);
+}
+
+/**
+ * Crash points whose targets are looked up each time a point is reached (`targets()`), so a test
+ * can arm a daemon that is already running. Every step is counted from the start of the process,
+ * armed or not, so `step:n` means the same whenever the target was set.
+ */
+export function crashPointsFrom(
+  targets: () => readonly CrashTarget[],
+  options: CrashPointsOptions,
+): CrashPoints {
   const hits = new Map<string, number>();
   return {
     reached(step) {
-      if (armed.length === 0) return;
       const n = (hits.get(step) ?? 0) + 1;
       hits.set(step, n);
-      const target = armed.find((t) => t.step === step && t.occurrence === n);
+      const target = targets().find(
+        (t) => t.step === step && t.occurrence === n && options.isSpent?.(t) !== true,
+      );
       if (target !== undefined) options.kill(target);
     },
   };
