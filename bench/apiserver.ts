@@ -9,8 +9,12 @@
  *    Node update until each watcher has the event, p50/p99/max over several updates. The watchers
  *    live in this one client process, so the figures include its own event-loop queueing.
  * 3. The server's resident set size (VmRSS) idle, after the creates, and with the watchers open.
+ * 4. The same on etcd, in the same run: a 3-member etcd cluster on 127.0.0.1 and two
+ *    `mco apiserver --storage etcd` sharing it. Creates/s raw (EtcdStorage) and over HTTPS, and
+ *    watch latency with the update sent to the watchers' own server and to the other one (the
+ *    event then travels through etcd's watch, as between HA API servers).
  *
- * Run: npm run bench:apiserver
+ * Run: npm run bench:apiserver (BENCH_CREATES=500 BENCH_WATCHERS=200 for a short run)
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -19,12 +23,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { EtcdClusterProcesses } from '../src/adapters/etcd-cluster-process.js';
+import { EtcdStorage } from '../src/adapters/etcd-storage.js';
 import { SqliteStorage } from '../src/adapters/sqlite-storage.js';
 
 const RepoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const Creates = 3_000;
+const Creates = Number(process.env['BENCH_CREATES'] ?? 3_000);
 const Concurrency = 32;
-const WatcherCounts = [1_000, 5_000];
+const WatcherCounts = (process.env['BENCH_WATCHERS'] ?? '1000,5000').split(',').map(Number);
 const UpdatesPerRound = 5;
 
 interface Server {
@@ -35,7 +41,12 @@ interface Server {
   stop(): Promise<void>;
 }
 
-async function startServer(dataDir: string): Promise<Server> {
+/** Starts `mco apiserver` on a free port; `extra` selects the storage (SQLite by default). */
+async function startServer(
+  dataDir: string,
+  extra: readonly string[] = [],
+  pkiDir = dataDir,
+): Promise<Server> {
   const child = spawn(
     process.execPath,
     [
@@ -47,6 +58,7 @@ async function startServer(dataDir: string): Promise<Server> {
       '127.0.0.1:0',
       '--log-level',
       'warn',
+      ...extra,
     ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
@@ -64,7 +76,7 @@ async function startServer(dataDir: string): Promise<Server> {
     pid: child.pid ?? 0,
     url,
     token,
-    ca: readFileSync(join(dataDir, 'ca.crt'), 'utf8'),
+    ca: readFileSync(join(pkiDir, 'ca.crt'), 'utf8'),
     stop: () =>
       new Promise((resolve) => {
         child.once('exit', () => {
@@ -136,6 +148,19 @@ const configMap = (i: number) => ({
 
 async function rawCreatesPerSecond(dir: string): Promise<number> {
   const storage = new SqliteStorage(join(dir, 'raw.db'));
+  const t0 = performance.now();
+  await inParallel(Creates, Concurrency, async (i) => {
+    const obj = configMap(i);
+    await storage.create(`/registry/configmaps/default/${obj.metadata.name}`, JSON.stringify(obj));
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  await storage.close();
+  return Creates / seconds;
+}
+
+/** The same creates on EtcdStorage directly (each a txn with quorum, fsynced by the members). */
+async function rawEtcdCreatesPerSecond(endpoints: readonly string[]): Promise<number> {
+  const storage = await EtcdStorage.open({ endpoints, prefix: '/raw-bench' });
   const t0 = performance.now();
   await inParallel(Creates, Concurrency, async (i) => {
     const obj = configMap(i);
@@ -221,7 +246,13 @@ interface FanOut {
   readonly rss: number;
 }
 
-async function fanOut(server: Server, watchers: number, round: number): Promise<FanOut> {
+/** Opens `watchers` watches on `server` and times updates sent through `writer` (default: it). */
+async function fanOut(
+  server: Server,
+  watchers: number,
+  round: string,
+  writer: Server = server,
+): Promise<FanOut> {
   const node = await call(server, false, 'GET', '/api/v1/nodes/bench-node');
   const rv = (JSON.parse(node.text) as { metadata: { resourceVersion: string } }).metadata
     .resourceVersion;
@@ -250,7 +281,7 @@ async function fanOut(server: Server, watchers: number, round: number): Promise<
     marker = `"bench-round":"${round}-${u}"`;
     sentAt = performance.now();
     const patched = await call(
-      server,
+      writer,
       false,
       'PATCH',
       '/api/v1/nodes/bench-node',
@@ -281,38 +312,93 @@ async function fanOut(server: Server, watchers: number, round: number): Promise<
   };
 }
 
+async function createBenchNode(server: Server): Promise<void> {
+  const nodeBody = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'bench-node' } };
+  const created = await call(server, false, 'POST', '/api/v1/nodes', nodeBody);
+  if (created.status !== 201) throw new Error(`node: HTTP ${created.status} ${created.text}`);
+}
+
+const f = (n: number) => n.toFixed(1);
+
+function printRound(label: string, r: FanOut): void {
+  console.log(
+    `${label} watchers ${String(r.watchers).padStart(5)}: update → delivered  p50 ${f(r.p50)} ms  p99 ${f(r.p99)} ms  max ${f(r.max)} ms; → all reached (median) ${f(r.allReached)} ms  (server RSS ${f(r.rss)} MiB)`,
+  );
+}
+
+/** Part 4: the etcd backend, two API servers on one 3-member cluster. */
+async function etcdBackend(dir: string, sqliteHttps: number): Promise<void> {
+  const etcd = await EtcdClusterProcesses.start({ dir: join(dir, 'etcd'), size: 3 });
+  const servers: Server[] = [];
+  try {
+    await etcd.waitHealthy();
+    const pki = join(dir, 'etcd-pki');
+    const extra = [
+      '--storage',
+      'etcd',
+      '--etcd-endpoints',
+      etcd.endpoints.join(','),
+      '--pki-dir',
+      pki,
+    ];
+    servers.push(await startServer(join(dir, 'etcd-a'), extra, pki));
+    servers.push(await startServer(join(dir, 'etcd-b'), extra, pki));
+    const [a, b] = servers;
+    if (a === undefined || b === undefined) throw new Error('no etcd servers');
+    const raw = await rawEtcdCreatesPerSecond(etcd.endpoints);
+    const https = await httpsCreatesPerSecond(a);
+    await createBenchNode(a);
+    const same: FanOut[] = [];
+    const cross: FanOut[] = [];
+    for (const [round, count] of WatcherCounts.entries()) {
+      same.push(await fanOut(a, count, `etcd-${String(round)}`));
+      cross.push(await fanOut(a, count, `cross-${String(round)}`, b));
+    }
+    console.log(`etcd backend (3 members on 127.0.0.1, 2 API servers):`);
+    console.log(`creates/s  raw EtcdStorage:                      ${f(raw)}`);
+    console.log(`creates/s  over HTTPS (etcd):                    ${f(https)}`);
+    console.log(
+      `ratio      HTTPS etcd / HTTPS sqlite:             ${(https / sqliteHttps).toFixed(3)}`,
+    );
+    for (const r of same) printRound('etcd, same server ', r);
+    for (const r of cross) printRound('etcd, other server', r);
+  } finally {
+    for (const s of servers) await s.stop();
+    await etcd.stop();
+  }
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'mco-bench-apiserver-'));
   const server = await startServer(join(dir, 'server'));
+  let sqliteHttps = Number.NaN;
   try {
     const idleRss = rssMiB(server.pid);
     const raw = await rawCreatesPerSecond(dir);
     const https = await httpsCreatesPerSecond(server);
+    sqliteHttps = https;
     const afterCreatesRss = rssMiB(server.pid);
-    const nodeBody = { apiVersion: 'v1', kind: 'Node', metadata: { name: 'bench-node' } };
-    const created = await call(server, false, 'POST', '/api/v1/nodes', nodeBody);
-    if (created.status !== 201) throw new Error(`node: HTTP ${created.status} ${created.text}`);
+    await createBenchNode(server);
     const rounds: FanOut[] = [];
     for (const [round, count] of WatcherCounts.entries())
-      rounds.push(await fanOut(server, count, round));
+      rounds.push(await fanOut(server, count, String(round)));
 
-    const f = (n: number) => n.toFixed(1);
     console.log(
       `mco apiserver bench (${Creates} creates, ${Concurrency} in flight; ${UpdatesPerRound} updates per watcher count)`,
     );
     console.log(`creates/s  raw SqliteStorage (same durability): ${f(raw)}`);
     console.log(`creates/s  over HTTPS:                           ${f(https)}`);
     console.log(`ratio      HTTPS / raw:                           ${(https / raw).toFixed(3)}`);
-    for (const r of rounds) {
-      console.log(
-        `watchers ${String(r.watchers).padStart(5)}: update → delivered  p50 ${f(r.p50)} ms  p99 ${f(r.p99)} ms  max ${f(r.max)} ms; → all reached (median) ${f(r.allReached)} ms  (server RSS ${f(r.rss)} MiB)`,
-      );
-    }
+    for (const r of rounds) printRound('sqlite            ', r);
     console.log(
       `server RSS idle ${f(idleRss)} MiB, after creates ${f(afterCreatesRss)} MiB, at the end ${f(rssMiB(server.pid))} MiB`,
     );
   } finally {
     await server.stop();
+  }
+  try {
+    await etcdBackend(dir, sqliteHttps);
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
