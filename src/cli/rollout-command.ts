@@ -13,6 +13,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import type { Node } from '../api/core/v1/node.js';
+import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
 import { isStatusError } from '../api/meta/v1/status-error.js';
@@ -114,13 +115,14 @@ interface Watches {
   readonly pools: Informer<MachineConfigPool>;
   readonly nodes: Informer<Node>;
   readonly mcns: Informer<MachineConfigNode>;
+  readonly mcs: Informer<MachineConfig>;
 }
 
 function statusOf(name: string, w: Watches): RolloutStatus | undefined {
   const pool = w.pools.get(name);
   if (pool === undefined) return undefined;
   const mcns = new Map(w.mcns.list().map((m) => [m.metadata.name ?? '', m]));
-  return rolloutStatus(pool, w.pools.list(), w.nodes.list(), mcns);
+  return rolloutStatus(pool, w.pools.list(), w.nodes.list(), mcns, w.mcs.list());
 }
 
 /** Follows the pool until done, degraded, timed out or (with watch off) after one look. */
@@ -141,12 +143,14 @@ export async function runRolloutStatus(
     }),
     nodes: new Informer<Node>({ client, ref: Resources.node, clock, log }),
     mcns: new Informer<MachineConfigNode>({ client, ref: Resources.machineConfigNode, clock, log }),
+    mcs: new Informer<MachineConfig>({ client, ref: Resources.machineConfig, clock, log }),
   };
   const stop = new AbortController();
   const running = Promise.all([
     w.pools.run(stop.signal),
     w.nodes.run(stop.signal),
     w.mcns.run(stop.signal),
+    w.mcs.run(stop.signal),
   ]);
   try {
     try {
@@ -158,7 +162,12 @@ export async function runRolloutStatus(
         );
       throw e;
     }
-    await Promise.all([w.pools.waitForSync(), w.nodes.waitForSync(), w.mcns.waitForSync()]);
+    await Promise.all([
+      w.pools.waitForSync(),
+      w.nodes.waitForSync(),
+      w.mcns.waitForSync(),
+      w.mcs.waitForSync(),
+    ]);
     await follow(name, w, io, options);
   } finally {
     stop.abort();

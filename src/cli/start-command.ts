@@ -31,6 +31,7 @@ import { Command } from 'commander';
 import type { ConfigMap } from '../api/core/v1/config-map.js';
 import type { Node } from '../api/core/v1/node.js';
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
+import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
@@ -366,6 +367,36 @@ async function ensureOsImageUrls(client: ResourceClient, image: string): Promise
   });
 }
 
+/**
+ * The installer's `99-<pool>-ssh` MachineConfigs: they declare the `core` user, so Ignition creates
+ * it at first boot (as on RHCOS) and later SSH key changes have a user to write to. Created once,
+ * before the controller's first render; an administrator's own `99-worker-ssh` replaces it. No key:
+ * Ignition writes keys as the target user, who cannot reach a data folder under a 0700 home, while
+ * the daemon writes them as root later.
+ */
+async function ensureInstallerSshConfigs(client: ResourceClient): Promise<void> {
+  for (const pool of ['master', 'worker']) {
+    const name = `99-${pool}-ssh`;
+    try {
+      await client.get<MachineConfig>(Resources.machineConfig, name);
+      continue;
+    } catch (e) {
+      if (!isStatusError(e, 'NotFound')) throw e;
+    }
+    await client.create<MachineConfig>(Resources.machineConfig, {
+      apiVersion: 'machineconfiguration.openshift.io/v1',
+      kind: 'MachineConfig',
+      metadata: { name, labels: { 'machineconfiguration.openshift.io/role': pool } },
+      spec: {
+        config: {
+          ignition: { version: '3.2.0' },
+          passwd: { users: [{ name: 'core' }] },
+        },
+      },
+    });
+  }
+}
+
 function startControlPlane(ctx: Ctx): void {
   const { layout, ports } = ctx;
   const kubeconfig = (identity: string) => join(layout.apiserverDir, `${identity}.kubeconfig`);
@@ -483,6 +514,8 @@ function firstbootCommand(): string[] | undefined {
     McoBin,
     'firstboot-complete-machineconfig',
     ...flag('--root', '{root}'),
+    // The simulated node is an OSTree sysroot, not CoreOS with rpm-ostree.
+    ...flag('--host', 'ostree'),
     ...flag('--node', '{name}'),
     ...flag('--dir', '{dir}'),
   ];
@@ -674,6 +707,8 @@ export async function runStart(options: StartOptions, io: CliIo): Promise<void> 
       '--ha needs `mco ha up` (the etcd control plane), which this build does not have yet',
     );
   const layout = clusterLayout(options.dataDir);
+  // Traversable: Ignition and the nodes' services reach into DIR/nodes as other users.
+  mkdirSync(layout.dir, { recursive: true, mode: 0o755 });
   mkdirSync(layout.logsDir, { recursive: true, mode: 0o700 });
   mkdirSync(layout.nodesDir, { recursive: true });
   await stopLeftovers(layout, io);
@@ -711,6 +746,7 @@ export async function runStart(options: StartOptions, io: CliIo): Promise<void> 
     );
     await prepareMcs(layout);
     await ensureOsImageUrls(client, record.bootImage);
+    await ensureInstallerSshConfigs(client);
     startControlPlane(ctx);
     io.out(`dashboard: http://127.0.0.1:${ctx.ports.dashboard}/\n`);
     const specs = nodeSpecs(record.masters, record.workers);

@@ -121,7 +121,7 @@ function poolView(
 ): PoolView {
   const name = pool.metadata.name ?? '';
   const s = pool.status;
-  const rollout = rolloutStatus(pool, inputs.pools, inputs.nodes, mcns);
+  const rollout = rolloutStatus(pool, inputs.pools, inputs.nodes, mcns, inputs.machineConfigs);
   const machineCount = s?.machineCount ?? 0;
   const updatedMachineCount = s?.updatedMachineCount ?? 0;
   return {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
+import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
 import { rolloutStatus } from './rollout-status.js';
 import { mcn, node, pool } from './testing.js';
 
@@ -122,5 +124,37 @@ describe('rolloutStatus', () => {
     const nodes = [node('master-0', { role: 'master' }), node('worker-0')];
     const s = rolloutStatus(worker, [master, worker], nodes, new Map());
     expect(s.updating.map((u) => u.name)).toEqual(['worker-0']);
+  });
+
+  it('stays in progress while a selected MachineConfig is not in the target yet', () => {
+    const p = pool('worker', {
+      target: B,
+      current: B,
+      machineCount: 1,
+      updated: 1,
+      conditions: { Updated: 'True' },
+    });
+    const withSource: MachineConfigPool = {
+      ...p,
+      spec: { ...p.spec, configuration: { name: B, source: [{ name: '00-worker' }] } },
+    };
+    const mc = (name: string, role: string): MachineConfig => ({
+      apiVersion: 'machineconfiguration.openshift.io/v1',
+      kind: 'MachineConfig',
+      metadata: { name, labels: { 'machineconfiguration.openshift.io/role': role } },
+      spec: {},
+    });
+    const configs = [
+      mc('00-worker', 'worker'),
+      mc('50-worker-chrony', 'worker'),
+      mc('50-m', 'master'),
+    ];
+    const s = rolloutStatus(withSource, [withSource], [], new Map(), configs);
+    expect([s.outcome, s.message]).toEqual([
+      'Progressing',
+      'Waiting for a rendered config with 50-worker-chrony...',
+    ]);
+    const done = rolloutStatus(withSource, [withSource], [], new Map(), configs.slice(0, 1));
+    expect(done.outcome).toBe('Done');
   });
 });

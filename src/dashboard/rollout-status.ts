@@ -6,8 +6,10 @@
  */
 import type { Node } from '../api/core/v1/node.js';
 import { Annotation, PoolConditionType } from '../api/machineconfiguration/v1/constants.js';
+import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
+import { selectMachineConfigs } from '../logic/render/render-pool.js';
 import { poolsForNode } from '../logic/rollout/pool-membership.js';
 import { machineConfigNodePhase } from './machine-config-node-phase.js';
 
@@ -99,11 +101,29 @@ function updatingNodes(
   return out.sort((x, y) => moving(x) - moving(y) || x.name.localeCompare(y.name));
 }
 
+/**
+ * MachineConfigs the pool selects that its target does not include yet: just applied, the
+ * controller has not rendered them. Without this a status asked right after `kubectl apply` would
+ * report the previous rollout as done.
+ */
+export function pendingMachineConfigs(
+  pool: MachineConfigPool,
+  machineConfigs: readonly MachineConfig[],
+): string[] {
+  const rendered = new Set((pool.spec.configuration?.source ?? []).map((s) => s.name ?? ''));
+  return selectMachineConfigs(pool, machineConfigs)
+    .filter((mc) => mc.metadata.deletionTimestamp === undefined)
+    .map((mc) => mc.metadata.name ?? '')
+    .filter((name) => !rendered.has(name));
+}
+
 export function rolloutStatus(
   pool: MachineConfigPool,
   pools: readonly MachineConfigPool[],
   nodes: readonly Node[],
   mcns: ReadonlyMap<string, MachineConfigNode>,
+  /** When given, configs not rendered yet keep the rollout in progress. */
+  machineConfigs?: readonly MachineConfig[],
 ): RolloutStatus {
   const name = pool.metadata.name ?? '';
   const target = pool.spec.configuration?.name ?? '';
@@ -124,6 +144,13 @@ export function rolloutStatus(
     };
   if (target === '')
     return { ...base, outcome: 'Progressing', message: 'Waiting for the first rendered config...' };
+  const pending = machineConfigs === undefined ? [] : pendingMachineConfigs(pool, machineConfigs);
+  if (pending.length > 0)
+    return {
+      ...base,
+      outcome: 'Progressing',
+      message: `Waiting for a rendered config with ${pending.join(', ')}...`,
+    };
   const done =
     isTrue(pool, PoolConditionType.Updated) &&
     pool.status?.configuration?.name === target &&
