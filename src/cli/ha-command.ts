@@ -3,7 +3,8 @@
  * (src/cli/ha-control-plane.ts): 3 etcd members, API servers on etcd, controllers electing a
  * leader, the operator. `up` runs in the foreground, restarts processes that exit (as kubelet
  * would), and stops everything on SIGTERM/SIGINT; `down` sends that SIGTERM to a running `up`.
- * `mco start --ha` calls the same module.
+ * It is the documented way to get the HA control plane (docs/ha.md) until `mco start --ha` calls
+ * the same module.
  */
 import { Command } from 'commander';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
