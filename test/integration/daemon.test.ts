@@ -425,7 +425,14 @@ describe('the daemon against a real API server', () => {
         'rendered-worker-6',
         {
           ...parts,
-          storage: { files: [...parts.storage.files, file('/etc/locked/x.conf', 'x\n')] },
+          storage: {
+            files: [
+              file('/etc/containers/registries.conf', regs3),
+              file('/etc/mco-test/new.conf', 'changed by v6\n', 0o640),
+              file('/etc/mco-test/added.conf', 'added by v6\n'),
+              file('/etc/locked/x.conf', 'x\n'),
+            ],
+          },
         },
         { kernelArguments: ['mco.test=1'] },
       ),
@@ -440,7 +447,12 @@ describe('the daemon against a real API server', () => {
       /^failed to write file "\/etc\/locked\/x\.conf": open \/etc\/locked\/\.x\.conf\.[0-9a-f]+\.tmp: operation not permitted$/,
     );
     await sleep(2000); // a few retries, each rolled back
+    // every file the failed attempts wrote is back as it was
     expect(existsSync(join(p.root, 'etc/locked/x.conf'))).toBe(false);
+    expect(read('/etc/mco-test/new.conf')).toBe('hello\n');
+    expect(existsSync(join(p.root, 'etc/mco-test/added.conf'))).toBe(false);
+    expect(existsSync(join(p.root, 'etc/mco-test/added.conf.mcdnoorig'))).toBe(false);
+    expect(read('/etc/containers/registries.conf')).toBe(regs3);
     expect(await annotation(Annotation.currentConfig)).toBe('rendered-worker-4');
     expect(await annotation(Annotation.state)).toBe('Degraded');
     execFileSync('chattr', ['-i', join(p.root, 'etc/locked')]);
@@ -448,5 +460,7 @@ describe('the daemon against a real API server', () => {
     const afterDegraded = states.slice(states.indexOf('Degraded'));
     expect(afterDegraded).not.toContain('Working');
     expect(read('/etc/locked/x.conf')).toBe('x\n');
+    expect(read('/etc/mco-test/new.conf')).toBe('changed by v6\n');
+    expect(read('/etc/mco-test/added.conf')).toBe('added by v6\n');
   });
 });
