@@ -82,6 +82,18 @@ export function createRenderController(options: RenderControllerOptions): Contro
       later(objectKey(p));
     },
   });
+  // The rendered osImageURL and release-image-version come from the ControllerConfig (§3.4, §10
+  // step 5): an upgrade changes only it, so every pool renders again.
+  informers.controllerConfigs.addHandler({
+    onUpdate: (old, cc) => {
+      if (
+        sameJson(old.spec, cc.spec) &&
+        sameJson(old.metadata.annotations, cc.metadata.annotations)
+      )
+        return;
+      for (const pool of informers.pools.list()) later(objectKey(pool));
+    },
+  });
   informers.machineConfigs.addHandler({
     onAdd: forConfig,
     onUpdate: (old, mc) => {
