@@ -83,6 +83,7 @@ function mcoAsync(args: readonly string[], env: NodeJS.ProcessEnv = process.env)
 
 export interface SimNode {
   readonly name: string;
+  readonly role: 'worker' | 'master';
   readonly dir: string;
   /** The node's `/`. */
   readonly root: string;
@@ -98,6 +99,17 @@ export interface ClusterOptions {
   /** Extra environment of each node's supervisor (inherited by its daemon): the crash drill. */
   readonly nodeEnv?: (index: number, dir: string) => Record<string, string>;
   readonly pods?: number;
+  /** Master nodes `master-<i>`, listed in `nodes` after the workers (default 0). */
+  readonly masters?: number;
+  /**
+   * The OS image the nodes boot and the cluster names (`baseOSContainerImage`), with the
+   * repository holding its commit; default: the repository's TestOS as `ostree-local:`.
+   */
+  readonly bootImage?: { readonly image: string; readonly repo: string; readonly ref: string };
+  /** Extra `mco operator` flags (e.g. `--follow-release-images`). */
+  readonly operatorArgs?: readonly string[];
+  /** The first-boot step: `mco daemon --once-from` (default) or `mco firstboot-complete-machineconfig`. */
+  readonly firstboot?: 'once-from' | 'firstboot-command';
 }
 
 export class DaemonCluster {
@@ -140,22 +152,26 @@ export class DaemonCluster {
 
   async #start(): Promise<void> {
     const w = this.work.path;
-    this.repo = join(w, 'boot-repo');
-    const build = mcoAsync([
-      'node',
-      'build-boot-image',
-      '--rootfs',
-      join(RepoRoot, 'images/rootfs/testos'),
-      '--modes',
-      join(RepoRoot, 'images/rootfs/testos.modes.json'),
-      '--repo',
-      this.repo,
-      '--ref',
-      BootRef,
-      '--os-version',
-      '1',
-    ]);
-    this.osImage = `ostree-local:${this.repo}#${BootRef}`;
+    const boot = this.#options.bootImage;
+    this.repo = boot?.repo ?? join(w, 'boot-repo');
+    const build =
+      boot !== undefined
+        ? Promise.resolve('')
+        : mcoAsync([
+            'node',
+            'build-boot-image',
+            '--rootfs',
+            join(RepoRoot, 'images/rootfs/testos'),
+            '--modes',
+            join(RepoRoot, 'images/rootfs/testos.modes.json'),
+            '--repo',
+            this.repo,
+            '--ref',
+            BootRef,
+            '--os-version',
+            '1',
+          ]);
+    this.osImage = boot?.image ?? `ostree-local:${this.repo}#${BootRef}`;
     this.api = await startApiServer({ storage: 'memory' });
     this.admin = HttpsResourceClient.fromKubeconfig(this.api.kubeconfig('admin'));
     const cm: ConfigMap = {
@@ -202,6 +218,7 @@ export class DaemonCluster {
       '60s',
       '--required-pools-timeout-per-machine',
       '600s',
+      ...(this.#options.operatorArgs ?? []),
     ]);
     this.controller = new McoProcess('controller', [
       'controller',
@@ -238,26 +255,47 @@ export class DaemonCluster {
       '--bootstrap-token-dir',
       join(w, 'mcs/token'),
     ]);
-    const pointer = await mcoAsync([
-      'pointer-config',
-      '--pool',
-      'worker',
-      '--url',
-      `https://127.0.0.1:${this.mcs.securePort}`,
-      '--ca',
-      caFile,
-      '--spec-version',
-      '3.3.0',
-    ]);
-    writeFileSync(join(w, 'worker.ign'), pointer);
+    const masters = this.#options.masters ?? 0;
+    for (const pool of masters > 0 ? ['worker', 'master'] : ['worker']) {
+      const pointer = await mcoAsync([
+        'pointer-config',
+        '--pool',
+        pool,
+        '--url',
+        `https://127.0.0.1:${this.mcs.securePort}`,
+        '--ca',
+        caFile,
+        '--spec-version',
+        '3.3.0',
+      ]);
+      writeFileSync(join(w, `${pool}.ign`), pointer);
+    }
     await build;
-    await Promise.all(Array.from({ length: this.#options.nodes }, (_, i) => this.#createNode(i)));
-    for (let i = 0; i < this.#options.nodes; i++) this.#runNode(i);
-    await this.waitPoolUpdated('worker', worker, this.#options.nodes, 5 * Minute);
+    const n = this.#options.nodes;
+    await Promise.all([
+      ...Array.from({ length: n }, (_, i) => this.#createNode(i, `worker-${i}`, 'worker')),
+      ...Array.from({ length: masters }, (_, i) =>
+        this.#createNode(n + i, `master-${i}`, 'master'),
+      ),
+    ]);
+    for (let i = 0; i < n + masters; i++) this.#runNode(i);
+    await this.waitPoolUpdated('worker', worker, n, 5 * Minute);
+    if (masters > 0)
+      await this.waitPoolUpdated('master', await this.newTarget('master', ''), masters, 5 * Minute);
   }
 
-  async #createNode(i: number): Promise<void> {
-    const name = `worker-${i}`;
+  /** Creates and starts one more worker (`worker-<i>`), booted from the cluster's boot image. */
+  async addWorker(): Promise<SimNode> {
+    const i = this.nodes.length;
+    const name = `worker-${this.nodes.filter((x) => x.role === 'worker').length}`;
+    await this.#createNode(i, name, 'worker');
+    this.#runNode(i);
+    const node = this.nodes[i];
+    if (node === undefined) throw new Error(`no node ${i}`);
+    return node;
+  }
+
+  async #createNode(i: number, name: string, role: SimNode['role']): Promise<void> {
     const dir = join(this.work.path, name);
     const daemon = [
       process.execPath,
@@ -274,19 +312,30 @@ export class DaemonCluster {
       '--log-level',
       'debug',
     ];
-    const firstboot = [
-      process.execPath,
-      McoBin,
-      'daemon',
-      '--node',
-      '{name}',
-      '--root',
-      '{root}',
-      '--host',
-      'ostree',
-      '--once-from',
-      '{root}/etc/ignition-machine-config-encapsulated.json',
-    ];
+    const firstboot =
+      this.#options.firstboot === 'firstboot-command'
+        ? [
+            process.execPath,
+            McoBin,
+            'firstboot-complete-machineconfig',
+            '--root',
+            '{root}',
+            '--host',
+            'ostree',
+          ]
+        : [
+            process.execPath,
+            McoBin,
+            'daemon',
+            '--node',
+            '{name}',
+            '--root',
+            '{root}',
+            '--host',
+            'ostree',
+            '--once-from',
+            '{root}/etc/ignition-machine-config-encapsulated.json',
+          ];
     await mcoAsync([
       'node',
       'create',
@@ -297,11 +346,11 @@ export class DaemonCluster {
       '--boot-repo',
       this.repo,
       '--ref',
-      BootRef,
+      this.#options.bootImage?.ref ?? BootRef,
       '--boot-image',
       this.osImage,
       '--role',
-      'worker',
+      role,
       '--zone',
       `zone-${'abc'.charAt(i % 3)}`,
       '--karg',
@@ -311,7 +360,7 @@ export class DaemonCluster {
       '--apiserver-data-dir',
       this.api.dataDir,
       '--pointer-config',
-      join(this.work.path, 'worker.ign'),
+      join(this.work.path, `${role}.ign`),
       '--pods',
       String(this.#options.pods ?? 2),
       '--daemon-command',
@@ -322,6 +371,7 @@ export class DaemonCluster {
     const root = join(dir, 'rootfs');
     this.nodes[i] = {
       name,
+      role,
       dir,
       root,
       sysroot: join(root, 'sysroot'),
@@ -346,7 +396,11 @@ export class DaemonCluster {
     child.stdout.on('data', (c: Buffer) => (node.supervisorLog += c.toString()));
     child.stderr.on('data', (c: Buffer) => (node.supervisorLog += c.toString()));
     node.supervisor = child;
-    node.exited = new Promise((resolve) => child.once('exit', () => { resolve(); }));
+    node.exited = new Promise((resolve) =>
+      child.once('exit', () => {
+        resolve();
+      }),
+    );
   }
 
   /** The daemon's log on `node` (all its runs). */
