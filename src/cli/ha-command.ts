@@ -38,12 +38,18 @@ function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
 }
 
+/** Whether `pid` runs: a zombie (exited, not yet reaped by its parent) does not. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch {
     return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${String(pid)}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return true; // no /proc: the signal check is all there is
   }
 }
 
