@@ -1,5 +1,5 @@
 /**
- * `mco start`: the cluster in a box (docs/cluster-in-a-box.md). Starts and supervises, as child
+ * `mco start`: the cluster in a box (docs/dashboard.md). Starts and supervises, as child
  * processes of this one: the API server (SQLite in the data folder), the operator, the controller,
  * the machine config server, the dashboard, and one `mco node run` supervisor per simulated node
  * (each runs its own `mco daemon`). New nodes are created from the boot image and provisioned by
