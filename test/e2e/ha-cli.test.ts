@@ -100,6 +100,48 @@ function pidsOf(status: HaStatus): number[] {
   ].filter((p): p is number => p !== undefined);
 }
 
+describe('mco apiserver --storage etcd: bad input', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'mco-etcd-flags-'));
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const serve = (...args: string[]) =>
+    runMco([
+      'apiserver',
+      '--data-dir',
+      dir,
+      '--listen',
+      '127.0.0.1:0',
+      '--storage',
+      'etcd',
+      ...args,
+    ]);
+
+  it('needs endpoints, as URLs', async () => {
+    expect(await serve()).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: --storage etcd needs --etcd-endpoints URL[,URL...]\n',
+    });
+    expect(await serve('--etcd-endpoints', 'http://127.0.0.1:2379,127.0.0.1:2380')).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: 'error: --etcd-endpoints 127.0.0.1:2380: expected http(s)://HOST:PORT\n',
+    });
+  });
+
+  it('says so and exits when no etcd answers', async () => {
+    const started = Date.now();
+    const r = await serve('--etcd-endpoints', 'http://127.0.0.1:9', '--etcd-request-timeout', '1');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /^error: cannot reach etcd at http:\/\/127\.0\.0\.1:9: current revision: etcd unavailable: .+\n$/m,
+    );
+    // the 1 s bound, plus process start on a loaded machine
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+});
+
 describe('mco ha up|status|down', () => {
   const dir = mkdtempSync(join(tmpdir(), 'mco-ha-cli-'));
   const ups: HaUp[] = [];
