@@ -409,7 +409,10 @@ describe('HA control plane failover drill', () => {
       const leaderServer = await until('the leader to talk to an API server', () =>
         Promise.resolve(ha.apiServerOfController(leader)),
       );
-      const watched = (leaderServer + 1) % ha.apiServers.length;
+      // Each controller's front prefers its own server (controller i → server i); the last server
+      // is no controller's first choice, so no leader change can make it the one to kill.
+      const watched = ha.apiServers.length - 1;
+      expect(leaderServer).not.toBe(watched);
       const direct = createKubeClient({ kubeconfigPath: ha.directKubeconfig(watched) });
       const [cms, nodes] = await Promise.all([
         direct.list(Resources.configMap, { namespace: DrillNamespace }),
