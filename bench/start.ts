@@ -62,6 +62,7 @@ async function timeStart(dir: string, args: readonly string[], portBase: number)
   const steps: [number, string][] = [];
   let stderr = '';
   let pending = '';
+  let banner = false;
   const exited = new Promise<number | null>((resolve) => {
     child.once('exit', (code) => {
       resolve(code);
@@ -77,9 +78,10 @@ async function timeStart(dir: string, args: readonly string[], portBase: number)
       pending = lines.pop() ?? '';
       for (const line of lines) {
         if (line.startsWith('The cluster is up')) {
+          banner = true;
           clearTimeout(timer);
           resolve(performance.now() - t0);
-        } else if (line !== '' && !line.startsWith(' ')) steps.push([performance.now() - t0, line]);
+        } else if (!banner && line !== '') steps.push([performance.now() - t0, line]);
       }
     });
     child.stderr.on('data', (c: Buffer) => {

@@ -751,25 +751,29 @@ export async function runStart(options: StartOptions, io: CliIo): Promise<void> 
     io.out(`dashboard: http://127.0.0.1:${ctx.ports.dashboard}/\n`);
     const specs = nodeSpecs(record.masters, record.workers);
     const progress = watchProgress(ctx, client, specs.length);
-    for (const pool of ['master', 'worker'] as const) {
-      const fresh = specs.filter(
-        (s) => s.pool === pool && !existsSync(join(layout.nodeDir(s.name), 'node.json')),
-      );
-      if (fresh.length > 0) {
-        await until(
-          ctx,
-          `the MCS to serve the ${pool} pool`,
-          async () => ((await mcsStatus(ctx, pool)) === 200 ? true : undefined),
-          180_000,
+    // Both pools at once: the MCS serves each as soon as it is rendered, and Ignition runs for all
+    // new nodes in parallel (a worker does not need the master node, only the control plane).
+    await Promise.all(
+      (['master', 'worker'] as const).map(async (pool) => {
+        const fresh = specs.filter(
+          (s) => s.pool === pool && !existsSync(join(layout.nodeDir(s.name), 'node.json')),
         );
-        io.out(
-          `creating ${fresh.map((s) => s.name).join(', ')} (Ignition from the ${pool} pointer config)\n`,
-        );
-        await Promise.all(fresh.map((s) => createNode(ctx, s)));
-      }
-      for (const s of specs.filter((x) => x.pool === pool))
-        launch(ctx, `node-${s.name}`, ['node', 'run', '--dir', layout.nodeDir(s.name)]);
-    }
+        if (fresh.length > 0) {
+          await until(
+            ctx,
+            `the MCS to serve the ${pool} pool`,
+            async () => ((await mcsStatus(ctx, pool)) === 200 ? true : undefined),
+            180_000,
+          );
+          io.out(
+            `creating ${fresh.map((s) => s.name).join(', ')} (Ignition from the ${pool} pointer config)\n`,
+          );
+          await Promise.all(fresh.map((s) => createNode(ctx, s)));
+        }
+        for (const s of specs.filter((x) => x.pool === pool))
+          launch(ctx, `node-${s.name}`, ['node', 'run', '--dir', layout.nodeDir(s.name)]);
+      }),
+    );
     await progress;
   } catch (e) {
     if (!ctx.stop.signal.aborted) {
