@@ -375,5 +375,7 @@ describe('an update stopped at a journaled step', () => {
         value: undefined,
       });
     },
+    // each case runs two updates and a rollback through systemctl and usermod: slow when loaded
+    180_000,
   );
 });
