@@ -8,7 +8,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient } from '../../src/adapters/kube-client.js';
 import type { ConfigMap } from '../../src/api/core/v1/config-map.js';
 import { Resources } from '../../src/api/resource-refs.js';
@@ -101,7 +101,10 @@ function pidsOf(status: HaStatus): number[] {
 }
 
 describe('mco apiserver --storage etcd: bad input', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mco-etcd-flags-'));
+  let dir = '';
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mco-etcd-flags-'));
+  });
   afterAll(() => {
     rmSync(dir, { recursive: true, force: true });
   });
@@ -143,10 +146,14 @@ describe('mco apiserver --storage etcd: bad input', () => {
 });
 
 describe('mco ha up|status|down', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mco-ha-cli-'));
+  let dir = '';
   const ups: HaUp[] = [];
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mco-ha-cli-'));
+  });
 
   afterAll(async () => {
+    if (dir === '') return;
     // a failed test may leave `up` running: stop it the way a user would, then by PID
     await runMco(['ha', 'down', '--data-dir', dir]);
     for (const u of ups) u.kill();

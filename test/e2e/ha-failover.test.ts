@@ -268,7 +268,7 @@ class Watcher {
 }
 
 describe('HA control plane failover drill', () => {
-  let dir: string;
+  let dir = '';
   let plane: HaControlPlane | undefined;
   let admin: ResourceClient;
   let agents: NodeAgents | undefined;
@@ -390,7 +390,7 @@ describe('HA control plane failover drill', () => {
   afterAll(async () => {
     await agents?.stop();
     await plane?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir !== '') rmSync(dir, { recursive: true, force: true });
   }, 3 * Minute);
 
   it(

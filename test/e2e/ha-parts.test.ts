@@ -8,7 +8,7 @@ import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManagedProcess } from '../../src/adapters/managed-process.js';
 import { TcpFailoverProxy, type ProxyBackend } from '../../src/adapters/tcp-failover-proxy.js';
 
@@ -133,8 +133,11 @@ describe('TcpFailoverProxy', () => {
 });
 
 describe('ManagedProcess', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mco-managed-'));
+  let dir = '';
   const processes: ManagedProcess[] = [];
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'mco-managed-'));
+  });
   afterAll(async () => {
     for (const p of processes) await p.stop('SIGKILL');
     rmSync(dir, { recursive: true, force: true });

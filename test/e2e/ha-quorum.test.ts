@@ -66,7 +66,7 @@ async function createWhenAvailable(
 }
 
 describe('HA control plane: etcd quorum loss', () => {
-  let dir: string;
+  let dir = '';
   let plane: HaControlPlane | undefined;
   let client: ResourceClient;
 
@@ -90,7 +90,7 @@ describe('HA control plane: etcd quorum loss', () => {
 
   afterAll(async () => {
     await plane?.stop();
-    rmSync(dir, { recursive: true, force: true });
+    if (dir !== '') rmSync(dir, { recursive: true, force: true });
   }, 3 * 60_000);
 
   it(
