@@ -44,6 +44,24 @@ describe('mco rollout status formatting', () => {
     );
   });
 
+  it('names the next node as waiting while none is targeted', () => {
+    const p = pool('worker', {
+      target: B,
+      current: A,
+      machineCount: 2,
+      updated: 1,
+      conditions: { Updated: 'False', Updating: 'True' },
+    });
+    const nodes = [
+      node('worker-0', { current: B, desired: B, state: 'Done' }),
+      node('worker-1', { current: A, desired: A, state: 'Done' }),
+    ];
+    const mcns = new Map([['worker-1', mcn('worker-1', { Updated: 'True' })]]);
+    expect(formatProgress(rolloutStatus(p, [p], nodes, mcns))).toBe(
+      `Waiting for mcp "worker" rollout to finish: 1 of 2 nodes updated to ${B} [##########..........] 50%; worker-1: waiting for its turn`,
+    );
+  });
+
   it('says the pool is paused', () => {
     const p = pool('worker', { target: B, current: A, machineCount: 2, paused: true });
     expect(formatProgress(rolloutStatus(p, [p], [], new Map()))).toBe(

@@ -19,7 +19,11 @@ import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-c
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import { systemClock } from '../adapters/system-clock.js';
-import { rolloutStatus, type RolloutStatus } from '../dashboard/rollout-status.js';
+import {
+  rolloutStatus,
+  updatingNodeText,
+  type RolloutStatus,
+} from '../dashboard/rollout-status.js';
 import { silentLogger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import { Informer } from '../runtime/informer.js';
@@ -94,10 +98,7 @@ export function formatProgress(s: RolloutStatus): string {
   if (s.target === '' || !s.message.startsWith('Waiting for rollout'))
     return `${head}: ${s.message.replace(/^Waiting for /, 'waiting for ')}`;
   const node = s.updating[0];
-  const nodeText =
-    node === undefined
-      ? ''
-      : `; ${node.name}: ${node.phase} (${node.state === '' ? 'no state' : node.state})`;
+  const nodeText = node === undefined ? '' : `; ${updatingNodeText(node, s.target)}`;
   return `${head}: ${s.updated} of ${s.total} nodes updated to ${s.target} ${progressBar(s.updated, s.total)}${nodeText}${s.paused ? ' (the pool is paused)' : ''}`;
 }
 

@@ -117,6 +117,15 @@ export function pendingMachineConfigs(
     .filter((name) => !rendered.has(name));
 }
 
+/**
+ * `worker-1: UpdateExecuted (Working)` for a node told to move; `worker-1: waiting for its turn`
+ * for one not targeted yet, whose phase still describes its previous update.
+ */
+export function updatingNodeText(node: UpdatingNode, target: string): string {
+  if (node.desired !== target) return `${node.name}: waiting for its turn`;
+  return `${node.name}: ${node.phase} (${node.state === '' ? 'no state' : node.state})`;
+}
+
 export function rolloutStatus(
   pool: MachineConfigPool,
   pools: readonly MachineConfigPool[],
@@ -160,7 +169,7 @@ export function rolloutStatus(
     ? ' (the pool is paused)'
     : updating[0] === undefined
       ? ''
-      : `; ${updating[0].name}: ${updating[0].phase} (${updating[0].state || 'no state'})`;
+      : `; ${updatingNodeText(updating[0], target)}`;
   return {
     ...base,
     outcome: 'Progressing',
