@@ -267,6 +267,10 @@ function osUpdaterOf(o: {
       };
     },
 
+    async prefetchImage(image, signal) {
+      await o.fetcher.fetch(image, { repo, ostree: o.ostree }, signal);
+    },
+
     async stageImage(image, signal) {
       const b = await booted();
       const fetched = await o.fetcher.fetch(image, { repo, ostree: o.ostree }, signal);

@@ -305,7 +305,10 @@ export class Updater {
     });
     this.#o.crash.reached('prepared');
 
-    if (cluster !== undefined && !firstBoot) await this.#drain(cluster, drain, to.name);
+    if (cluster !== undefined && !firstBoot) {
+      await this.#prefetchOsImage(diff, to.osImageURL);
+      await this.#drain(cluster, drain, to.name);
+    }
 
     const journal = await this.#begin(
       fromMc,
@@ -455,6 +458,24 @@ export class Updater {
       uid: info.uid,
       gid: info.gid,
     });
+  }
+
+  /**
+   * Pulls a new OS image before the drain: a missing image or an unreachable registry then
+   * degrades the node while it is still schedulable, so it stays available and the pool can
+   * retarget it (pointing back to a release that works heals it, no uncordon by hand).
+   */
+  async #prefetchOsImage(diff: MachineConfigDiff, image: string): Promise<void> {
+    const os = this.#o.host.os;
+    if (!diff.osUpdate || image === '' || os.prefetchImage === undefined) return;
+    if ((await os.status()).booted.image === image) return;
+    this.#o.log.info('pulling OS image before the drain', { image });
+    try {
+      await os.prefetchImage(image);
+    } catch (e) {
+      this.#o.metrics.pivotError();
+      throw DaemonError.degraded(`failed to update OS to ${image}: ${errorText(e)}`, e);
+    }
   }
 
   async #drain(cluster: ClusterNode, drain: boolean, config: string): Promise<void> {

@@ -106,6 +106,11 @@ export interface OsUpdater {
    */
   stageImage(image: string, signal?: AbortSignal): Promise<void>;
   /**
+   * Pulls the image into the node's cache without staging it (optional): the daemon pulls before
+   * it drains, so a pull that fails leaves the node schedulable and the pool can retarget it.
+   */
+  prefetchImage?(image: string, signal?: AbortSignal): Promise<void>;
+  /**
    * On the deployment the next boot uses: delete each of `delete` if present, then append each of
    * `append` (already split as the kernel splits them; `rpm-ostree kargs --delete-if-present=…
    * --append=…` on CoreOS, vector D1).
