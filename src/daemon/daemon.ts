@@ -445,6 +445,9 @@ export class Daemon implements Reconciler {
       'NodeDone',
       `Setting node ${name}, currentConfig ${current} to Done`,
     );
+    // The journal goes before Done is reported: Done means nothing of the update is left on disk.
+    // A crash in between is harmless: the next start validates the current config and completes.
+    await this.#updater.journal.clear();
     this.#o.crash?.reached('set-done');
     await this.#cluster.setDone(current);
     await this.#cluster.condition({
@@ -453,7 +456,6 @@ export class Daemon implements Reconciler {
       reason: T.Updated,
       message: `Node ${name} Updated`,
     });
-    await this.#updater.journal.clear();
     this.#driftDegraded = false;
     metrics.setState(DaemonState.Done, '');
     metrics.setUpdateState(current, '');

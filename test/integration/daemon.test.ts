@@ -175,7 +175,9 @@ async function doneOn(name: string, timeoutMs = 60_000): Promise<void> {
     `Done on ${name}`,
     async () => {
       const a = (await getNode()).metadata.annotations ?? {};
+      // reason '' too: only the daemon's own Done sets it (the seeded annotations say Done already)
       return a[Annotation.state] === 'Done' &&
+        a[Annotation.reason] === '' &&
         a[Annotation.currentConfig] === name &&
         a[Annotation.lastAppliedDrain] === `uncordon-${name}`
         ? true
