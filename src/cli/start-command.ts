@@ -413,6 +413,8 @@ function startControlPlane(ctx: Ctx): void {
     String(ports.operatorMetrics),
     '--poll-interval',
     '1s',
+    // Plays the cluster-version operator, so `mco upgrade --to-image` works on this cluster.
+    '--follow-release-images',
   ]);
   launch(ctx, 'controller', [
     'controller',
