@@ -42,6 +42,7 @@ import {
   type IWatchResponse,
 } from 'etcd3';
 import { silentLogger, type Logger } from '../ports/logger.js';
+import { eventRevision, WatchDelivery } from '../ports/storage-watch-delivery.js';
 import {
   StorageError,
   StorageErrorCode,
@@ -586,10 +587,7 @@ class EtcdWatch {
   /** The newest revision received (queued or delivered); a re-opened stream starts after it. */
   #cursor: number;
   #stream: WatchStreamLike | undefined;
-  #queue: WatchEvent[] = [];
-  #scheduled = false;
-  #ended = false;
-  #error: StorageError | undefined;
+  readonly #delivery: WatchDelivery;
   #established = false;
   #settle: { resolve: () => void; reject: (e: StorageError) => void } | undefined;
   /** When the stream last broke while re-opening (0: it is open). */
@@ -598,12 +596,16 @@ class EtcdWatch {
   onEnd: () => void = () => undefined;
 
   get ended(): boolean {
-    return this.#ended;
+    return this.#delivery.ended;
   }
 
   constructor(options: EtcdWatchOptions) {
     this.#o = options;
     this.#cursor = options.after;
+    this.#delivery = new WatchDelivery(options.handler, options.signal, () => {
+      this.#closeStream();
+      this.onEnd();
+    });
     options.signal.addEventListener('abort', this.#abort, { once: true });
   }
 
@@ -613,7 +615,7 @@ class EtcdWatch {
     return new Promise<void>((resolve, reject) => {
       this.#settle = { resolve, reject };
       const timer = setTimeout(() => {
-        if (this.#established || this.#ended) return;
+        if (this.#established || this.ended) return;
         this.#end();
         reject(
           new StorageError(
@@ -628,12 +630,11 @@ class EtcdWatch {
   }
 
   readonly #abort = (): void => {
-    this.#end();
     this.#settle?.resolve();
   };
 
   async #open(): Promise<void> {
-    if (this.#ended) return;
+    if (this.ended) return;
     let stream: WatchStreamLike;
     try {
       stream = await this.#o.pool.withConnection('Watch', ({ client, metadata }) => {
@@ -674,7 +675,7 @@ class EtcdWatch {
   }
 
   #response(res: IWatchResponse): void {
-    if (this.#ended) return;
+    if (this.ended) return;
     if (res.canceled) {
       const compactedAt = Number(res.compact_revision);
       if (compactedAt > 0) {
@@ -695,12 +696,11 @@ class EtcdWatch {
     for (const e of res.events) {
       const event = this.#event(e.type, e.kv, e.prev_kv);
       if (event === undefined) return; // the watch ended (history gone)
-      const revision = event.type === 'put' ? event.kv.modRevision : event.revision;
+      const revision = eventRevision(event);
       if (revision <= this.#cursor) continue; // a re-opened stream repeating what we have
       this.#cursor = revision;
-      this.#queue.push(event);
+      this.#delivery.deliver(event);
     }
-    if (this.#queue.length > 0) this.#schedule();
   }
 
   /** `prevKv`: absent messages decode as null, whatever the generated types say. */
@@ -749,7 +749,7 @@ class EtcdWatch {
 
   /** The stream failed: re-open from the cursor with backoff, or give up after the timeout. */
   #broken(cause: unknown): void {
-    if (this.#ended) return;
+    if (this.ended) return;
     this.#closeStream();
     const now = Date.now();
     if (this.#brokenSince === 0) this.#brokenSince = now;
@@ -786,47 +786,11 @@ class EtcdWatch {
 
   /** Ends the watch: queued events are dropped and `onError` is the last call. */
   fail(error: StorageError): void {
-    if (this.#ended) return;
-    this.#end();
-    this.#error = error;
-    this.#schedule();
+    this.#delivery.fail(error);
   }
 
+  /** Ends the watch without an error (it was never established, or it was given up). */
   #end(): void {
-    if (this.#ended) return;
-    this.#ended = true;
-    this.#queue = [];
-    this.#o.signal.removeEventListener('abort', this.#abort);
-    this.#closeStream();
-    this.onEnd();
+    this.#delivery.close();
   }
-
-  #schedule(): void {
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    queueMicrotask(this.#drain);
-  }
-
-  readonly #drain = (): void => {
-    this.#scheduled = false;
-    while (this.#queue.length > 0) {
-      const batch = this.#queue;
-      this.#queue = [];
-      for (const event of batch) {
-        if (this.#ended) break;
-        try {
-          this.#o.handler.onEvent(event);
-        } catch (cause) {
-          this.fail(
-            new StorageError(StorageErrorCode.Unavailable, 'watch handler failed', { cause }),
-          );
-        }
-      }
-    }
-    const error = this.#error;
-    if (error !== undefined && !this.#o.signal.aborted) {
-      this.#error = undefined;
-      this.#o.handler.onError(error);
-    }
-  };
 }

@@ -42,6 +42,11 @@ export class WatchDelivery {
     this.#schedule();
   }
 
+  /** Ends the watch without a call to the handler, as an abort does. */
+  close(): void {
+    if (!this.#ended) this.#end();
+  }
+
   readonly #abort = (): void => {
     this.#end();
   };
