@@ -21,6 +21,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  rmSync,
   symlinkSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
@@ -238,6 +239,7 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
   let start: StartProcess | undefined;
   let browser: BrowserContext | undefined;
   let renderedBeforeStop = '';
+  let chromiumProfile = '';
 
   beforeAll(async () => {
     expect(existsSync(join(RepoRoot, 'dist/src/cmd/mco.js')), 'npm run build first').toBe(true);
@@ -252,6 +254,7 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
 
   afterAll(async () => {
     await browser?.close().catch(() => undefined);
+    if (chromiumProfile !== '') rmSync(chromiumProfile, { recursive: true, force: true });
     if (start !== undefined && start.child.exitCode === null) await start.interrupt(60_000);
     // Whatever is left (a failed test) is killed by PID, then the folder goes.
     if (work !== '') {
@@ -335,15 +338,13 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
     'the dashboard follows the examples rolling out to every worker, without a reload',
     async () => {
       mkdirSync(OutputDir, { recursive: true });
-      browser = await chromium.launchPersistentContext(
-        mkdtempSync(join(tmpdir(), 'mco-chromium-')),
-        {
-          executablePath: '/usr/bin/chromium',
-          headless: true,
-          args: ChromiumFlags,
-          viewport: { width: 1400, height: 1800 },
-        },
-      );
+      chromiumProfile = mkdtempSync(join(tmpdir(), 'mco-chromium-'));
+      browser = await chromium.launchPersistentContext(chromiumProfile, {
+        executablePath: '/usr/bin/chromium',
+        headless: true,
+        args: ChromiumFlags,
+        viewport: { width: 1400, height: 1800 },
+      });
       const page: Page = browser.pages()[0] ?? (await browser.newPage());
       await page.goto(`http://127.0.0.1:${portBase + 3}/`);
       await page.getByTestId('pool-state-master').waitFor({ timeout: Minute });
