@@ -51,7 +51,16 @@ const PURE_SYNTAX = [
   },
 ];
 
-const L3 = ['controller', 'daemon', 'server', 'apiserver', 'client', 'operator', 'simulator', 'dashboard'];
+const L3 = [
+  'controller',
+  'daemon',
+  'server',
+  'apiserver',
+  'client',
+  'operator',
+  'simulator',
+  'dashboard',
+];
 const sideways = (self) => L3.filter((d) => d !== self);
 
 export default tseslint.config(
@@ -116,7 +125,10 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { paths: IO_MODULES.map((name) => ({ name })), patterns: deny(...L3, 'adapters', 'cmd', 'cli') },
+        {
+          paths: IO_MODULES.map((name) => ({ name })),
+          patterns: deny(...L3, 'adapters', 'cmd', 'cli'),
+        },
       ],
       'no-restricted-globals': ['error', 'process'],
     },

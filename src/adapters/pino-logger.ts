@@ -6,10 +6,18 @@ import type { Logger } from '../ports/logger.js';
 
 function wrap(p: Pino): Logger {
   return {
-    debug: (message, fields) => { p.debug(fields ?? {}, message); },
-    info: (message, fields) => { p.info(fields ?? {}, message); },
-    warn: (message, fields) => { p.warn(fields ?? {}, message); },
-    error: (message, fields) => { p.error(fields ?? {}, message); },
+    debug: (message, fields) => {
+      p.debug(fields ?? {}, message);
+    },
+    info: (message, fields) => {
+      p.info(fields ?? {}, message);
+    },
+    warn: (message, fields) => {
+      p.warn(fields ?? {}, message);
+    },
+    error: (message, fields) => {
+      p.error(fields ?? {}, message);
+    },
     child: (fields) => wrap(p.child(fields)),
   };
 }

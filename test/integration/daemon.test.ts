@@ -175,6 +175,9 @@ async function doneOn(name: string, timeoutMs = 60_000): Promise<void> {
     `Done on ${name}`,
     async () => {
       const a = (await getNode()).metadata.annotations ?? {};
+      // what this poll sees is a sample too: the drain loop may not have read the last state yet
+      const state = a[Annotation.state];
+      if (state !== undefined && states.at(-1) !== state) states.push(state);
       // reason '' too: only the daemon's own Done sets it (the seeded annotations say Done already)
       return a[Annotation.state] === 'Done' &&
         a[Annotation.reason] === '' &&
