@@ -198,7 +198,6 @@ export interface StartOptions {
   readonly masters: number;
   readonly workers: number;
   readonly portBase: number;
-  readonly ha: boolean;
   /** Which of masters/workers/portBase were given on the command line. */
   readonly explicit: ReadonlySet<'masters' | 'workers' | 'portBase'>;
 }
@@ -704,10 +703,6 @@ function resolveRecord(
 }
 
 export async function runStart(options: StartOptions, io: CliIo): Promise<void> {
-  if (options.ha)
-    throw new CliError(
-      '--ha needs `mco ha up` (the etcd control plane), which this build does not have yet',
-    );
   const layout = clusterLayout(options.dataDir);
   // Traversable: Ignition and the nodes' services reach into DIR/nodes as other users.
   mkdirSync(layout.dir, { recursive: true, mode: 0o755 });
@@ -813,10 +808,13 @@ export function startCommand(io: CliIo): Command {
       count('--port-base', 1),
       DefaultPortBase,
     )
-    .option('--ha', 'an etcd-backed highly available control plane (mco ha up)', false)
+    .addHelpText(
+      'after',
+      '\nThe highly available control plane on etcd is `mco ha up` (docs/ha.md).',
+    )
     .action(
       async (
-        opts: { dataDir: string; masters: number; workers: number; portBase: number; ha: boolean },
+        opts: { dataDir: string; masters: number; workers: number; portBase: number },
         command: Command,
       ) => {
         const explicit = new Set<'masters' | 'workers' | 'portBase'>();
