@@ -32,6 +32,7 @@ import type { ResourceClient } from '../src/ports/resource-client.js';
 import { McoVersion } from '../src/version.js';
 import { BenchApiServer, McoProcess } from '../test/support/mco-processes.js';
 import { NodeAgents } from '../test/support/node-agents.js';
+import { until } from '../test/support/until.js';
 
 const Namespace = 'openshift-machine-config-operator';
 const Release = '4.17.0';
@@ -60,22 +61,6 @@ function options(): BenchOptions {
     maxUnavailable: /^\d+$/.test(mu) ? Number(mu) : mu,
     storage: values.storage === 'sqlite' ? 'sqlite' : 'memory',
   };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs: number,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
 }
 
 /** The objects the operator would write: pools, osimageurl ConfigMap, ControllerConfig. */
@@ -184,7 +169,7 @@ async function run(n: number, opts: BenchOptions): Promise<RunResult> {
         const p = await client.get<MachineConfigPool>(Resources.machineConfigPool, 'worker');
         return p.spec.configuration?.name;
       },
-      120_000,
+      { timeoutMs: 120_000, intervalMs: 20 },
     );
     const names = Array.from({ length: n }, (_, i) => `worker-${String(i).padStart(4, '0')}`);
     await agents.add(
@@ -196,7 +181,7 @@ async function run(n: number, opts: BenchOptions): Promise<RunResult> {
         const p = await client.get<MachineConfigPool>(Resources.machineConfigPool, 'worker');
         return p.status?.updatedMachineCount === n ? true : undefined;
       },
-      300_000,
+      { timeoutMs: 300_000, intervalMs: 20 },
     );
     const pool = await client.get<MachineConfigPool>(Resources.machineConfigPool, 'worker');
     const m = maxUnavailable(pool, n);
@@ -223,7 +208,7 @@ async function run(n: number, opts: BenchOptions): Promise<RunResult> {
         const t = p.spec.configuration?.name;
         return t !== undefined && t !== initial ? t : undefined;
       },
-      120_000,
+      { timeoutMs: 120_000, intervalMs: 20 },
     );
     await until(
       'the pool to be Updated',
@@ -236,7 +221,7 @@ async function run(n: number, opts: BenchOptions): Promise<RunResult> {
           ? true
           : undefined;
       },
-      3_600_000,
+      { timeoutMs: 3_600_000, intervalMs: 20 },
     );
     const wallMs = performance.now() - started;
     clearInterval(sampler);

@@ -32,6 +32,8 @@ import {
   startServer,
   type RunningServer,
 } from './mcs-support.js';
+import { sleep, until } from '../support/until.js';
+export { sleep, until };
 
 export const Namespace = 'openshift-machine-config-operator';
 export const Minute = 60_000;
@@ -39,30 +41,6 @@ export const BootRef = 'testos/x86_64/stable';
 export const InitialSshKey =
   'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIInitialKeyOfTheDaemonE2e core@install';
 const Token = 'daemon-e2e-bootstrap-token-0123456789abcdef';
-
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-export async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 2 * Minute,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${what}${last instanceof Error ? ` (last error: ${last.message})` : ''}`,
-      );
-    await sleep(100);
-  }
-}
 
 function mcoAsync(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {

@@ -33,6 +33,7 @@ import type {
 } from '../../src/ports/resource-client.js';
 import { hasMcoCommand, McoBin } from '../support/mco-processes.js';
 import { NodeAgents } from '../support/node-agents.js';
+import { sleep, until } from '../support/until.js';
 
 const Namespace = 'openshift-machine-config-operator';
 const DrillNamespace = 'ha-drill';
@@ -42,30 +43,6 @@ const Workers = 20;
 const MaxUnavailable = 2;
 const ApplyMs = 1500;
 const Minute = 60_000;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 2 * Minute,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${what}${last instanceof Error ? ` (last error: ${last.message})` : ''}`,
-      );
-    await sleep(100);
-  }
-}
 
 /** Whether a failed call may succeed when repeated: the connection broke or the server said 5xx. */
 function transient(e: unknown): boolean {

@@ -36,6 +36,7 @@ import { McoVersion } from '../../src/version.js';
 import { hasMcoCommand, McoProcess } from '../support/mco-processes.js';
 import { NodeAgents } from '../support/node-agents.js';
 import { kubectl, startApiServer, type ApiServerProcess } from './apiserver-harness.js';
+import { sleep, until } from '../support/until.js';
 
 const Namespace = 'openshift-machine-config-operator';
 const Release = '4.17.0';
@@ -48,30 +49,6 @@ const ApplyMs = 400;
 /** Controller leader election for the test: short, so a takeover takes seconds. */
 const Lease = { duration: 4000, renew: 3000, retry: 500 };
 const Minute = 60_000;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 2 * Minute,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `timed out waiting for ${what}${last instanceof Error ? ` (last error: ${last.message})` : ''}`,
-      );
-    await sleep(100);
-  }
-}
 
 function condition(pool: MachineConfigPool | undefined, type: string) {
   return pool?.status?.conditions?.find((c) => c.type === type);

@@ -30,6 +30,7 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepoRoot } from '../support/run-mco.js';
+import { until } from '../support/until.js';
 
 const Minute = 60_000;
 const Readme = readFileSync(join(RepoRoot, 'README.md'), 'utf8');
@@ -44,8 +45,6 @@ const ChromiumFlags = [
   '--disable-component-update',
   '--disable-sync',
 ];
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Shell {
   readonly code: number | null;
@@ -76,26 +75,6 @@ function sh(work: string, line: string, timeoutMs = 2 * Minute): Promise<Shell> 
       resolve({ code, stdout, stderr });
     });
   });
-}
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs: number,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last = '';
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e instanceof Error ? e.message : String(e);
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}${last === '' ? '' : ` (${last})`}`);
-    await sleep(500);
-  }
 }
 
 function portFree(port: number): Promise<boolean> {

@@ -32,6 +32,7 @@ import { startApiServerProcess, type ApiServerHandle } from '../support/apiserve
 import { file, mc } from '../support/daemon-fixtures.js';
 import { createPlainHost, type PlainHost } from '../support/plain-host.js';
 import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
+import { until } from '../support/until.js';
 
 const NodeName = 'worker-0';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -43,20 +44,6 @@ let work: TmpDir;
 let p: PlainHost;
 const states: string[] = [];
 let drainer: AbortController;
-
-async function until<T>(
-  what: string,
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 60_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
 
 const getNode = () => admin.get<Node>(Resources.node, NodeName);
 const annotation = async (key: string) => (await getNode()).metadata.annotations?.[key];
