@@ -31,6 +31,7 @@ import {
   CompareTarget,
   Etcd3,
   GRPCDeadlineExceededError,
+  GRPCUnavailableError,
   isRecoverableError,
   type ICompare,
   type IKeyValue,
@@ -262,7 +263,15 @@ export class EtcdStorage implements Storage {
   #reason(e: unknown): string {
     if (e instanceof GRPCDeadlineExceededError || e instanceof BrokenCircuitError)
       return `no member with quorum answered within ${String(this.#timeoutMs)} ms`;
-    return messageOf(e);
+    const message = messageOf(e);
+    // gRPC's "14 UNAVAILABLE: No connection established. Last error: Error: connect ECONNREFUSED
+    // 127.0.0.1:2379. Resolution note: ": every member it tried refused the connection at once
+    if (e instanceof GRPCUnavailableError || message.startsWith('14 UNAVAILABLE')) {
+      const last = /Last error: (?:Error: )?([^.]*(?:\.\d+)*[^.]*)/.exec(message)?.[1]?.trim();
+      const known = last !== undefined && last !== '' && last !== 'null';
+      return `no member with quorum answered${known ? `: ${last}` : ''}`;
+    }
+    return message;
   }
 
   #range(what: string, request: IRangeRequest, key?: string): Promise<IRangeResponse> {
