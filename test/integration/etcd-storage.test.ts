@@ -178,6 +178,23 @@ describe('EtcdStorage on etcd', () => {
     }
   });
 
+  /**
+   * The first write after a member returns may still meet the client's reconnect backoff (gRPC:
+   * "No connection established"); a caller that retries on Unavailable gets through by itself.
+   */
+  async function createOnceAvailable(s: EtcdStorage, key: string, timeoutMs = 60_000) {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      try {
+        return await s.create(key, 'v');
+      } catch (e) {
+        const unavailable = e instanceof StorageError && e.code === StorageErrorCode.Unavailable;
+        if (!unavailable || Date.now() > deadline) throw e;
+      }
+      await sleep(250);
+    }
+  }
+
   it('quorum loss: writes and reads fail with Unavailable within the timeout; a returning member resumes work', async () => {
     const s = await openStore({ requestTimeoutMs: 2000 });
     await s.create('/q/before', 'v');
@@ -197,7 +214,7 @@ describe('EtcdStorage on etcd', () => {
       expect(Date.now() - readStarted).toBeLessThan(2000 + 1500);
       // WHEN one member returns THEN the quorum is back and the same store works again
       await cluster.restart(1);
-      const resumed = await s.create('/q/after', 'v');
+      const resumed = await createOnceAvailable(s, '/q/after');
       expect((await s.get('/q/after'))?.modRevision).toBe(resumed.modRevision);
       await until('the watch to deliver the write after recovery', () =>
         w.events.some((e) => e.type === 'put' && e.kv.key === '/q/after'),
