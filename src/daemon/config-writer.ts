@@ -35,6 +35,7 @@ import {
 import type { CrashPoints } from './crash-points.js';
 import { DaemonError, errorText } from './daemon-errors.js';
 import { fsErrorText } from './fs-error-text.js';
+import { forEachLimit } from '../lib/for-each-limit.js';
 
 /** Files written at once: fsyncs of different files overlap (ext4 commits them together). */
 const WriteConcurrency = 8;
@@ -51,27 +52,6 @@ export interface ConfigWriterOptions {
 export interface UpdateFilesOptions {
   /** Normal updates leave /etc/kubernetes/kubelet-ca.crt to the certificate writer. */
   readonly skipCertificateWrite: boolean;
-}
-
-async function inParallel<T>(
-  items: readonly T[],
-  limit: number,
-  run: (item: T) => Promise<void>,
-): Promise<void> {
-  let next = 0;
-  let failure: { error: unknown } | undefined;
-  const worker = async (): Promise<void> => {
-    while (failure === undefined && next < items.length) {
-      const item = items[next++] as T;
-      try {
-        await run(item);
-      } catch (e) {
-        failure ??= { error: e };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failure !== undefined) throw failure.error;
 }
 
 export class ConfigWriter {
@@ -108,7 +88,7 @@ export class ConfigWriter {
     const plan = planFileWrites(ign, { skipCertificateWrite: options.skipCertificateWrite });
     if (!plan.ok) throw DaemonError.degraded(describeFileWriteError(plan.error));
     const owners = new Map<string, number>();
-    await inParallel(plan.value, WriteConcurrency, async (file) => {
+    await forEachLimit(plan.value, WriteConcurrency, async (file) => {
       const uid = await this.#ownerId(file, file.user, 'user', owners);
       const gid = await this.#ownerId(file, file.group, 'group', owners);
       this.#crash.reached('write-file');

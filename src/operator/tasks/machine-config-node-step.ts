@@ -16,7 +16,7 @@ import {
   updatedMachineConfigNode,
 } from '../../logic/operator/machine-config-node.js';
 import { rfc3339 } from '../../ports/clock.js';
-import { forEachLimit } from '../for-each-limit.js';
+import { forEachLimit } from '../../lib/for-each-limit.js';
 import { liveGet } from '../live-get.js';
 import { Done, type OperatorStep, type RoundContext, type TaskOutcome } from '../operator-task.js';
 
