@@ -14,6 +14,7 @@ import type { KubeObject, ResourceStore, UserInfo } from '../resource-store.js';
 import type { ResourceTypeRegistry } from '../resource-types.js';
 import { forbidden, requestAttributes } from './authorization.js';
 import { decodeObjectBody } from './body.js';
+import { readBoundedBody } from './bounded-body.js';
 import { serveNonResource, versionInfo, type NonResourceContext } from './non-resource.js';
 import { buildOpenApiV3 } from './openapi.js';
 import { requestInfo, type ResourceInfo } from './request-info.js';
@@ -79,7 +80,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     const attributes = requestAttributes(info, url.searchParams);
     const body = BodylessMethods.has(request.method)
       ? new Uint8Array()
-      : new Uint8Array(await request.arrayBuffer());
+      : await readBoundedBody(request);
     const target = info.isResourceRequest ? resolveTarget(info, registry) : undefined;
     const load =
       info.isResourceRequest && target?.ok === true

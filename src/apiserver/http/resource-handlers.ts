@@ -17,7 +17,7 @@ import type {
   UserInfo,
 } from '../resource-store.js';
 import { apiVersionOf } from '../resource-type.js';
-import { decodeDeleteOptions, decodeObjectBody } from './body.js';
+import { checkPatchNesting, decodeDeleteOptions, decodeObjectBody } from './body.js';
 import {
   acceptedPatchTypes,
   negotiateObject,
@@ -233,6 +233,7 @@ async function patch(call: ResourceCall, format: ObjectFormat): Promise<Response
   if (type === undefined) throw StatusError.unsupportedMediaType(acceptedPatchTypes(rt.builtIn));
   const q = call.url.searchParams;
   if (type === 'apply' && (q.get('fieldManager') ?? '') === '') throw fieldManagerRequired();
+  checkPatchNesting(call.body, type);
   const warnings: string[] = [];
   const result = await call.store.patch(
     rt,

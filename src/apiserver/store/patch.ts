@@ -8,6 +8,7 @@
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import { isStorageError, StorageErrorCode } from '../../ports/storage.js';
 import type { KubeObject, Patch, WriteOptions } from '../resource-store.js';
+import { decodedYamlProblem } from '../request-limits.js';
 import type { ResourceType } from '../resource-type.js';
 import type { StoreContext } from './context.js';
 import { createObject } from './create.js';
@@ -50,7 +51,7 @@ export async function patchObject(
     throw StatusError.unsupportedMediaType(acceptedPatchTypes(rt));
   }
   if (patch.type === 'apply') requireFieldManager(options.fieldManager);
-  const body = patch.type === 'apply' ? parseApplyBody(patch.body) : parseJsonBody(patch.body);
+  const body = parsePatchBody(patch);
   for (let attempt = 1; ; attempt++) {
     const current = await readCurrent(ctx, rt, namespace, name);
     if (current === undefined) {
@@ -82,6 +83,15 @@ export async function patchObject(
       }
     }
   }
+}
+
+function parsePatchBody(patch: Patch): unknown {
+  if (patch.type !== 'apply') return parseJsonBody(patch.body);
+  const body = parseApplyBody(patch.body);
+  // a YAML alias can nest or repeat a subtree past what the text shows
+  const aliased = decodedYamlProblem(body);
+  if (aliased !== undefined) throw aliased;
+  return body;
 }
 
 function parseJsonBody(body: string): unknown {
