@@ -11,8 +11,16 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { MaxStoredValueBytes } from '../ports/storage.js';
 
 export const EtcdBinary = '/usr/bin/etcd';
+
+/**
+ * `--max-request-bytes`: the largest value the API server stores (its own limit refuses bigger
+ * ones first) plus room for the key and the transaction around it. etcd's default is exactly
+ * 1.5 MiB for the whole request, which would refuse a value just under the API server's limit.
+ */
+export const EtcdMaxRequestBytes = MaxStoredValueBytes + 64 * 1024;
 
 /** A free TCP port on `host` (bound and released: another process may take it, rarely). */
 export function freePort(host = '127.0.0.1'): Promise<number> {
@@ -100,6 +108,8 @@ export class EtcdMember {
       this.#token,
       '--initial-cluster-state',
       'new',
+      '--max-request-bytes',
+      String(EtcdMaxRequestBytes),
       ...this.#extraArgs,
     ];
     try {

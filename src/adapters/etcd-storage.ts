@@ -14,6 +14,9 @@
  *   keys run concurrently, and their relative order is etcd's.
  * - Every call is bounded by `requestTimeoutMs`: without quorum a write fails with Unavailable
  *   instead of hanging (etcd itself would wait for a leader).
+ * - A value etcd refuses as too large (`--max-request-bytes`) fails with TooLarge; replies are
+ *   received up to 2 GiB, as clientv3 does (gRPC's default, 4 MiB, fails a list of a few large
+ *   objects).
  * - Watches are etcd watches (one gRPC stream each, with `prev_kv`). A broken stream is re-opened
  *   on any member from the last revision delivered; if that revision was compacted meanwhile the
  *   watch ends with Compacted, and if no member takes it for `watchRetryTimeoutMs`, Unavailable.
@@ -89,6 +92,22 @@ function isFutureRevisionError(e: unknown): boolean {
   return messageOf(e).includes(FutureRevisionText);
 }
 
+/** etcd's `--max-request-bytes` refusal, or its gRPC server's receive limit just above it. */
+function isTooLargeError(e: unknown): boolean {
+  const message = messageOf(e);
+  return (
+    message.includes('etcdserver: request is too large') ||
+    message.includes('grpc: received message larger than max')
+  );
+}
+
+/**
+ * The gRPC client's receive limit: clientv3's default (math.MaxInt32), which kube-apiserver keeps.
+ * grpc-js defaults to 4 MiB, which a list of a few large objects, or a watch response carrying
+ * one with its previous value, passes.
+ */
+const MaxReceiveMessageBytes = 2 ** 31 - 1;
+
 /** The first key after every key with this prefix (etcd's GetPrefixRangeEnd); [0] means "all". */
 function prefixEnd(prefix: Buffer): Buffer {
   const end = Buffer.from(prefix);
@@ -159,6 +178,7 @@ export class EtcdStorage implements Storage {
     this.#client = new Etcd3({
       hosts: [...options.endpoints],
       dialTimeout: this.#timeoutMs,
+      grpcOptions: { 'grpc.max_receive_message_length': MaxReceiveMessageBytes },
       faultHandling: {
         // A failing call moves on to another member (the deadline bounds the whole call).
         global: retry(handleWhen(isRecoverableError), {
@@ -248,6 +268,12 @@ export class EtcdStorage implements Storage {
       return await Promise.race([call({ deadline: Date.now() + this.#timeoutMs }), timeout]);
     } catch (e) {
       if (e instanceof StorageError || isCompactedError(e) || isFutureRevisionError(e)) throw e;
+      if (isTooLargeError(e)) {
+        throw new StorageError(StorageErrorCode.TooLarge, `${what}: ${messageOf(e)}`, {
+          ...(key === undefined ? {} : { key }),
+          cause: e,
+        });
+      }
       if (this.#closed) throw this.#unavailable('storage closed', key, e);
       throw this.#unavailable(`${what}: etcd unavailable: ${this.#reason(e)}`, key, e);
     } finally {

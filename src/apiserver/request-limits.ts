@@ -9,16 +9,18 @@
  */
 import { StatusError } from '../api/meta/v1/status-error.js';
 import { measureJson } from '../lib/json-extent.js';
+import { MaxStoredValueBytes } from '../ports/storage.js';
 
 /** A create/update/patch/delete body (kube-apiserver's `MaxRequestBodyBytes`, 3 MiB). */
 export const MaxRequestBodyBytes = 3 * 1024 * 1024;
 
 /**
  * One stored object's JSON. Kubernetes leaves this to etcd (`--max-request-bytes`, 1.5 MiB by
- * default) and passes etcd's refusal on as a 500; here every backend refuses it with a 413 that
- * names the limit, before storage is asked.
+ * default) and passes etcd's refusal on as a 500; here the store refuses it with a 413 that names
+ * the limit, before storage is asked, so it is the same on every backend (the Storage contract has
+ * each one accept a value this large).
  */
-export const MaxStoredObjectBytes = 1536 * 1024;
+export const MaxStoredObjectBytes = MaxStoredValueBytes;
 
 /**
  * How deep a body (JSON or YAML) or an object may nest, objects and arrays alike; the top-level

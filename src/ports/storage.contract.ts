@@ -16,6 +16,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  MaxStoredValueBytes,
   StorageError,
   StorageErrorCode,
   type KeyValue,
@@ -172,6 +173,30 @@ export function describeStorageContract(
         await s.create('/empty', '');
         expect((await s.get('/k'))?.value).toBe(value);
         expect((await s.get('/empty'))?.value).toBe('');
+      });
+
+      it('stores a value of MaxStoredValueBytes under a long key, created, updated and watched', async () => {
+        // UTF-8 bytes, not UTF-16 units: "é" is two bytes
+        const value = (fill: string) =>
+          JSON.stringify({ v: fill.repeat((MaxStoredValueBytes - 8) / Buffer.byteLength(fill)) });
+        const first = value('é');
+        const second = value('a');
+        expect(Buffer.byteLength(first)).toBeLessThanOrEqual(MaxStoredValueBytes);
+        expect(Buffer.byteLength(second)).toBeGreaterThan(MaxStoredValueBytes - 16);
+        const key = `/registry/configmaps/${'n'.repeat(63)}/${'k'.repeat(253)}`;
+        const watching = await record('/registry/', r0);
+        const created = await s.create(key, first);
+        const updated = await s.update(key, second, created.modRevision);
+        expect((await s.get(key))?.value).toBe(second);
+        expect((await s.list('/registry/')).items.map((i) => i.value.length)).toEqual([
+          second.length,
+        ]);
+        await watching.waitFor(2);
+        const last = watching.events[1];
+        expect(last?.type === 'put' && last.kv.value === second && last.prev?.value === first).toBe(
+          true,
+        );
+        expect(updated.modRevision).toBe(r0 + 2);
       });
     });
 

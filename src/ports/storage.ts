@@ -13,6 +13,13 @@
  * suite (`storage.contract.ts`) runs against each.
  */
 
+/**
+ * The largest value (bytes of UTF-8) every backend must store. The API server refuses larger
+ * objects before storage is asked; etcd members started here accept requests a little larger (key
+ * and transaction around the value).
+ */
+export const MaxStoredValueBytes = 1536 * 1024;
+
 /** A stored value with its revisions. `value` is the object's JSON without resourceVersion. */
 export interface KeyValue {
   readonly key: string;
@@ -72,6 +79,8 @@ export const StorageErrorCode = {
   Compacted: 'Compacted',
   /** the backend cannot serve the request now (no quorum, closed, timed out). */
   Unavailable: 'Unavailable',
+  /** create/update: the backend refuses a value this large (etcd's `--max-request-bytes`). */
+  TooLarge: 'TooLarge',
 } as const;
 export type StorageErrorCode = (typeof StorageErrorCode)[keyof typeof StorageErrorCode];
 
