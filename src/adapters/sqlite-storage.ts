@@ -13,7 +13,11 @@
  *   events buffered meanwhile and de-duplicated by revision.
  * - Compaction deletes rows no read at or after the compact revision can need; the compact
  *   revision lives in `kv_meta`.
+ * - The database holds Secrets: it is created 0600 before SQLite opens it (SQLite gives the WAL
+ *   and shared-memory files the database's mode), and a looser database, WAL or shared-memory file
+ *   is tightened to 0600 on open.
  */
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import {
@@ -145,6 +149,7 @@ export class SqliteStorage implements Storage {
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
+      if (isOnDisk(path)) tightenDatabaseFiles(path);
       db.exec(SCHEMA);
       this.#latest = db.prepare(
         `SELECT id, deleted, ${CREATE_REVISION} AS createRevision, value FROM kv_log
@@ -515,8 +520,30 @@ export class SqliteStorage implements Storage {
   }
 }
 
+/** The database's own files: SQLite opens `-wal` and `-shm` beside it in WAL mode. */
+const databaseFiles = (path: string): string[] => [path, `${path}-wal`, `${path}-shm`];
+
+function isOnDisk(path: string): boolean {
+  return path !== '' && path !== ':memory:' && !path.startsWith('file:');
+}
+
+/** Group and other lose every permission on the files that exist. */
+function tightenDatabaseFiles(path: string): void {
+  for (const file of databaseFiles(path)) {
+    let mode: number;
+    try {
+      mode = statSync(file).mode & 0o7777;
+    } catch {
+      continue; // not there (yet): SQLite creates it with the database's mode
+    }
+    if ((mode & 0o077) !== 0) chmodSync(file, mode & 0o700);
+  }
+}
+
 function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
   try {
+    // created owner-only before SQLite sees it, so no moment exists where others could open it
+    if (isOnDisk(path)) closeSync(openSync(path, 'a', 0o600));
     return new Database(path, { timeout: busyTimeoutMs });
   } catch (cause) {
     throw new StorageError(StorageErrorCode.Unavailable, `opening sqlite storage ${path}`, {

@@ -9,7 +9,7 @@
  * share the PKI and tokens through `pkiDir` (made once by `initPki`, see `mco apiserver init-pki`).
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { EtcdStorage } from '../adapters/etcd-storage.js';
 import { ensurePki, type ApiServerPki } from '../adapters/pki.js';
+import { securePrivateDir } from '../adapters/private-dir.js';
 import { SqliteStorage } from '../adapters/sqlite-storage.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { DefaultAuthorizer } from '../apiserver/auth/default-authorizer.js';
@@ -118,6 +119,12 @@ function every(
   };
 }
 
+/** The data folder 0700 and its private files 0600, saying what was looser. */
+function tightened(dir: string, log: Logger): void {
+  const changed = securePrivateDir(dir);
+  if (changed.length > 0) log.warn('tightened modes: owner-only access', { paths: changed });
+}
+
 async function openStorage(config: ApiServerConfig, log: Logger): Promise<Storage> {
   if (config.storage === 'memory') return new MemoryStorage();
   if (config.storage === 'etcd') {
@@ -133,10 +140,8 @@ async function openStorage(config: ApiServerConfig, log: Logger): Promise<Storag
       );
     }
   }
-  const path = join(config.dataDir, StateFileName);
-  const storage = new SqliteStorage(path);
-  chmodSync(path, 0o600); // it holds Secrets, node tokens among them
-  return storage;
+  // owner-only files, WAL and shared memory included: it holds Secrets, node credentials among them
+  return new SqliteStorage(join(config.dataDir, StateFileName));
 }
 
 /**
@@ -149,6 +154,7 @@ export async function initPki(
   log: Logger,
 ): Promise<{ pki: ApiServerPki; credentials: Credentials }> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  tightened(dir, log);
   const pki = await ensurePki({ dir, hosts, now: systemClock.now() });
   if (pki.issued.ca) log.info('created the cluster CA', { dir });
   if (pki.issued.serving) log.info('issued the serving certificate', { hosts });
@@ -160,6 +166,7 @@ export async function startApiServer(
   log: Logger,
 ): Promise<RunningApiServer> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  tightened(config.dataDir, log);
   const hosts = [...(isWildcard(config.host) ? [] : [config.host]), ...config.advertiseAddresses];
   const { pki, credentials } = await initPki(config.pkiDir ?? config.dataDir, hosts, log);
 
