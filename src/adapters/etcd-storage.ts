@@ -17,9 +17,11 @@
  * - A value etcd refuses as too large (`--max-request-bytes`) fails with TooLarge; replies are
  *   received up to 2 GiB, as clientv3 does (gRPC's default, 4 MiB, fails a list of a few large
  *   objects).
- * - Watches are etcd watches (one gRPC stream each, with `prev_kv`). A broken stream is re-opened
- *   on any member from the last revision delivered; if that revision was compacted meanwhile the
- *   watch ends with Compacted, and if no member takes it for `watchRetryTimeoutMs`, Unavailable.
+ * - Watches are etcd watches (one gRPC stream each, with `prev_kv`, history in fragments). A
+ *   stream is paused after each response until the handler took its events and is ready, so a
+ *   replay streams at the consumer's pace. A broken stream is re-opened on any member from the
+ *   last revision delivered; if that revision was compacted meanwhile the watch ends with
+ *   Compacted, and if no member takes it for `watchRetryTimeoutMs`, Unavailable.
  * - Compaction is etcd's, cluster-wide and idempotent: several API servers may all compact.
  */
 import {
@@ -144,6 +146,9 @@ interface WatchStreamLike {
   on(event: 'end', listener: () => void): this;
   cancel(): void;
   end(): void;
+  /** Node stream flow control: grpc-js stops reading the call (HTTP/2 flow control does the rest). */
+  pause(): this;
+  resume(): this;
 }
 
 interface PoolLike {
@@ -690,7 +695,9 @@ class EtcdWatch {
     this.#stream = stream;
     stream
       .on('data', (res) => {
-        if (this.#stream === stream) this.#response(res);
+        if (this.#stream !== stream) return;
+        this.#response(res);
+        if (res.events.length > 0 && !this.ended) this.#pace(stream);
       })
       .on('error', (e) => {
         if (this.#stream === stream) this.#broken(e);
@@ -705,7 +712,21 @@ class EtcdWatch {
         start_revision: this.#cursor + 1,
         prev_kv: true,
         progress_notify: true,
+        // history arrives in responses of about --max-request-bytes, not one per 1,000 revisions
+        fragment: true,
       },
+    });
+  }
+
+  /**
+   * Reads no further response until these events reached the handler and it is ready for more:
+   * a replay of a long history then comes as fast as the consumer takes it, not at once. Other
+   * calls on the connection go on (HTTP/2 flow control is per stream).
+   */
+  #pace(stream: WatchStreamLike): void {
+    stream.pause();
+    void this.#delivery.paced().finally(() => {
+      if (this.#stream === stream) stream.resume();
     });
   }
 

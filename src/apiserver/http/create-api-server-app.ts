@@ -63,6 +63,14 @@ function objectLoader(
   };
 }
 
+/** The Node response under the request, when @hono/node-server serves it (its bindings). */
+function connectionOf(env: unknown): { destroy(): void } | undefined {
+  const outgoing = (env as { outgoing?: unknown } | undefined)?.outgoing;
+  return typeof (outgoing as { destroy?: unknown } | undefined)?.destroy === 'function'
+    ? (outgoing as { destroy(): void })
+    : undefined;
+}
+
 export function createApiServerApp(options: ApiServerAppOptions): Hono {
   const { store, registry, authenticator, authorizer, clock, log } = options;
   const types = registry.list();
@@ -72,7 +80,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     versionInfo: versionInfo(options.version),
   };
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request, dropConnection: () => void): Promise<Response> {
     const user: UserInfo | undefined = await authenticator.authenticate(request);
     if (user === undefined) return statusResponse(StatusError.unauthorized());
     const url = new URL(request.url);
@@ -101,6 +109,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
       target: target.value,
       user,
       body,
+      dropConnection,
     });
   }
 
@@ -108,7 +117,9 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
   app.all('*', async (c) => {
     const request = c.req.raw;
     try {
-      return await handle(request);
+      return await handle(request, () => {
+        connectionOf(c.env)?.destroy();
+      });
     } catch (e) {
       if (e instanceof StatusError) return statusResponse(e);
       log.error('request failed', {

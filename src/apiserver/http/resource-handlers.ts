@@ -44,6 +44,8 @@ export interface ResourceCall {
   readonly user: UserInfo;
   /** The request body, read once. */
   readonly body: Uint8Array;
+  /** Ends the connection at once (a watcher whose client does not read). */
+  readonly dropConnection?: () => void;
 }
 
 /** The Status of a rejected `sendInitialEvents` watch, which makes client-go fall back to list+watch. */
@@ -159,6 +161,7 @@ async function watch(call: ResourceCall, format: ObjectFormat): Promise<Response
     clock: call.clock,
     log: call.log,
     requestSignal: call.request.signal,
+    ...(call.dropConnection === undefined ? {} : { dropConnection: call.dropConnection }),
   });
 }
 
