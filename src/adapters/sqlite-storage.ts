@@ -570,7 +570,9 @@ function buildSql(kind: 'list' | 'count' | 'replay', op: '>' | '>=', bounded: bo
   const range = (col: string): string => `${col} ${op} @lo` + (bounded ? ` AND ${col} < @hi` : '');
   switch (kind) {
     case 'replay':
-      return `SELECT ${LOG_COLUMNS} FROM kv_log WHERE id > @after AND ${range('name')}
+      // `+name` keeps the name index out: with it SQLite sorts every row of the prefix (values
+      // and all) by id for each page; in id order the scan stops after the page's rows
+      return `SELECT ${LOG_COLUMNS} FROM kv_log WHERE id > @after AND ${range('+name')}
               ORDER BY id LIMIT @limit`;
     case 'count':
       // The newest row of a key is the one no row names as its predecessor.

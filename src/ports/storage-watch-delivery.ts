@@ -10,7 +10,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { StorageError, StorageErrorCode, type WatchEvent, type WatchHandler } from './storage.js';
 
 /** How much history a backend reads in one batch, about (a batch holds at least one event). */
-export const ReplayBatchBytes = 4 * 1024 * 1024;
+export const ReplayBatchBytes = 1024 * 1024;
 export const ReplayBatchEvents = 1000;
 
 /** The bytes an event carries, about: its value and its previous value. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isStatusError } from '../../api/meta/v1/status-error.js';
-import { readBoundedBody } from './bounded-body.js';
+import { DrainBytes, readBoundedBody } from './bounded-body.js';
 
 const LIMIT = 3 * 1024 * 1024;
 
@@ -48,7 +48,7 @@ describe('readBoundedBody', () => {
     expect((await readBoundedBody(request)).byteLength).toBe(LIMIT);
   });
 
-  it('answers one byte more with the 413 kube-apiserver gives, without reading on', async () => {
+  it('answers one byte more with the 413 kube-apiserver gives, reading the rest only to drop it', async () => {
     const s = streamed(20 * 1024 * 1024);
     expect(await status(readBoundedBody(s.request))).toEqual({
       kind: 'Status',
@@ -59,20 +59,28 @@ describe('readBoundedBody', () => {
       reason: 'RequestEntityTooLarge',
       code: 413,
     });
-    expect(s.pulled()).toBeLessThan(LIMIT + 256 * 1024);
-    expect(s.cancelled()).toBe(true);
+    // read to its end (20 MiB is less than what is drained), so the client sees the answer
+    expect(s.pulled()).toBe(20 * 1024 * 1024);
+
+    const endless = streamed(200 * 1024 * 1024);
+    expect(await status(readBoundedBody(endless.request))).toMatchObject({ code: 413 });
+    expect(endless.pulled()).toBeLessThan(DrainBytes + 256 * 1024);
+    expect(endless.cancelled()).toBe(true);
+
+    const declared = streamed(4 * 1024 * 1024, 64 * 1024, String(4 * 1024 * 1024));
+    expect(await status(readBoundedBody(declared.request))).toMatchObject({ code: 413 });
 
     const one = streamed(LIMIT + 1);
     expect(await status(readBoundedBody(one.request))).toMatchObject({ code: 413 });
   });
 
-  it('refuses a Content-Length over the limit before reading anything', async () => {
+  it('refuses a Content-Length past what it would drain before reading anything', async () => {
     // a body that never ends: reading it would never finish
     const body = new ReadableStream<Uint8Array>({ pull: () => new Promise<void>(() => undefined) });
     const request = new Request('http://x/', {
       method: 'POST',
       body,
-      headers: { 'Content-Length': String(LIMIT + 1) },
+      headers: { 'Content-Length': String(DrainBytes + 1) },
       duplex: 'half',
     });
     expect(await status(readBoundedBody(request))).toMatchObject({ code: 413 });

@@ -126,7 +126,7 @@ describe('watch flow control', () => {
     res.pause();
     await sleep(800);
     const held = emitted.events;
-    // one batch of about 4 MiB, the 1 MiB queue and the socket's buffers: far from 20 MB
+    // a batch of about 1 MiB, the 1 MiB queue and the socket buffers: far from 20 MB
     expect(held).toBeLessThan(1400);
     await sleep(300);
     expect(emitted.events).toBe(held);
