@@ -1,6 +1,6 @@
 /**
  * ValidateMachineConfig: the checks every component MachineConfig passes before it is merged
- * (mco-behavior.md §3.7): kernel type, Ignition version and validity, file modes without
+ * (docs/reference/render.md §3.7): kernel type, Ignition version and validity, file modes without
  * setuid/setgid/sticky bits, and extensions from the allowlist.
  */
 import { SupportedExtensions } from '../../api/machineconfiguration/v1/constants.js';
@@ -63,7 +63,8 @@ export function validateMachineConfig(
   if (!ValidKernelTypes.includes(kernelType)) return err({ kind: 'InvalidKernelType', kernelType });
   if (spec?.config === undefined || spec.config === null) return ok(undefined);
 
-  // IgnParseWrapper; mco-behavior §3.7: a failed validation reads `invalid ignition V3 config found: …`.
+  // IgnParseWrapper; docs/reference/render.md §3.7: a failed validation reads
+  // `invalid ignition V3 config found: …`.
   const parsed = parseIgnition(spec.config, { shareInput: true });
   if (!parsed.ok)
     return err({ kind: 'Ignition', message: describeIgnitionParseError(parsed.error) });
