@@ -29,7 +29,7 @@ function recordingRunner(canned: Readonly<Record<string, Partial<CommandResult>>
   return { runner, calls, lines: () => calls.map(commandLine) };
 }
 
-// Vector D1: the exact `rpm-ostree kargs` command line for each case.
+// docs/reference/vectors.md §D1: the exact `rpm-ostree kargs` command line for each case.
 const D1: readonly (readonly [string[], string[], string])[] = [
   [[], ['hello=world'], 'rpm-ostree kargs --append=hello=world'],
   [['hello=world'], [], 'rpm-ostree kargs --delete-if-present=hello=world'],

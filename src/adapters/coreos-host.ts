@@ -1,5 +1,5 @@
 /**
- * The Host for real RHCOS/FCOS machines (mco-behavior.md §7.6–§7.8): files through the real
+ * The Host for real RHCOS/FCOS machines (docs/reference/daemon.md §7.6–7.8): files through the real
  * filesystem under `root` (`/` on a node), systemd through `systemctl`, users through `usermod`
  * and `getent shadow`, the OS through `rpm-ostree`, and the reboot through `systemd-run`. Every
  * program runs through the CommandRunner port, which is how this adapter is tested: rpm-ostree

@@ -2,7 +2,7 @@
  * The ResourceClient on @kubernetes/client-node 1.4.0: talks to any Kubernetes API server (ours or
  * a real cluster) from a kubeconfig file or the in-cluster service account.
  *
- * Choices, and the client-node traps they avoid (kube-api-wire.md §10):
+ * Choices, and the client-node traps they avoid (docs/reference/kube-clients.md §3):
  * - Requests go through CustomObjectsApi, which hands back the server's JSON untouched (the typed
  *   APIs and KubernetesObjectApi turn timestamps into Date objects and drop unknown fields). Its
  *   paths are `/apis/{group}/{version}/…`, so for the core group ('') a middleware rewrites

@@ -1,5 +1,5 @@
 /**
- * The simulated boot of an OSTree node (host-tools.md §2.4, docs/daemon.md "OSTree host and
+ * The simulated boot of an OSTree node (docs/reference/tools.md §2.4, docs/daemon.md "OSTree host and
  * simulated nodes"). libostree never sees a `--sysroot` folder as booted, so the node supervisor
  * plays firmware and initramfs, and records what it booted itself:
  *

@@ -1,7 +1,7 @@
 /**
  * NodeMachine (src/ports/node-machine.ts) on a node folder (nodeLayout): an OSTree sysroot under
  * `rootfs/sysroot`, the boot image deployed by `ostree admin deploy`, the real Ignition 2.14 run
- * into `rootfs` at provisioning (host-tools.md §1.3–1.4), and the simulated boot of ostree-boot.ts.
+ * into `rootfs` at provisioning (docs/reference/tools.md §1.3–1.4), and the simulated boot of ostree-boot.ts.
  *
  * Ignition needs `/etc/selinux/config` (it relabels through a no-op `setfiles` shim), but with
  * that file present ostree 2022.7 refreshes the SELinux policy with `semodule` inside bubblewrap
