@@ -1,5 +1,5 @@
 /**
- * bench/daemon: what the machine config daemon costs on a node (issue 6).
+ * bench/daemon: what the machine config daemon costs on a node.
  *
  * 1. Applying N files (default 1,000): `mco daemon --host ostree --once-from <MachineConfig>` on a
  *    fresh folder root, which runs the daemon's update code (journal, prior-state capture,

@@ -1,5 +1,5 @@
 /**
- * The daemon end to end (issue 6, "Done means" 2): real `mco apiserver`, `mco operator`,
+ * The daemon end to end: real `mco apiserver`, `mco operator`,
  * `mco controller`, `mco server` and three simulated nodes (`mco node`, real OSTree sysroots,
  * `systemctl --root`, the real Ignition at first boot), each running `mco daemon --host ostree`.
  *
