@@ -141,8 +141,16 @@ function isMissing(e: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+/**
+ * The components to walk. A path ending in `/` or `/.` names a folder (as for the kernel): it
+ * keeps a last `.`, which the walk takes as "the folder reached so far".
+ */
 function components(path: string): string[] {
-  return path.split('/').filter((c) => c !== '' && c !== '.');
+  const parts = path.split('/');
+  const out = parts.filter((c) => c !== '' && c !== '.');
+  const last = parts.at(-1);
+  if (out.length > 0 && (last === '' || last === '.')) out.push('.');
+  return out;
 }
 
 /** An error as Node's fs gives it (`ENOTDIR: not a directory, mkdir '/x'`). */
@@ -258,6 +266,7 @@ export class NodeRoot {
       popFrame(w.stack);
       return Next;
     }
+    if (c === '.') return Next;
     const last = w.pending.length === 0;
     const top = w.stack.at(-1) as Frame;
     if (top.fd < 0) return this.#beyondMissing(w, top, c, last);
@@ -305,7 +314,15 @@ export class NodeRoot {
   }
 
   #link(w: WalkState, top: Frame, c: string, last: boolean): Step {
-    const target = fs.readlinkSync(this.#at(top, c));
+    let target: string;
+    try {
+      target = fs.readlinkSync(this.#at(top, c));
+    } catch (e) {
+      // no longer a link (EINVAL) or gone since the lstat: look at it again
+      if (errnoOf(e) !== 'EINVAL' && errnoOf(e) !== 'ENOENT') throw this.#rehome(e, top);
+      this.#again(w, c, this.#rehome(e, top));
+      return Next;
+    }
     const linkHost = posix.join(top.host, c);
     if (!(last && w.o.asLink === true) && this.#isMount(linkHost, target))
       return this.#mount(w, top, c, target);
