@@ -238,7 +238,7 @@ describe('hostile MachineConfigs in the cluster in a box', () => {
         encodeObject({
           apiVersion: 'machineconfiguration.openshift.io/v1',
           kind: 'MachineConfig',
-          spec: mc.spec as Record<string, unknown>,
+          spec: mc.spec,
           metadata: {
             ...mc.metadata,
             uid: `00000000-0000-0000-0000-00000000000${String(i)}`,
