@@ -69,6 +69,15 @@ describe('the root resolver: the holes it closes', () => {
       expect(snapshotOutside(l)).toEqual(outside);
     }));
 
+  it('makes a deep run of missing folders one at a time', () =>
+    withLayout(async (l, root) => {
+      const deep = `/${Array.from({ length: 30 }, (_, i) => `d${String(i)}`).join('/')}`;
+      await root.writeFileAtomic(`${deep}/f`, bytes('deep'), { mode: 0o600 });
+      await root.mkdirAll(`${deep}/more/and/more`, 0o700);
+      expect(readFileSync(join(l.root, deep, 'f'), 'utf8')).toBe('deep');
+      expect(statSync(join(l.root, deep, 'more/and')).mode & 0o777).toBe(0o700);
+    }));
+
   it('follows absolute and climbing links inside the root, never to where they point here', () =>
     withLayout(async (l, root) => {
       mkdirSync(join(l.root, 'etc'));

@@ -188,6 +188,8 @@ export class NodeRoot {
   /** The folder that is the node's `/`, as given (resolved, not realpath'd). */
   readonly path: string;
   readonly #isMount: MountLinkTest;
+  /** The root's real path, read from its descriptor at the first walk. */
+  #realRoot: string | undefined;
 
   constructor(root: string, options: NodeRootOptions = {}) {
     this.path = posix.resolve(root);
@@ -270,12 +272,9 @@ export class NodeRoot {
     const last = w.pending.length === 0;
     const top = w.stack.at(-1) as Frame;
     if (top.fd < 0) return this.#beyondMissing(w, top, c, last);
-    let st: fs.Stats | undefined;
-    try {
-      st = fs.lstatSync(this.#at(top, c));
-    } catch (e) {
-      if (errnoOf(e) !== 'ENOENT') throw this.#rehome(e, top);
-    }
+    // most components on the way are folders: open first, look closer only when that fails
+    if (!last && this.#openInto(w, top, c)) return Next;
+    const st = this.#lstatIn(top, c);
     if (st === undefined) return this.#missing(w, top, c, last);
     if (st.isSymbolicLink()) return this.#link(w, top, c, last);
     if (last) return { dir: top, name: c };
@@ -297,6 +296,28 @@ export class NodeRoot {
     return Next;
   }
 
+  #lstatIn(top: Frame, c: string): fs.Stats | undefined {
+    try {
+      return fs.lstatSync(this.#at(top, c));
+    } catch (e) {
+      if (errnoOf(e) !== 'ENOENT') throw this.#rehome(e, top);
+      return undefined;
+    }
+  }
+
+  /** Opens `c` in `top` as a folder, without following a link; false if it is not one. */
+  #openInto(w: WalkState, top: Frame, c: string): boolean {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.#at(top, c), DirFlags);
+    } catch (e) {
+      if (isMissing(e) || errnoOf(e) === 'ELOOP') return false;
+      throw this.#rehome(e, top);
+    }
+    w.stack.push({ fd, host: posix.join(top.host, c), node: posix.join(top.node, c) });
+    return true;
+  }
+
   /** A plan walk past a missing folder: the rest of the path are names. */
   #beyondMissing(w: WalkState, top: Frame, c: string, last: boolean): Step {
     if (last) return { dir: top, name: c };
@@ -309,7 +330,9 @@ export class NodeRoot {
     if (w.o.mode === 'lookup') return undefined;
     if (w.o.mode === 'plan') return this.#beyondMissing(w, top, c, last);
     this.#mkdir(top, c, w.o);
-    this.#again(w, c); // look again: it is a folder now (or it changed meanwhile)
+    if (last) return { dir: top, name: c };
+    if (this.#openInto(w, top, c)) return Next;
+    this.#again(w, c); // changed since the mkdir: look at it again
     return Next;
   }
 
@@ -406,7 +429,8 @@ export class NodeRoot {
   /** The folder reached must still be under the root (an ancestor may have moved meanwhile). */
   #checkInside(dir: Frame, root: Frame): void {
     if (dir.fd < 0) return;
-    const realRoot = fs.readlinkSync(this.#at(root, ''));
+    this.#realRoot ??= fs.readlinkSync(this.#at(root, ''));
+    const realRoot = this.#realRoot;
     const real = fs.readlinkSync(this.#at(dir, ''));
     if (!isInside(real, realRoot))
       throw fsError(
