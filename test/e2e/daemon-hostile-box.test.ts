@@ -9,7 +9,7 @@
  *    root and the sentinel are exactly as they were (paths, modes, owners, contents, mtimes).
  * 3. Pointed back at its good config, the node is Done again.
  */
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpsResourceClient } from '../../src/adapters/https-resource-client.js';
@@ -22,9 +22,13 @@ import { Resources } from '../../src/api/resource-refs.js';
 import { StatusError } from '../../src/api/meta/v1/status-error.js';
 import { encodeObject } from '../../src/apiserver/store/codec.js';
 import { mintNodeKubeconfig } from '../../src/cli/node-kubeconfig.js';
+import type { IgnitionConfig } from '../../src/ignition/types.js';
 import { startApiServerProcess, type ApiServerHandle } from '../support/apiserver-process.js';
+import { mc } from '../support/daemon-fixtures.js';
 import {
+  HostileOsImage,
   makeHostileLayout,
+  prepareOstreeRoot,
   snapshotOutside,
   type HostileLayout,
 } from '../support/hostile-roots.js';
@@ -33,14 +37,17 @@ import { snapshotTree, type TreeSnapshot } from '../support/tree-snapshot.js';
 import { sleep, until } from '../support/until.js';
 
 const NodeName = 'worker-0';
-const OsImage = 'ostree-commit:0000000000000000000000000000000000000000000000000000000000000000';
 const Good = 'rendered-worker-good';
 
 const unitContents =
   '[Unit]\n[Service]\nExecStart=/usr/bin/true\n[Install]\nWantedBy=multi-user.target\n';
 
 /** Each hostile config: its Ignition part, and the reason admission and the daemon give. */
-const Hostile: readonly { name: string; config: Record<string, unknown>; reason: string }[] = [
+const Hostile: readonly {
+  name: string;
+  config: Omit<IgnitionConfig, 'ignition'>;
+  reason: string;
+}[] = [
   {
     name: 'rendered-worker-evil-dropin',
     config: {
@@ -87,17 +94,8 @@ const Hostile: readonly { name: string; config: Record<string, unknown>; reason:
   },
 ];
 
-function machineConfig(name: string, config: Record<string, unknown>): MachineConfig {
-  return {
-    apiVersion: 'machineconfiguration.openshift.io/v1',
-    kind: 'MachineConfig',
-    metadata: { name },
-    spec: {
-      osImageURL: OsImage,
-      config: { ignition: { version: '3.4.0' }, ...config },
-    },
-  };
-}
+const machineConfig = (name: string, config: Omit<IgnitionConfig, 'ignition'>): MachineConfig =>
+  mc(name, config, { osImageURL: HostileOsImage });
 
 let server: ApiServerHandle;
 let admin: HttpsResourceClient;
@@ -157,8 +155,7 @@ function annotationsWhen(
 beforeAll(async () => {
   layout = makeHostileLayout('mco-hostile-box-');
   const root = layout.root;
-  for (const d of ['etc/machine-config-daemon', 'etc/systemd/system', 'run', 'var', 'home'])
-    mkdirSync(join(root, d), { recursive: true });
+  prepareOstreeRoot(layout);
   // links planted where the hostile names would climb to: a leak would land in the sentinel
   symlinkSync(layout.sentinel, join(root, 'srv'));
   symlinkSync('../../../../../../sentinel', join(root, 'etc/systemd/system/kubelet.service.d'));
@@ -168,22 +165,6 @@ beforeAll(async () => {
       [Annotation.currentConfig]: Good,
       [Annotation.desiredConfig]: Good,
       [Annotation.state]: 'Done',
-    }),
-  );
-  const state = join(root, '../state');
-  mkdirSync(state);
-  writeFileSync(
-    join(state, 'booted.json'),
-    JSON.stringify({
-      osname: 'box',
-      checksum: '0'.repeat(64),
-      serial: 0,
-      deployment: 'ostree/deploy/box/deploy/0.0',
-      entry: 'ostree-1-box.conf',
-      kernelArguments: [],
-      image: OsImage,
-      bootId: '00000000-0000-0000-0000-000000000000',
-      bootedAt: '2024-01-01T00:00:00.000Z',
     }),
   );
 

@@ -12,7 +12,7 @@
  *
  * The same cases run in-process too (runOnceFrom on the ostree host), many more of them.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +24,9 @@ import { runOnceFrom } from '../../src/daemon/once-from.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { FakeClock } from '../support/fake-clock.js';
 import {
+  HostileOsImage,
   makeHostileLayout,
+  prepareOstreeRoot,
   NodeNames,
   plant,
   plantedEntries,
@@ -36,7 +38,7 @@ import { Openat2Oracle } from '../support/openat2-oracle.js';
 import { runMco } from '../support/run-mco.js';
 import { snapshotTree } from '../support/tree-snapshot.js';
 
-const OsImage = 'ostree-commit:0000000000000000000000000000000000000000000000000000000000000000';
+const OsImage = HostileOsImage;
 /** The supervisor's records beside the root: the ostree host's channel, not the node's files. */
 const SupervisorChannel = 'state';
 
@@ -176,27 +178,9 @@ function machineConfig(c: HostileCase, n: number): MachineConfig {
   };
 }
 
-/** A node root the ostree host can run on: the daemon's folders, and the supervisor's record. */
 function prepare(layout: HostileLayout, c: HostileCase): void {
-  for (const d of ['etc/machine-config-daemon', 'run', 'var', 'home'])
-    mkdirSync(join(layout.root, d), { recursive: true });
+  prepareOstreeRoot(layout);
   plant(layout.root, c.planted);
-  const state = join(layout.root, '..', SupervisorChannel);
-  mkdirSync(state, { recursive: true });
-  writeFileSync(
-    join(state, 'booted.json'),
-    JSON.stringify({
-      osname: 'hostile',
-      checksum: '0'.repeat(64),
-      serial: 0,
-      deployment: 'ostree/deploy/hostile/deploy/0.0',
-      entry: 'ostree-1-hostile.conf',
-      kernelArguments: [],
-      image: OsImage,
-      bootId: '00000000-0000-0000-0000-000000000000',
-      bootedAt: '2024-01-01T00:00:00.000Z',
-    }),
-  );
 }
 
 let oracle: Openat2Oracle;

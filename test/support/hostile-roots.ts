@@ -42,6 +42,35 @@ export function makeHostileLayout(prefix = 'mco-hostile-'): HostileLayout {
   return { dir, root, sentinel };
 }
 
+/** The OS image the prepared roots are booted from (a commit no one pulls). */
+export const HostileOsImage =
+  'ostree-commit:0000000000000000000000000000000000000000000000000000000000000000';
+
+/**
+ * Makes the root one the ostree host runs on without a sysroot: the daemon's folders, and beside
+ * the root the supervisor's record of the booted deployment (`state/booted.json`).
+ */
+export function prepareOstreeRoot(layout: HostileLayout): void {
+  for (const d of ['etc/machine-config-daemon', 'etc/systemd/system', 'run', 'var', 'home'])
+    mkdirSync(join(layout.root, d), { recursive: true });
+  const state = join(dirname(layout.root), 'state');
+  mkdirSync(state, { recursive: true });
+  writeFileSync(
+    join(state, 'booted.json'),
+    JSON.stringify({
+      osname: 'hostile',
+      checksum: '0'.repeat(64),
+      serial: 0,
+      deployment: 'ostree/deploy/hostile/deploy/0.0',
+      entry: 'ostree-1-hostile.conf',
+      kernelArguments: [],
+      image: HostileOsImage,
+      bootId: '00000000-0000-0000-0000-000000000000',
+      bootedAt: '2024-01-01T00:00:00.000Z',
+    }),
+  );
+}
+
 /** Everything outside the root: the sentinel and the rest of the temp folder. */
 export function snapshotOutside(
   layout: HostileLayout,
