@@ -394,6 +394,7 @@ export class NodeRoot {
     const found = this.#walk(`/${rel}`, { mode: 'lookup', followLast: true }, depth);
     if (found === undefined) return undefined;
     let fd: number;
+    const host = found.name === '' ? found.dir.host : posix.join(found.dir.host, found.name);
     if (found.name === '') {
       fd = found.dir.fd;
     } else {
@@ -406,7 +407,7 @@ export class NodeRoot {
         closeFrame(found.dir);
       }
     }
-    return { fd, host: posix.join(this.path, rel), node };
+    return { fd, host, node };
   }
 
   #mkdir(top: Frame, name: string, o: WalkOptions): void {
