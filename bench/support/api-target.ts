@@ -198,13 +198,18 @@ export async function inParallel(
   await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
 }
 
-/** The sum of every series of a Prometheus counter in a `/metrics` text, or undefined if absent. */
+/**
+ * The sum of a Prometheus counter's series in a `/metrics` text, or undefined if it has none.
+ * Series with an empty `resource` label (kube-apiserver counts /metrics, /healthz … there) are
+ * left out: the benches count requests for resources.
+ */
 export function counterTotal(metricsText: string, name: string): number | undefined {
   let total: number | undefined;
   for (const line of metricsText.split('\n')) {
     if (!line.startsWith(name)) continue;
     const rest = line.slice(name.length);
     if (!rest.startsWith('{') && !rest.startsWith(' ')) continue;
+    if (/[{,]resource=""/.test(rest)) continue;
     const value = Number(line.slice(line.lastIndexOf(' ') + 1));
     if (Number.isFinite(value)) total = (total ?? 0) + value;
   }

@@ -175,6 +175,7 @@ export interface RowDef {
 /** A number in a few significant digits; n/a for NaN. */
 export function formatNumber(n: number): string {
   if (!Number.isFinite(n)) return 'n/a';
+  if (Number.isInteger(n)) return n.toLocaleString('en-US');
   const a = Math.abs(n);
   if (a >= 1000) return Math.round(n).toLocaleString('en-US');
   if (a >= 100) return n.toFixed(0);
