@@ -115,9 +115,14 @@ export class Cores {
 
   /** Moves this process (every thread) to `role`'s core; children started later inherit it. */
   pinSelf(role: Role): void {
+    this.pinPid(role, process.pid);
+  }
+
+  /** Moves a running process (every thread) to `role`'s core, for programs another helper spawns. */
+  pinPid(role: Role, pid: number): void {
     if (this.unpinned !== undefined) return;
-    const r = spawnSync('taskset', ['-a', '-p', '-c', this.cpu(role), String(process.pid)]);
-    if (r.status !== 0) throw new Error(`taskset -p failed: ${r.stderr.toString()}`);
+    const r = spawnSync('taskset', ['-a', '-p', '-c', this.cpu(role), String(pid)]);
+    if (r.status !== 0) throw new Error(`taskset -p ${pid} failed: ${r.stderr.toString()}`);
   }
 
   describe(): string {
@@ -291,9 +296,12 @@ export class Bench {
       for (const subject of this.subjects) {
         const figures = await measure({ subject, repeat });
         this.#samples.set(subject.id, [...(this.#samples.get(subject.id) ?? []), figures]);
-        const shown = Object.entries(figures)
-          .map(([k, v]) => `${k}=${typeof v === 'number' ? formatNumber(v) : v}`)
-          .join(' ');
+        const numbers = Object.entries(figures).filter(([, v]) => typeof v === 'number');
+        const reasons = new Set(Object.values(figures).filter((v) => typeof v === 'string'));
+        const shown = [
+          ...numbers.map(([k, v]) => `${k}=${formatNumber(Number(v))}`),
+          ...[...reasons].map((r) => `(${r})`),
+        ].join(' ');
         this.log(`${subject.id} repeat ${repeat + 1}/${this.repeats}: ${shown}`);
       }
     }

@@ -119,7 +119,11 @@ export class BenchApiServer {
   readonly dataDir = mkdtempSync(join(tmpdir(), 'mco-bench-apiserver-'));
   readonly process: McoProcess;
 
-  private constructor(storage: 'memory' | 'sqlite', command?: readonly string[]) {
+  private constructor(
+    storage: 'memory' | 'sqlite' | 'etcd',
+    command: readonly string[] | undefined,
+    extraArgs: readonly string[],
+  ) {
     this.process = new McoProcess(
       'apiserver',
       [
@@ -132,17 +136,22 @@ export class BenchApiServer {
         storage,
         '--log-level',
         'warn',
+        ...extraArgs,
       ],
       command,
     );
   }
 
-  /** `command` as for McoProcess: another checkout's `mco`, pinned to a core. */
+  /**
+   * `command` as for McoProcess: another checkout's `mco`, pinned to a core; `extraArgs` go to
+   * `mco apiserver` (the etcd endpoints and shared PKI folder for `etcd`).
+   */
   static async start(
-    storage: 'memory' | 'sqlite' = 'memory',
+    storage: 'memory' | 'sqlite' | 'etcd' = 'memory',
     command?: readonly string[],
+    extraArgs: readonly string[] = [],
   ): Promise<BenchApiServer> {
-    const server = new BenchApiServer(storage, command);
+    const server = new BenchApiServer(storage, command, extraArgs);
     const pidFile = join(server.dataDir, 'apiserver.pid');
     if (existsSync(pidFile)) unlinkSync(pidFile);
     const deadline = Date.now() + 60_000;
