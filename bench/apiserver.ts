@@ -23,7 +23,7 @@
  * Run: node dist/bench/apiserver.js [--creates 3000 --watchers 5000 --put-watchers 2000
  *      --deletes 1000 --machineconfigs 500 --etcd] [--mco DIR]… [--repeats 3]
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -47,6 +47,7 @@ import {
 import {
   Bench,
   BenchOptions,
+  processMemory,
   type Figures,
   type RowDef,
   type Subject,
@@ -97,15 +98,6 @@ const machineConfig = (i: number) => ({
     },
   },
 });
-
-function rssMiB(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 'NaN') / 1024;
-  } catch {
-    return Number.NaN;
-  }
-}
 
 function percentile(sorted: readonly number[], p: number): number {
   const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1);
@@ -195,7 +187,7 @@ async function fanOut(
       if (marker !== '' && line.includes(marker)) latencies.push(performance.now() - sentAt);
     },
   );
-  const rss = pid === undefined ? Number.NaN : rssMiB(pid);
+  const rss = pid === undefined ? Number.NaN : processMemory(pid).rss;
   const all: number[] = [];
   const reachedAll: number[] = [];
   try {
@@ -288,7 +280,7 @@ async function suite(target: ApiTarget, prefix: string, pid?: number): Promise<F
     const creates = await perSecond(Creates, async (i) => {
       await apiExpect(201, target, agent, 'POST', ConfigMaps, configMap(i));
     });
-    const rssCreates = pid === undefined ? Number.NaN : rssMiB(pid);
+    const rssCreates = pid === undefined ? Number.NaN : processMemory(pid).rss;
     const gets = await perSecond(Creates, async (i) => {
       await apiExpect(200, target, agent, 'GET', `${ConfigMaps}/${configMap(i).metadata.name}`);
     });
@@ -353,7 +345,7 @@ async function ours(subject: Subject): Promise<Figures> {
   const server = await BenchApiServer.start('sqlite', bench.mcoCommand(subject));
   try {
     const pid = server.process.pid;
-    const idle = rssMiB(pid);
+    const idle = processMemory(pid).rss;
     const target = targetFromKubeconfig(server.kubeconfig('admin'));
     return { rssIdle: idle, ...(await suite(target, '', pid)) };
   } finally {

@@ -41,14 +41,15 @@ import { sleep } from '../test/support/until.js';
 import {
   Bench,
   BenchOptions,
+  processMemory,
   type Figures,
+  type ProcessMemory,
   type RowDef,
   type Subject,
 } from './support/bench-harness.js';
 
 const OsImage = 'bench:os';
 const Filler = 'x'.repeat(200);
-const MiB = 1024 * 1024;
 
 const { values } = parseArgs({
   options: {
@@ -197,26 +198,12 @@ async function applyFiles(work: string, subject: Subject, repeat: number): Promi
   };
 }
 
-interface Memory {
-  rss: number;
-  pss: number;
-}
-
-function memoryOf(pid: number): Memory {
-  const status = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
-  const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) * 1024;
-  let pss = Number.NaN;
-  try {
-    const rollup = readFileSync(`/proc/${String(pid)}/smaps_rollup`, 'utf8');
-    pss = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? Number.NaN) * 1024;
-  } catch {
-    // no smaps_rollup on this kernel
-  }
-  return { rss, pss };
-}
-
 /** D daemons, each Done on a small rendered config, idle; their memory. */
-async function idleDaemons(parent: string, subject: Subject, count: number): Promise<Memory[]> {
+async function idleDaemons(
+  parent: string,
+  subject: Subject,
+  count: number,
+): Promise<ProcessMemory[]> {
   const work = mkdtempSync(join(parent, 'idle-'));
   const server = await BenchApiServer.start('memory', bench.mcoCommand(subject, 'load'));
   const admin = HttpsResourceClient.fromKubeconfig(server.kubeconfig('admin'));
@@ -290,7 +277,7 @@ async function idleDaemons(parent: string, subject: Subject, count: number): Pro
       await sleep(250);
     }
     await sleep(IdleSeconds * 1000);
-    return daemons.map((d) => memoryOf(d.pid));
+    return daemons.map((d) => processMemory(d.pid));
   } finally {
     await Promise.all(daemons.map((d) => d.stop('SIGKILL')));
     admin.close();
@@ -298,8 +285,6 @@ async function idleDaemons(parent: string, subject: Subject, count: number): Pro
     rmSync(work, { recursive: true, force: true });
   }
 }
-
-const mib = (bytes: number): number => bytes / MiB;
 
 function rows(): RowDef[] {
   const n = Files.toLocaleString('en-US');
@@ -348,13 +333,13 @@ try {
     if (one === undefined) throw new Error('no daemon measured');
     const figures: Record<string, number | string> = {
       ...files,
-      idleRss: mib(one.rss),
-      idlePss: mib(one.pss),
+      idleRss: one.rss,
+      idlePss: one.pss,
     };
     if (Daemons > 0) {
       const many = await idleDaemons(work, subject, Daemons);
-      figures['manyRss'] = mib(many.reduce((s, m) => s + m.rss, 0) / many.length);
-      figures['manyPss'] = mib(many.reduce((s, m) => s + m.pss, 0) / many.length);
+      figures['manyRss'] = many.reduce((s, m) => s + m.rss, 0) / many.length;
+      figures['manyPss'] = many.reduce((s, m) => s + m.pss, 0) / many.length;
     }
     return figures;
   });
