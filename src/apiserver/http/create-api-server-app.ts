@@ -16,6 +16,7 @@ import { forbidden, requestAttributes } from './authorization.js';
 import { decodeObjectBody } from './body.js';
 import { serveNonResource, versionInfo, type NonResourceContext } from './non-resource.js';
 import { buildOpenApiV3 } from './openapi.js';
+import { OpenApiV2Handler } from './openapi-v2-handler.js';
 import { requestInfo, type ResourceInfo } from './request-info.js';
 import { serveResource } from './resource-handlers.js';
 import { resolveTarget, type ResourceTarget } from './resource-target.js';
@@ -68,6 +69,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
   const nonResource: NonResourceContext = {
     types,
     openApi: buildOpenApiV3(types, options.version),
+    openApiV2: new OpenApiV2Handler(types, options.version, clock.now()),
     versionInfo: versionInfo(options.version),
   };
 

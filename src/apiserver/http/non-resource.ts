@@ -1,7 +1,8 @@
 /**
  * Non-resource endpoints: `/version`, `/healthz` `/livez` `/readyz`, discovery (`/api`, `/apis`,
  * `/api/v1`, `/apis/<g>`, `/apis/<g>/<v>`, with aggregated discovery negotiated for `/api` and
- * `/apis`), and OpenAPI v3 (`/openapi/v3` and the per group-version documents).
+ * `/apis`), OpenAPI v3 (`/openapi/v3` and the per group-version documents) and OpenAPI v2
+ * (`/openapi/v2`, JSON or gnostic protobuf).
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { ResourceType } from '../resource-type.js';
@@ -19,11 +20,13 @@ import {
   parseAccept,
 } from './negotiate.js';
 import type { OpenApiV3 } from './openapi.js';
+import type { OpenApiV2Handler } from './openapi-v2-handler.js';
 import { jsonResponse, methodNotAllowed, pageNotFound, resourceNotFound } from './responses.js';
 
 export interface NonResourceContext {
   readonly types: readonly ResourceType[];
   readonly openApi: OpenApiV3;
+  readonly openApiV2: OpenApiV2Handler;
   /** The `/version` body. */
   readonly versionInfo: Readonly<Record<string, string>>;
 }
@@ -103,7 +106,8 @@ function isServedPath(path: string, first: string | undefined): boolean {
     HealthPaths.has(path) ||
     first === 'api' ||
     first === 'apis' ||
-    path.startsWith('/openapi/v3')
+    path.startsWith('/openapi/v3') ||
+    path === '/openapi/v2'
   );
 }
 
@@ -117,6 +121,7 @@ export function serveNonResource(request: Request, url: URL, ctx: NonResourceCon
   if (HealthPaths.has(path)) {
     return new Response('ok', { headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
   }
+  if (path === '/openapi/v2') return ctx.openApiV2.serve(request);
   if (parts[0] === 'openapi') return openApiResponse(url, ctx);
   if (path === '/api') return discoveryResponse(request, ctx, true, url.host);
   if (path === '/apis') return discoveryResponse(request, ctx, false, url.host);
