@@ -29,6 +29,8 @@ export interface WriteOptions {
   /** `dryRun=All`: run every check, store nothing, return what would be stored. */
   readonly dryRun: boolean;
   readonly fieldManager?: string;
+  /** The client's User-Agent: names the manager of a non-apply write without a fieldManager. */
+  readonly userAgent?: string;
   /** `fieldValidation`: Strict rejects unknown fields (400), Warn reports them, Ignore drops them. */
   readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
   /** Warnings to return as `Warning: 299 - "…"` headers. */

@@ -192,7 +192,12 @@ async function create(call: ResourceCall, format: ObjectFormat): Promise<Respons
     rt,
     namespace,
     body,
-    writeOptions(call.url.searchParams, call.user, warnings),
+    writeOptions(
+      call.url.searchParams,
+      call.user,
+      warnings,
+      call.request.headers.get('User-Agent'),
+    ),
   );
   return written(call, format, 201, object, warnings);
 }
@@ -204,7 +209,12 @@ async function evict(call: ResourceCall): Promise<Response> {
     call.target.namespace ?? '',
     call.target.name,
     body,
-    writeOptions(call.url.searchParams, call.user, warnings),
+    writeOptions(
+      call.url.searchParams,
+      call.user,
+      warnings,
+      call.request.headers.get('User-Agent'),
+    ),
   );
   return jsonResponse(
     201,
@@ -221,7 +231,12 @@ async function update(call: ResourceCall, format: ObjectFormat): Promise<Respons
   const body = bodyObject(call);
   const warnings: string[] = [];
   const object = await call.store.update(rt, namespace, name, body, {
-    ...writeOptions(call.url.searchParams, call.user, warnings),
+    ...writeOptions(
+      call.url.searchParams,
+      call.user,
+      warnings,
+      call.request.headers.get('User-Agent'),
+    ),
     ...asSubresource(call.target),
   });
   return written(call, format, 200, object, warnings);
@@ -240,7 +255,7 @@ async function patch(call: ResourceCall, format: ObjectFormat): Promise<Response
     name,
     { type, body: new TextDecoder().decode(call.body) },
     {
-      ...writeOptions(q, call.user, warnings),
+      ...writeOptions(q, call.user, warnings, call.request.headers.get('User-Agent')),
       ...asSubresource(call.target),
       ...(q.has('force') ? { force: boolParam(q, 'force') } : {}),
     },
@@ -268,7 +283,12 @@ async function remove(call: ResourceCall, format: ObjectFormat): Promise<Respons
   const { options, dryRun } = deleteOptions(call);
   const warnings: string[] = [];
   const result = await call.store.delete(rt, namespace, name, {
-    ...writeOptions(call.url.searchParams, call.user, warnings),
+    ...writeOptions(
+      call.url.searchParams,
+      call.user,
+      warnings,
+      call.request.headers.get('User-Agent'),
+    ),
     dryRun,
     ...options,
   });
@@ -290,7 +310,12 @@ async function removeCollection(call: ResourceCall): Promise<Response> {
   const items: KubeObject[] = [];
   for (const item of found.items) {
     const result = await call.store.delete(rt, item.metadata.namespace, item.metadata.name ?? '', {
-      ...writeOptions(call.url.searchParams, call.user, warnings),
+      ...writeOptions(
+        call.url.searchParams,
+        call.user,
+        warnings,
+        call.request.headers.get('User-Agent'),
+      ),
       dryRun,
       ...options,
     });

@@ -15,12 +15,17 @@ import { admit } from './admission.js';
 import type { StoreContext } from './context.js';
 import { createObject } from './create.js';
 import { groupKind, groupResource } from './errors.js';
-import { isJsonMap } from './json.js';
+import { isJsonMap, type JsonMap } from './json.js';
+import { updateManagedFields, updateManagerName } from './managed-fields.js';
 import { checkName, decodeBody, prepareUpdate, pruneAndReport } from './prepare.js';
 import { strategyFor } from './strategy.js';
 import { commitUpdate, readCurrent, type Current } from './write.js';
 
-export type UpdateOptions = WriteOptions & { readonly subresource?: 'status' };
+export type UpdateOptions = WriteOptions & {
+  readonly subresource?: 'status';
+  /** Set by server-side apply, which computes managedFields itself. */
+  readonly appliedManagedFields?: JsonMap[];
+};
 
 /** How many times a write that lost a race without a precondition is retried. */
 export const MaxWriteAttempts = 5;
@@ -83,8 +88,33 @@ export async function applyUpdate(
     throw StatusError.conflict(groupResource(rt), name);
   }
   const { next, errors } = prepareUpdate(rt, current.obj, incoming, options.subresource);
+  const managed =
+    options.appliedManagedFields ??
+    updateManagedFields(
+      {
+        rt,
+        manager: updateManagerName(options.fieldManager, options.userAgent),
+        subresource: options.subresource ?? '',
+        now: ctx.clock.now(),
+      },
+      current.obj,
+      withManagedFields(next, incoming.metadata.managedFields),
+    );
+  if (managed.length > 0)
+    next.metadata.managedFields = managed;
   admit(ctx, rt, next, current.obj, errors);
   return commitUpdate(ctx, rt, current, next, { dryRun: options.dryRun });
+}
+
+/** `next` carrying the managedFields the client sent (they may replace the live ones). */
+function withManagedFields(
+  next: KubeObject,
+  sent: KubeObject['metadata']['managedFields'],
+): KubeObject {
+  const metadata = { ...next.metadata };
+  if (sent === undefined) delete metadata.managedFields;
+  else metadata.managedFields = sent;
+  return { ...next, metadata };
 }
 
 /** 422 `metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`. */
