@@ -21,12 +21,15 @@ import {
 } from './negotiate.js';
 import type { OpenApiV3 } from './openapi.js';
 import type { OpenApiV2Handler } from './openapi-v2-handler.js';
+import type { RequestMetrics } from './request-metrics.js';
 import { jsonResponse, methodNotAllowed, pageNotFound, resourceNotFound } from './responses.js';
 
 export interface NonResourceContext {
   readonly types: readonly ResourceType[];
   readonly openApi: OpenApiV3;
   readonly openApiV2: OpenApiV2Handler;
+  /** What `/metrics` exposes (its authorization is the caller's: non-resource `get /metrics`). */
+  readonly metrics: RequestMetrics;
   /** The `/version` body. */
   readonly versionInfo: Readonly<Record<string, string>>;
 }
@@ -107,17 +110,26 @@ function isServedPath(path: string, first: string | undefined): boolean {
     first === 'api' ||
     first === 'apis' ||
     path.startsWith('/openapi/v3') ||
-    path === '/openapi/v2'
+    path === '/openapi/v2' ||
+    path === '/metrics'
   );
 }
 
 /** Answers a non-resource request; paths outside the API get upstream's plain-text 404. */
-export function serveNonResource(request: Request, url: URL, ctx: NonResourceContext): Response {
+export async function serveNonResource(
+  request: Request,
+  url: URL,
+  ctx: NonResourceContext,
+): Promise<Response> {
   const path = url.pathname.replace(/\/+$/, '') || '/';
   const parts = path.split('/').filter((p) => p !== '');
   if (!isServedPath(path, parts[0])) return pageNotFound();
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed();
   if (path === '/version') return jsonResponse(200, ctx.versionInfo);
+  if (path === '/metrics') {
+    const { contentType, body } = await ctx.metrics.expose();
+    return new Response(body, { headers: { 'Content-Type': contentType } });
+  }
   if (HealthPaths.has(path)) {
     return new Response('ok', { headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
   }

@@ -45,6 +45,8 @@ export interface ResourceCall {
   readonly user: UserInfo;
   /** The request body, read once. */
   readonly body: Uint8Array;
+  /** Aborts when the client goes away or the server shuts down (ends watches). */
+  readonly signal: AbortSignal;
 }
 
 /** The Status of a rejected `sendInitialEvents` watch, which makes client-go fall back to list+watch. */
@@ -172,7 +174,7 @@ async function watch(call: ResourceCall, format: ResponseFormat): Promise<Respon
     includeObject: includeObjectParam(q),
     clock: call.clock,
     log: call.log,
-    requestSignal: call.request.signal,
+    requestSignal: call.signal,
   });
 }
 
