@@ -27,6 +27,17 @@ const DurationBuckets = [
 
 const ReadOnlyVerbs = new Set(['GET', 'LIST', 'WATCH']);
 
+const RequestLabelNames = [
+  'verb',
+  'dry_run',
+  'group',
+  'version',
+  'resource',
+  'subresource',
+  'scope',
+  'component',
+] as const;
+
 const NonCounterTotals = [
   'nodejs_active_handles_total',
   'nodejs_active_requests_total',
@@ -53,32 +64,13 @@ export class PromApiServerMetrics {
     this.#requests = new Counter({
       name: 'apiserver_request_total',
       help: 'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.',
-      labelNames: [
-        'verb',
-        'dry_run',
-        'group',
-        'version',
-        'resource',
-        'subresource',
-        'scope',
-        'component',
-        'code',
-      ],
+      labelNames: [...RequestLabelNames, 'code'],
       registers,
     });
     this.#duration = new Histogram({
       name: 'apiserver_request_duration_seconds',
       help: 'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.',
-      labelNames: [
-        'verb',
-        'dry_run',
-        'group',
-        'version',
-        'resource',
-        'subresource',
-        'scope',
-        'component',
-      ],
+      labelNames: RequestLabelNames,
       buckets: DurationBuckets,
       registers,
     });

@@ -23,7 +23,8 @@ export async function createObject(
   appliedManagedFields?: JsonMap[],
 ): Promise<KubeObject> {
   const obj = prepareCreate(ctx, rt, namespace, body, options);
-  obj.metadata.managedFields = appliedManagedFields ??
+  obj.metadata.managedFields =
+    appliedManagedFields ??
     updateManagedFields(
       {
         rt,

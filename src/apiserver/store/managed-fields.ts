@@ -261,6 +261,20 @@ function capUpdates(managers: Managers): void {
 const ancientId = (): string =>
   managerId({ manager: AncientChanges, operation: 'Update', apiVersion: '', subresource: '' });
 
+/** The request's manager entry (without fields or time) and its identity. */
+function writerOf(
+  req: FieldManagerRequest,
+  operation: Operation,
+): { entry: Omit<ManagerEntry, 'time' | 'set'>; id: string } {
+  const entry = {
+    manager: req.manager,
+    operation,
+    apiVersion: apiVersionOf(req.rt),
+    subresource: req.subresource,
+  };
+  return { entry, id: managerId(entry) };
+}
+
 /**
  * The managers after a non-apply write of `next` over `live` (undefined for a create). Managed
  * fields the client sent on `next` replace the live ones when they are valid and non-empty.
@@ -276,13 +290,7 @@ export function updateManagedFields(
     sent !== undefined && sent.size > 0
       ? sent
       : (decodeManagedFields(live?.metadata.managedFields) ?? new Map<string, ManagerEntry>());
-  const entry = {
-    manager: req.manager,
-    operation: 'Update' as const,
-    apiVersion: apiVersionOf(req.rt),
-    subresource: req.subresource,
-  };
-  const id = managerId(entry);
+  const { entry, id } = writerOf(req, 'Update');
   const c = changes(req, live, next);
   // like upstream's "current-operation": the writer is a stranger to its own previous entry
   transferOwnership(c, managers, '');
@@ -336,13 +344,7 @@ export function applyConfiguration(
   const liveValue = (withoutManaged(live) as JsonMap | undefined) ?? {};
   const managers =
     decodeManagedFields(live?.metadata.managedFields) ?? new Map<string, ManagerEntry>();
-  const entry = {
-    manager: req.manager,
-    operation: 'Apply' as const,
-    apiVersion: apiVersionOf(req.rt),
-    subresource: req.subresource,
-  };
-  const id = managerId(entry);
+  const { entry, id } = writerOf(req, 'Apply');
   const attempt = (
     forced: boolean,
   ): { merged: JsonMap; managers: Managers; conflicts: Conflict[] } => {

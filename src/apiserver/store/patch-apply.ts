@@ -9,7 +9,6 @@
 import { parse } from 'yaml';
 import { requiredField } from '../../api/meta/v1/field-error.js';
 import { StatusError } from '../../api/meta/v1/status-error.js';
-import { isStorageError, StorageErrorCode } from '../../ports/storage.js';
 import type { KubeObject } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import type { StoreContext } from './context.js';
@@ -18,12 +17,7 @@ import { groupResource } from './errors.js';
 import { isJsonMap, type JsonMap } from './json.js';
 import { applyConfiguration } from './managed-fields.js';
 import { decodeBody, pruneAndReport } from './prepare.js';
-import {
-  applyUpdate,
-  MaxWriteAttempts,
-  sentResourceVersion,
-  type UpdateOptions,
-} from './update.js';
+import { afterLostRace, applyUpdate, sentResourceVersion, type UpdateOptions } from './update.js';
 import { readCurrent } from './write.js';
 
 /** 422 `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: ...`. */
@@ -106,11 +100,7 @@ export async function applyObject(
         created: false,
       };
     } catch (e) {
-      if (isStorageError(e, StorageErrorCode.KeyNotFound) && attempt < MaxWriteAttempts) continue;
-      if (!isStorageError(e, StorageErrorCode.Conflict)) throw e;
-      if (precondition !== '' || attempt >= MaxWriteAttempts) {
-        throw StatusError.conflict(groupResource(rt), name);
-      }
+      afterLostRace(e, rt, name, precondition, attempt);
     }
   }
 }

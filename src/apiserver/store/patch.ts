@@ -7,7 +7,6 @@
  * that loses a race is re-applied to the new state.
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
-import { isStorageError, StorageErrorCode } from '../../ports/storage.js';
 import type { KubeObject, Patch, WriteOptions } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import type { StoreContext } from './context.js';
@@ -18,7 +17,7 @@ import { applyJsonPatch } from './patch-json.js';
 import { applyMergePatch } from './patch-merge.js';
 import { applyStrategicMergePatch } from './patch-strategic.js';
 import { decodeBody, pruneAndReport } from './prepare.js';
-import { applyUpdate, MaxWriteAttempts } from './update.js';
+import { afterLostRace, applyUpdate } from './update.js';
 import { readCurrent, type Current } from './write.js';
 
 export type PatchOptions = WriteOptions & {
@@ -66,11 +65,7 @@ export async function patchObject(
         created: false,
       };
     } catch (e) {
-      if (isStorageError(e, StorageErrorCode.KeyNotFound) && attempt < MaxWriteAttempts) continue;
-      if (!isStorageError(e, StorageErrorCode.Conflict)) throw e;
-      if (precondition !== '' || attempt >= MaxWriteAttempts) {
-        throw StatusError.conflict(groupResource(rt), name);
-      }
+      afterLostRace(e, rt, name, precondition, attempt);
     }
   }
 }

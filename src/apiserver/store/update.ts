@@ -65,12 +65,27 @@ export async function updateObject(
     try {
       return await applyUpdate(ctx, rt, current, incoming, precondition, options);
     } catch (e) {
-      if (isStorageError(e, StorageErrorCode.KeyNotFound) && attempt < MaxWriteAttempts) continue;
-      if (!isStorageError(e, StorageErrorCode.Conflict)) throw e;
-      if (precondition !== '' || attempt >= MaxWriteAttempts) {
-        throw StatusError.conflict(groupResource(rt), name);
-      }
+      afterLostRace(e, rt, name, precondition, attempt);
     }
+  }
+}
+
+/**
+ * A write that lost a race (the object changed or went away meanwhile) is tried again against the
+ * new state, up to MaxWriteAttempts; with a precondition, or out of attempts, it is 409 Conflict.
+ * Any other failure is rethrown.
+ */
+export function afterLostRace(
+  e: unknown,
+  rt: ResourceType,
+  name: string,
+  precondition: string,
+  attempt: number,
+): void {
+  if (isStorageError(e, StorageErrorCode.KeyNotFound) && attempt < MaxWriteAttempts) return;
+  if (!isStorageError(e, StorageErrorCode.Conflict)) throw e;
+  if (precondition !== '' || attempt >= MaxWriteAttempts) {
+    throw StatusError.conflict(groupResource(rt), name);
   }
 }
 
@@ -100,8 +115,7 @@ export async function applyUpdate(
       current.obj,
       withManagedFields(next, incoming.metadata.managedFields),
     );
-  if (managed.length > 0)
-    next.metadata.managedFields = managed;
+  if (managed.length > 0) next.metadata.managedFields = managed;
   admit(ctx, rt, next, current.obj, errors);
   return commitUpdate(ctx, rt, current, next, { dryRun: options.dryRun });
 }
