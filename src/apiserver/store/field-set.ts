@@ -19,6 +19,27 @@ export function comparePathElements(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** `f:<name>`, `i:<index>`, or `k:`/`v:` followed by JSON (a key object, a value). */
+function isPathElement(pe: string): boolean {
+  const body = pe.slice(2);
+  switch (pe.slice(0, 2)) {
+    case 'f:':
+      return true;
+    case 'i:':
+      return /^\d+$/.test(body);
+    case 'k:':
+    case 'v:':
+      try {
+        const parsed = JSON.parse(body) as unknown;
+        return pe.startsWith('v:') || isJsonMap(parsed);
+      } catch {
+        return false;
+      }
+    default:
+      return false;
+  }
+}
+
 export class FieldSet {
   readonly members = new Set<string>();
   readonly children = new Map<string, FieldSet>();
@@ -139,7 +160,7 @@ export class FieldSet {
     if (!isJsonMap(value)) return undefined;
     const out = new FieldSet();
     for (const [pe, sub] of Object.entries(value)) {
-      if (pe === '.' || !/^[fkvi]:/.test(pe) || !isJsonMap(sub)) return undefined;
+      if (!isPathElement(pe) || !isJsonMap(sub)) return undefined;
       const keys = Object.keys(sub);
       if (keys.length === 0 || keys.includes('.')) out.members.add(pe);
       if (keys.some((k) => k !== '.')) {

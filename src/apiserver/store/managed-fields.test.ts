@@ -252,3 +252,51 @@ describe('server-side apply with managedFields', () => {
     expect(again).toEqual(first);
   });
 });
+
+describe('managedFields sent by clients', () => {
+  const put = async (t: TestStore, managedFields: unknown) => {
+    const live = await t.store.get(t.rt(MCP), undefined, 'worker');
+    return t.store.update(
+      t.rt(MCP),
+      undefined,
+      'worker',
+      {
+        ...live,
+        metadata: { ...live.metadata, managedFields },
+        spec: { ...(live['spec'] as object), paused: false },
+      },
+      { ...admin, fieldManager: 'editor' },
+    );
+  };
+
+  it.each([
+    ['malformed key', [{ manager: 'x', operation: 'Update', fieldsV1: { 'k:notjson': {} } }]],
+    ['unknown element', [{ manager: 'x', operation: 'Apply', fieldsV1: { 'z:spec': {} } }]],
+    ['unknown operation', [{ manager: 'x', operation: 'Steal', fieldsV1: {} }]],
+    ['not a list', { manager: 'x' }],
+    ['an empty list', []],
+  ])('keeps the live managers for %s', async (_what, managedFields) => {
+    const t = await newTestStore();
+    await applyAs(t, 'gitops', pool({ paused: true }));
+    const after = await put(t, managedFields);
+    expect(managers(after)).toEqual([['editor', 'Update', { 'f:spec': { 'f:paused': {} } }]]);
+  });
+
+  it('takes valid managers a client sends (kubectl moves client-side apply fields that way)', async () => {
+    const t = await newTestStore();
+    await applyAs(t, 'gitops', pool({ paused: true, maxUnavailable: 1 }));
+    const after = await put(t, [
+      {
+        manager: 'kubectl',
+        operation: 'Apply',
+        apiVersion: MCO,
+        fieldsType: 'FieldsV1',
+        fieldsV1: { 'f:spec': { 'f:maxUnavailable': {} } },
+      },
+    ]);
+    expect(managers(after)).toEqual([
+      ['kubectl', 'Apply', { 'f:spec': { 'f:maxUnavailable': {} } }],
+      ['editor', 'Update', { 'f:spec': { 'f:paused': {} } }],
+    ]);
+  });
+});
