@@ -235,6 +235,26 @@ describe.each(Versions)('kubectl %s, without --validate=false', (v) => {
     expect(shown.stdout).toContain('team: b');
   });
 
+  it('client-side apply, then apply --server-side: no conflict, dropped fields go, the rest stays', async () => {
+    const name = `75-migrate-${t}`;
+    const csa = file(`mig-${t}.yaml`, machineConfig(name, 'f.example.org', '{team: a, gone: x}'));
+    expect((await k(v, ['apply', '-f', csa])).code).toBe(0);
+    const ssa = file(`mig2-${t}.yaml`, machineConfig(name, 'g.example.org', '{team: b}'));
+    expect(await k(v, ['apply', '--server-side', '-f', ssa])).toMatchObject({
+      code: 0,
+      stdout: `machineconfig.${Group}/${name} serverside-applied\n`,
+    });
+    const live = (await json(`/apis/${Group}/v1/machineconfigs/${name}`)) as {
+      metadata: { labels?: Record<string, string>; managedFields?: { manager: string }[] };
+      spec: { config: { storage: { files: { contents: { source: string } }[] } } };
+    };
+    expect(live.metadata.labels).toEqual({ team: 'b' });
+    expect(live.spec.config.storage.files[0]?.contents.source).toBe(
+      'data:,pool%20g.example.org%20iburst',
+    );
+    expect(live.metadata.managedFields?.map((m) => m.manager)).toContain('kubectl');
+  });
+
   it('get --raw /metrics', async () => {
     const result = await k(v, ['get', '--raw', '/metrics']);
     expect(result.code).toBe(0);

@@ -300,3 +300,39 @@ describe('managedFields sent by clients', () => {
     ]);
   });
 });
+
+describe('pruning after kubectl moved client-side apply fields into its Apply entry', () => {
+  it('keeps a map the applier still sets fields of (its set names the map itself), drops the rest', async () => {
+    const t = await newTestStore();
+    await applyAs(t, 'kubectl', pool({ paused: true }, { team: 'a', gone: 'x' }));
+    // the entry as kubectl's migration writes it: CSA's Update fields, maps as members
+    const live = await t.store.get(t.rt(MCP), undefined, 'worker');
+    await t.store.update(
+      t.rt(MCP),
+      undefined,
+      'worker',
+      {
+        ...live,
+        metadata: {
+          ...live.metadata,
+          managedFields: [
+            {
+              manager: 'kubectl',
+              operation: 'Apply',
+              apiVersion: MCO,
+              fieldsType: 'FieldsV1',
+              fieldsV1: {
+                'f:metadata': { 'f:labels': { '.': {}, 'f:team': {}, 'f:gone': {} } },
+                'f:spec': { '.': {}, 'f:paused': {} },
+              },
+            },
+          ],
+        },
+      },
+      { ...admin, fieldManager: 'kubectl' },
+    );
+    const after = await applyAs(t, 'kubectl', pool({ paused: false }, { team: 'b' }));
+    expect(after.metadata.labels).toEqual({ team: 'b' });
+    expect(after['spec']).toEqual({ paused: false });
+  });
+});

@@ -354,11 +354,13 @@ export function applyConfiguration(
     ms.set(id, { ...entry, time: ms.get(id)?.time, set: applied });
     let merged = merge(ref, liveValue, config) as JsonMap;
     if (lastSet !== undefined) {
-      const others = [...ms.entries()].filter(([k]) => k !== id).map(([, e]) => e.set);
+      // a dropped path stays while anyone, the applier included, owns it or something below it
+      // (an intermediate map the applier still sets fields of, a list item another manager owns)
+      const owners = [...ms.values()].map((e) => e.set);
       const dropped = lastSet.difference(applied);
       const removable = new FieldSet();
       for (const path of dropped.paths()) {
-        if (!others.some((s) => s.hasPrefix(path))) removable.insert(path);
+        if (!owners.some((s) => s.hasPrefix(path))) removable.insert(path);
       }
       merged = removePaths(ref, merged, removable) as JsonMap;
     }
