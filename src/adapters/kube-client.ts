@@ -31,6 +31,7 @@ import {
   Observable,
   PatchStrategy,
   V1Eviction,
+  VersionApi,
   V1ObjectMeta,
   Watch,
   setHeaderOptions,
@@ -249,6 +250,20 @@ export function createKubeClient(options: KubeClientOptions): ResourceClient {
     kc.loadFromString(JSON.stringify(selectionDocument(clientNodeUser(selection))));
   }
   return new KubeClient(kc);
+}
+
+/** The server's `/version` (major, minor, gitVersion, …) as it answered. */
+export async function serverVersion(
+  selection: KubeconfigSelection,
+): Promise<Record<string, unknown>> {
+  const kc = new KubeConfig();
+  kc.loadFromString(JSON.stringify(selectionDocument(clientNodeUser(selection))));
+  try {
+    const v = await kc.makeApiClient(VersionApi).getCode();
+    return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined));
+  } catch (e) {
+    throw toStatusError(e, 'GET');
+  }
 }
 
 class KubeClient implements ResourceClient {

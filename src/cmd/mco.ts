@@ -19,11 +19,15 @@ function exitWith(code: number): never {
 
 async function main(argv: readonly string[]): Promise<void> {
   try {
-    await mcoProgram(io, {
-      kubeconfigEnv: process.env['KUBECONFIG'],
-      cwd: process.cwd(),
-      home: homedir(),
-    }).parseAsync(argv);
+    await mcoProgram(
+      io,
+      {
+        kubeconfigEnv: process.env['KUBECONFIG'],
+        cwd: process.cwd(),
+        home: homedir(),
+      },
+      { node: process.version, platform: process.platform, arch: process.arch },
+    ).parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) exitWith(e.exitCode);
     if (e instanceof CliError) {

@@ -145,6 +145,21 @@ describe('mco get tables', () => {
   });
 });
 
+describe('mco version', () => {
+  it('prints the client and the server version from /version', () => {
+    const r = mco(['version', '-o', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { serverVersion: { gitVersion: string } };
+    const theirs = JSON.parse(kubectl(['version', '-o', 'json']).stdout) as {
+      serverVersion: { gitVersion: string };
+    };
+    expect(report.serverVersion.gitVersion).toBe(theirs.serverVersion.gitVersion);
+    expect(mco(['version']).stdout).toBe(
+      `Client Version: 0.1.0\nServer Version: ${theirs.serverVersion.gitVersion}\n`,
+    );
+  });
+});
+
 describe('kubeconfig loading in a real process', () => {
   it('merges $KUBECONFIG (missing files skipped) and honours --context', () => {
     const admin = readFileSync(server.kubeconfigPath, 'utf8');
