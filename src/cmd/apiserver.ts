@@ -16,7 +16,7 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
-import { createPinoLogger } from '../adapters/pino-logger.js';
+import { createPinoLogger, type LogFormat } from '../adapters/pino-logger.js';
 import { EtcdStorage } from '../adapters/etcd-storage.js';
 import { ensurePki, type ApiServerPki } from '../adapters/pki.js';
 import { PromApiServerMetrics } from '../adapters/prom-apiserver-metrics.js';
@@ -56,6 +56,7 @@ export interface ApiServerConfig {
   readonly pkiDir?: string;
   readonly advertiseAddresses: readonly string[];
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
   /** How often history is compacted, keeping `retainedRevisions` revisions. */
   readonly compactionIntervalMs: number;
   readonly retainedRevisions: number;
@@ -269,7 +270,11 @@ export async function startApiServer(
 
 /** Starts the server and keeps it running until SIGTERM/SIGINT; writes and removes the PID file. */
 export async function runApiServer(config: ApiServerConfig): Promise<void> {
-  const log = createPinoLogger({ name: 'apiserver', level: config.logLevel });
+  const log = createPinoLogger({
+    name: 'apiserver',
+    level: config.logLevel,
+    ...(config.logFormat === undefined ? {} : { format: config.logFormat }),
+  });
   const running = await startApiServer(config, log);
   const pidFile = join(config.dataDir, PidFileName);
   writeFileSync(pidFile, `${process.pid}\n`);
