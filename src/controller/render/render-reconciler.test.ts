@@ -6,7 +6,7 @@ import { Resources } from '../../api/resource-refs.js';
 import { silentLogger } from '../../ports/logger.js';
 import { FakeClock } from '../../../test/support/fake-clock.js';
 import { controllerConfig, ign, mc, pool } from '../../../test/support/machine-configs.js';
-import type { EventRecorder } from '../common/event-recorder.js';
+import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { FakeClient } from '../testing/fake-client.js';
 import { RenderFailedError, RenderGateError, RenderReconciler } from './render-reconciler.js';
 

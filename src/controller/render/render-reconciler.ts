@@ -31,7 +31,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import { applyMachineConfig } from '../common/apply-machine-config.js';
-import type { EventRecorder } from '../common/event-recorder.js';
+import type { EventRecorder } from '../../runtime/event-recorder.js';
 import type { ClusterMachineConfiguration } from '../mco-informers.js';
 import { sameJson } from '../common/same-json.js';
 import { controllerConfigGate, describeGateError, generatorsGate } from './render-gates.js';
