@@ -1,6 +1,6 @@
 /**
- * The Host for real RHCOS/FCOS machines (mco-behavior.md §7.6–§7.8): files through the real
- * filesystem under `root` (`/` on a node), systemd through `systemctl`, users through `usermod`
+ * The Host for real RHCOS/FCOS machines (docs/reference/daemon.md §7.6–7.8): files through the root
+ * resolver under `root` (`/` on a node; node-root.ts), systemd through `systemctl`, users through `usermod`
  * and `getent shadow`, the OS through `rpm-ostree`, and the reboot through `systemd-run`. Every
  * program runs through the CommandRunner port, which is how this adapter is tested: rpm-ostree
  * cannot run here, so the tests check the exact command lines (docs/daemon.md).

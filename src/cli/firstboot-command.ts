@@ -1,6 +1,6 @@
 /**
  * `mco firstboot-complete-machineconfig [--root DIR] [--host ostree|coreos]`: the first-boot step
- * (mco-behavior.md §8), run by machine-config-daemon-firstboot.service — on a simulated node, by
+ * (docs/reference/firstboot.md §8), run by machine-config-daemon-firstboot.service — on a simulated node, by
  * its supervisor — before the kubelet ever starts. It reads the encapsulated config Ignition wrote
  * (`/etc/ignition-machine-config-encapsulated.json`) and applies it with the daemon's own update
  * code (src/daemon/once-from.ts): old = the empty config with the booted OS image and the

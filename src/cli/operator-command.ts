@@ -1,5 +1,5 @@
 /**
- * `mco operator`: the machine-config-operator process (mco-behavior.md §9). It keeps the built-in
+ * `mco operator`: the machine-config-operator process (docs/reference/operator.md §9). It keeps the built-in
  * pools, the ControllerConfig, the MachineConfigNodes and the pointer Ignition Secrets, and
  * reports ClusterOperator `machine-config`. Talks to any API server through a kubeconfig (or the
  * in-cluster service account); `--leader-elect` runs it only while holding the

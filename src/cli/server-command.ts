@@ -1,5 +1,5 @@
 /**
- * `mco server`: the machine config server process (mco-behavior.md §6). Cluster mode reads pools,
+ * `mco server`: the machine config server process (docs/reference/mcs.md §6). Cluster mode reads pools,
  * rendered configs and the ControllerConfig through the API (`--kubeconfig`, or in-cluster);
  * bootstrap mode (`--bootstrap-dir`) serves the files `mco bootstrap` wrote, to master and
  * arbiter only. HTTPS on `--secure-port` and HTTP on `--insecure-port`, upstream's flag names;

@@ -1,5 +1,5 @@
 /**
- * Events the daemon records about its Node (mco-behavior.md §A.4: NodeDone, BootResync,
+ * Events the daemon records about its Node (docs/reference/catalog.md §A.4: NodeDone, BootResync,
  * OnDiskStateValidationFailed, FailedToReconcile, OSUpdateStarted, OSUpdateStaged, SkipReboot,
  * ConfigDriftDetected, …). The CLI backs this with the API event recorder; without a cluster
  * (`--once-from`) they only reach the log.

@@ -1,5 +1,5 @@
 /**
- * Files on the node that belong to the daemon itself (mco-behavior.md §A.2), plus the update
+ * Files on the node that belong to the daemon itself (docs/reference/catalog.md §A.2), plus the update
  * journal that makes every update resumable after a crash (docs/daemon.md "Daemon process").
  */
 

@@ -1,6 +1,6 @@
 /**
  * `mco daemon --once-from FILE` (upstream's "bring your own host" mode, and the first-boot step
- * of mco-behavior.md §8): applies a MachineConfig or a bare Ignition config to the host once,
+ * of docs/reference/firstboot.md §8): applies a MachineConfig or a bare Ignition config to the host once,
  * without a cluster, with the same update code as the daemon — the legacy post-config action
  * table (no node disruption policies, no drain), the same journal, rollback and reboot rules.
  *

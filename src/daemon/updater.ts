@@ -1,5 +1,5 @@
 /**
- * `update(old, new)` (upstream update.go, mco-behavior.md §7.2): parse, reconcilability, diff,
+ * `update(old, new)` (upstream update.go, docs/reference/daemon.md §7.2): parse, reconcilability, diff,
  * post-config actions, drain, then the journaled steps — files and units, SSH keys and passwords,
  * OS changes, currentconfig — and finally the post-config actions (a reboot, or rebootless
  * service actions). Each step records its intent in the update journal before it acts

@@ -23,8 +23,8 @@ const mapFiles = (c: IgnitionConfig, f: (file: IgnitionFile) => IgnitionFile): I
     : { ...c, storage: { ...c.storage, files: c.storage.files.map(f) } };
 
 /**
- * The Ignition part of MCO's MergeMachineConfigs (mco-behavior §3.4), which the render code does:
- * the compression fix around each merge and the overwrite default at the end. Here only to
+ * The Ignition part of MCO's MergeMachineConfigs (docs/reference/render.md §3.4), which the render
+ * code does: the compression fix around each merge and the overwrite default at the end. Here only to
  * check the vectors' exact merged configs.
  */
 function mcoMerge(configs: readonly unknown[]): string {

@@ -1,7 +1,7 @@
 /**
  * Records core/v1 Events through the API, as client-go's EventRecorder does for upstream's
  * controllers (`SelectingAll`, `RenderedConfigGenerated`, `SetDesiredConfig`, `DrainFailed`, …;
- * mco-behavior.md §A.4). Events about cluster-scoped objects (pools, nodes) go to the `default`
+ * docs/reference/catalog.md §A.4). Events about cluster-scoped objects (pools, nodes) go to the `default`
  * namespace, as client-go puts them. A repeat of the same event bumps `count` on the existing
  * Event instead of creating another (client-go's correlator). Recording never fails the caller:
  * an event is a notice, so a write error is logged and dropped.

@@ -1,6 +1,7 @@
 /**
- * The machine config server against mco-behavior.md §6 and vectors E, through app.request():
- * routes, methods, status codes, empty error bodies, headers, negotiation, served content.
+ * The machine config server against docs/reference/mcs.md §6 and docs/reference/vectors.md §E,
+ * through app.request(): routes, methods, status codes, empty error bodies, headers, negotiation,
+ * served content.
  */
 import { describe, expect, it } from 'vitest';
 import { parseDataUrl } from '../ignition/data-url.js';

@@ -1,6 +1,6 @@
 /**
  * The node controller's reconcile for one pool (upstream syncMachineConfigPool in
- * pkg/controller/node, mco-behavior.md §4.6): membership, maxUnavailable, the controlPlaneTopology
+ * pkg/controller/node, docs/reference/rollout.md §4.6): membership, maxUnavailable, the controlPlaneTopology
  * annotation, UpdateInProgress taints, candidate choice and retargeting, then the pool status —
  * each decision taken by the pure rollout logic, each write a patch or a status update.
  */
@@ -73,7 +73,10 @@ const WriteConcurrency = 16;
 export const NodeDegradedReason = 'NodeDegraded';
 export const InvalidMaxUnavailableReason = 'InvalidMaxUnavailable';
 
-/** How SetDesiredConfig events name the target (mco-behavior.md §4.3, §A.4). */
+/**
+ * How SetDesiredConfig events name the target (docs/reference/rollout.md §4.3,
+ * docs/reference/catalog.md §A.4).
+ */
 function updateLine(target: string): string {
   return `MachineConfig: ${target}`;
 }

@@ -1,5 +1,5 @@
 /**
- * Wires the render reconciler to the caches (mco-behavior.md §3.1): every pool add/update and
+ * Wires the render reconciler to the caches (docs/reference/render.md §3.1): every pool add/update and
  * every MachineConfig add, spec update or delete enqueues the affected pools after the render
  * delay (5 s upstream), so a burst of MachineConfig changes renders once; failures retry with
  * backoff 15 times, then once a minute.

@@ -1,5 +1,5 @@
 /**
- * machineConfigDiff (upstream newMachineConfigDiff, mco-behavior.md §7.3): which parts of the
+ * machineConfigDiff (upstream newMachineConfigDiff, docs/reference/daemon.md §7.3): which parts of the
  * machine change between two configs. It drives the post-config action, the drain decision and
  * which OS steps run. The forcefile is an input, not a file this function looks for.
  */

@@ -1,6 +1,6 @@
 /**
- * Well-known paths on a managed node that the daemon's decisions depend on (mco-behavior.md
- * Appendix A.2). Kept in one place so the decision functions and the daemon agree on them.
+ * Well-known paths on a managed node that the daemon's decisions depend on
+ * (docs/reference/catalog.md §A.2). Kept in one place so the decision functions and the daemon agree on them.
  */
 
 /** Creating this file forces a full re-apply with a reboot (§7.9). */

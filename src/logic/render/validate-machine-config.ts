@@ -1,7 +1,8 @@
 /**
  * ValidateMachineConfig: the checks every component MachineConfig passes before it is merged
- * (mco-behavior.md §3.7): kernel type, Ignition version and validity, file modes without
- * setuid/setgid/sticky bits, and extensions from the allowlist.
+ * (docs/reference/render.md §3.7): kernel type, Ignition version and validity, file modes without
+ * setuid/setgid/sticky bits, and extensions from the allowlist; and, beyond upstream, unit and
+ * drop-in names that systemd takes (systemd-names.ts), since those names become paths on the node.
  */
 import { SupportedExtensions } from '../../api/machineconfiguration/v1/constants.js';
 import type { MachineConfigSpec } from '../../api/machineconfiguration/v1/machine-config.js';
@@ -63,7 +64,8 @@ export function validateMachineConfig(
   if (!ValidKernelTypes.includes(kernelType)) return err({ kind: 'InvalidKernelType', kernelType });
   if (spec?.config === undefined || spec.config === null) return ok(undefined);
 
-  // IgnParseWrapper; mco-behavior §3.7: a failed validation reads `invalid ignition V3 config found: …`.
+  // IgnParseWrapper; docs/reference/render.md §3.7: a failed validation reads
+  // `invalid ignition V3 config found: …`.
   const parsed = parseIgnition(spec.config, { shareInput: true });
   if (!parsed.ok)
     return err({ kind: 'Ignition', message: describeIgnitionParseError(parsed.error) });

@@ -1,7 +1,8 @@
 /**
  * The MCO's protocol strings in one place: annotation and label keys on nodes, configs and pools,
  * daemon states, condition types, kernel types, the extension allowlist, well-known names. Code
- * refers to `Annotation.desiredConfig`, never to the literal key (mco-behavior.md §2.1, §3.7, §4.2).
+ * refers to `Annotation.desiredConfig`, never to the literal key (docs/reference/api.md §2.1,
+ * docs/reference/render.md §3.7, docs/reference/rollout.md §4.2).
  */
 
 export const Group = 'machineconfiguration.openshift.io';

@@ -1,5 +1,5 @@
 /**
- * operator.openshift.io/v1 MachineConfiguration (singleton `cluster`, mco-behavior.md §2.8): the
+ * operator.openshift.io/v1 MachineConfiguration (singleton `cluster`, docs/reference/api.md §2.8): the
  * operator's knobs the MCO consumes: node disruption policies (merged with defaults into
  * `status.nodeDisruptionPolicyStatus`, §7.4) and the irreconcilable-validation overrides (§3.6).
  */
