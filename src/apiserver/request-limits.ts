@@ -24,11 +24,11 @@ export const MaxStoredObjectBytes = MaxStoredValueBytes;
 
 /**
  * How deep a body (JSON or YAML) or an object may nest, objects and arrays alike; the top-level
- * object is level 1. Go's decoder allows 10,000 levels, but V8's stack (984 KiB) does not carry
- * this server that far: JSON.parse is iterative, but structuredClone overflows at about 1,900
- * levels, JSON.stringify at about 4,100, and the `yaml` library's composer at about 780. 500 keeps
- * every step well inside the stack, and is far beyond any real object (a MachineConfig nests about
- * 10 levels, a CRD's schema about 40).
+ * object is level 1. kube-apiserver allows 10,000 levels (docs/reference/security.md §3.1), but
+ * V8's stack does not carry this server that far: JSON.stringify overflows at about 4,100 levels,
+ * structuredClone at about 3,200, a recursive copy at about 2,000 and the `yaml` composer at about
+ * 800, and the store walks objects recursively in many more places. 500 keeps every step inside
+ * the stack and is far beyond any real object; docs/adr/0009-nesting-depth-limit.md says why.
  */
 export const MaxNestingDepth = 500;
 
