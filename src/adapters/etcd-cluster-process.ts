@@ -12,6 +12,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { MaxStoredValueBytes } from '../ports/storage.js';
+import { securePrivateDir } from './private-dir.js';
 
 export const EtcdBinary = '/usr/bin/etcd';
 
@@ -87,8 +88,11 @@ export class EtcdMember {
   /** Starts the process (no-op while running); does not wait for health. */
   start(): void {
     if (this.running) return;
+    // the data holds every Secret: owner-only, and tightened if someone loosened it (etcd makes
+    // its own files below 0600 but only warns about a looser folder)
     mkdirSync(this.config.dataDir, { recursive: true, mode: 0o700 });
-    const log = openSync(this.config.logFile, 'a');
+    securePrivateDir(this.config.dataDir);
+    const log = openSync(this.config.logFile, 'a', 0o600);
     const args = [
       '--name',
       this.config.name,
@@ -224,6 +228,7 @@ export class EtcdClusterProcesses {
       extraArgs: options.extraArgs ?? [],
     };
     mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+    securePrivateDir(options.dir);
     const members = configs.map((c) => new EtcdMember(c, cluster));
     for (const m of members) m.start();
     return new EtcdClusterProcesses(members);

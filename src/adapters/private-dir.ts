@@ -1,7 +1,7 @@
 /**
  * A folder only its owner may read: the API server's data folder holds the SQLite database (with
  * Secrets and node credentials in it), the CA and serving keys, the token file and the
- * kubeconfigs. At start the folder is made 0700 and every file in it 0600 (owner bits kept) when
+ * kubeconfigs; an etcd member's data folder holds the same objects. At start the folder is made 0700 and every file in it 0600 (owner bits kept) when
  * they are looser, whoever left them so; certificates and the PID file are public and stay as they
  * are. Sub-folders are not entered.
  */

@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -26,6 +27,8 @@ import { systemClock } from '../adapters/system-clock.js';
 import { DefaultAuthorizer } from '../apiserver/auth/default-authorizer.js';
 import { withRestrictionAdmission } from '../apiserver/auth/restriction-admission.js';
 import { TokenAuthenticator } from '../apiserver/auth/token-authenticator.js';
+import { bodyTooLarge } from '../apiserver/http/bounded-body.js';
+import { MaxRequestBodyBytes } from '../apiserver/request-limits.js';
 import { createApiServerApp } from '../apiserver/http/create-api-server-app.js';
 import { OpenStreams } from '../apiserver/http/open-streams.js';
 import { ResourceTypeRegistry } from '../apiserver/resource-types.js';
@@ -132,6 +135,33 @@ function tightened(dir: string, log: Logger): void {
   if (changed.length > 0) log.warn('tightened modes: owner-only access', { paths: changed });
 }
 
+/**
+ * `Expect: 100-continue` as Go's server answers it for kube-apiserver: the client is told to send
+ * its body only when the handler would read it. A declared Content-Length over the limit is
+ * answered 413 at once, so the client never sends the body; anything else is continued and
+ * handled as usual. Without this, Node answers 100 Continue before the handler runs.
+ */
+function answerExpectContinue(
+  request: IncomingMessage,
+  response: ServerResponse,
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+  limit = MaxRequestBodyBytes,
+): void {
+  const declared = request.headers['content-length'];
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
+    const body = JSON.stringify(bodyTooLarge(limit).toStatus());
+    response.writeHead(413, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+      Connection: 'close',
+    });
+    response.end(body);
+    return;
+  }
+  response.writeContinue();
+  handle(request, response);
+}
+
 async function openStorage(config: ApiServerConfig, log: Logger): Promise<Storage> {
   if (config.storage === 'memory') return new MemoryStorage();
   if (config.storage === 'etcd') {
@@ -212,6 +242,10 @@ export async function startApiServer(
     createServer: createHttpsServer,
     serverOptions: { key: pki.servingKeyPem, cert: pki.servingCertPem },
   }) as HttpsServer;
+  // a body too large for the limit is refused before the client sends it
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    answerExpectContinue(request, response, (req, res) => server.emit('request', req, res));
+  });
   // Watches stay open for as long as clients keep them: no request or socket timeouts.
   server.requestTimeout = 0;
   server.timeout = 0;
