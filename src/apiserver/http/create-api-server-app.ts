@@ -1,7 +1,7 @@
 /**
  * The embedded API server's HTTP surface as a Hono app (a value; binding it to a socket is the
- * process's job). Every request is authenticated (401 without an identity) and authorized (403 with
- * the real server's message), then served: non-resource endpoints (version, health, discovery,
+ * process's job). Every request is authenticated (a TLS client certificate or a bearer token; 401
+ * without an identity) and authorized (403 with the real server's message), then served: non-resource endpoints (version, health, discovery,
  * OpenAPI) or a resource verb over the ResourceStore. StatusErrors become their Status body; any
  * other failure is logged and answered 500 InternalError.
  */
@@ -9,11 +9,12 @@ import { Hono } from 'hono';
 import { isStatusError, StatusError } from '../../api/meta/v1/status-error.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
-import type { Authenticator, Authorizer } from '../auth.js';
+import type { Authenticator, Authorizer, ClientConnection } from '../auth.js';
 import type { KubeObject, ResourceStore, UserInfo } from '../resource-store.js';
 import type { ResourceTypeRegistry } from '../resource-types.js';
 import { forbidden, requestAttributes } from './authorization.js';
 import { decodeObjectBody } from './body.js';
+import { clientConnection } from './client-connection.js';
 import { serveNonResource, versionInfo, type NonResourceContext } from './non-resource.js';
 import { buildOpenApiV3 } from './openapi.js';
 import { requestInfo, type ResourceInfo } from './request-info.js';
@@ -71,8 +72,8 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     versionInfo: versionInfo(options.version),
   };
 
-  async function handle(request: Request): Promise<Response> {
-    const user: UserInfo | undefined = await authenticator.authenticate(request);
+  async function handle(request: Request, connection: ClientConnection): Promise<Response> {
+    const user: UserInfo | undefined = await authenticator.authenticate(request, connection);
     if (user === undefined) return statusResponse(StatusError.unauthorized());
     const url = new URL(request.url);
     const info = requestInfo(request.method, url.pathname, url.searchParams);
@@ -107,7 +108,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
   app.all('*', async (c) => {
     const request = c.req.raw;
     try {
-      return await handle(request);
+      return await handle(request, clientConnection(c.env));
     } catch (e) {
       if (e instanceof StatusError) return statusResponse(e);
       log.error('request failed', {

@@ -15,6 +15,7 @@ import type {
   ListResult,
   ResourceStore,
   UserInfo,
+  WriteSubresource,
 } from '../resource-store.js';
 import { apiVersionOf } from '../resource-type.js';
 import { decodeDeleteOptions, decodeObjectBody } from './body.js';
@@ -213,8 +214,8 @@ async function evict(call: ResourceCall): Promise<Response> {
   );
 }
 
-const asSubresource = (t: ResourceTarget): { subresource?: 'status' } =>
-  t.subresource === 'status' ? { subresource: 'status' } : {};
+const asSubresource = (t: ResourceTarget): { subresource?: WriteSubresource } =>
+  t.subresource === 'status' || t.subresource === 'approval' ? { subresource: t.subresource } : {};
 
 async function update(call: ResourceCall, format: ObjectFormat): Promise<Response> {
   const { rt, namespace, name } = call.target;

@@ -1,6 +1,6 @@
 /**
  * POST: decode and prune the body, fill in server-owned metadata, check the namespace exists,
- * admit, store. 201 with the stored object, 409 AlreadyExists, 404 for a missing namespace.
+ * validate, run the validating admission plugins, store. 201 with the stored object, 409 AlreadyExists, 404 for a missing namespace.
  */
 import type { KubeObject, WriteOptions } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
@@ -8,6 +8,7 @@ import { admit } from './admission.js';
 import type { StoreContext } from './context.js';
 import { requireActiveNamespace } from './namespaces.js';
 import { prepareCreate } from './prepare.js';
+import { strategyFor } from './strategy.js';
 import { commitCreate } from './write.js';
 
 export async function createObject(
@@ -21,6 +22,14 @@ export async function createObject(
   if (rt.namespaced) {
     await requireActiveNamespace(ctx, rt, namespace ?? '', obj.metadata.name ?? '');
   }
-  admit(ctx, rt, obj);
+  admit(ctx, rt, obj, undefined, (await strategyFor(rt).fieldErrors?.(obj, undefined)) ?? []);
+  await ctx.admission?.({
+    rt,
+    operation: 'create',
+    subresource: undefined,
+    user: options.user,
+    object: obj,
+    old: undefined,
+  });
   return commitCreate(ctx, rt, obj, { dryRun: options.dryRun });
 }

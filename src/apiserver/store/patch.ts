@@ -7,7 +7,7 @@
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import { isStorageError, StorageErrorCode } from '../../ports/storage.js';
-import type { KubeObject, Patch, WriteOptions } from '../resource-store.js';
+import type { KubeObject, Patch, WriteOptions, WriteSubresource } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import type { StoreContext } from './context.js';
 import { createObject } from './create.js';
@@ -22,7 +22,7 @@ import { applyUpdate, MaxWriteAttempts } from './update.js';
 import { readCurrent, type Current } from './write.js';
 
 export type PatchOptions = WriteOptions & {
-  readonly subresource?: 'status';
+  readonly subresource?: WriteSubresource;
   readonly force?: boolean;
 };
 

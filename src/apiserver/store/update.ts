@@ -8,8 +8,9 @@
 import { FieldErrorType } from '../../api/meta/v1/field-error.js';
 import { goQuote } from '../../api/meta/v1/go-quote.js';
 import { formatGroupKind, StatusError } from '../../api/meta/v1/status-error.js';
+import { rfc3339 } from '../../ports/clock.js';
 import { isStorageError, StorageErrorCode } from '../../ports/storage.js';
-import type { KubeObject, WriteOptions } from '../resource-store.js';
+import type { KubeObject, WriteOptions, WriteSubresource } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import { admit } from './admission.js';
 import type { StoreContext } from './context.js';
@@ -20,7 +21,7 @@ import { checkName, decodeBody, prepareUpdate, pruneAndReport } from './prepare.
 import { strategyFor } from './strategy.js';
 import { commitUpdate, readCurrent, type Current } from './write.js';
 
-export type UpdateOptions = WriteOptions & { readonly subresource?: 'status' };
+export type UpdateOptions = WriteOptions & { readonly subresource?: WriteSubresource };
 
 /** How many times a write that lost a race without a precondition is retried. */
 export const MaxWriteAttempts = 5;
@@ -82,8 +83,23 @@ export async function applyUpdate(
   if (precondition !== '' && precondition !== current.obj.metadata.resourceVersion) {
     throw StatusError.conflict(groupResource(rt), name);
   }
-  const { next, errors } = prepareUpdate(rt, current.obj, incoming, options.subresource);
-  admit(ctx, rt, next, current.obj, errors);
+  const { next, errors } = prepareUpdate(
+    rt,
+    current.obj,
+    incoming,
+    options.subresource,
+    rfc3339(ctx.clock.now()),
+  );
+  const kindErrors = (await strategyFor(rt).fieldErrors?.(next, current.obj)) ?? [];
+  admit(ctx, rt, next, current.obj, [...errors, ...kindErrors]);
+  await ctx.admission?.({
+    rt,
+    operation: 'update',
+    subresource: options.subresource,
+    user: options.user,
+    object: next,
+    old: current.obj,
+  });
   return commitUpdate(ctx, rt, current, next, { dryRun: options.dryRun });
 }
 
