@@ -235,3 +235,27 @@ describe('CertificateSigningRequest', () => {
     );
   });
 });
+
+describe('CertificateSigningRequest names', () => {
+  it('take any path segment, as the kubelet names them (upper case, underscores)', async () => {
+    const t = await newTestStore();
+    const rt = t.rt('CertificateSigningRequest');
+    const name = 'node-csr-k0q3gGYwsehl-VGcyGLbAtvZ_agp0wk96Tv82ilPmfA';
+    const csr = await t.store.create(
+      rt,
+      undefined,
+      csrObject(name, await certificateRequest()),
+      admin,
+    );
+    expect(csr.metadata.name).toBe(name);
+    for (const [bad, message] of [
+      ['a%2fb', "may not contain '%'"],
+      ['..', "may not be '..'"],
+    ] as const) {
+      const status = await failure(
+        t.store.create(rt, undefined, csrObject(bad, await certificateRequest()), admin),
+      );
+      expect(status.message).toContain(message);
+    }
+  });
+});
