@@ -13,7 +13,7 @@ import type { Authenticator, Authorizer, ClientConnection } from '../auth.js';
 import type { KubeObject, ResourceStore, UserInfo } from '../resource-store.js';
 import type { ResourceTypeRegistry } from '../resource-types.js';
 import { forbidden, requestAttributes } from './authorization.js';
-import { decodeObjectBody } from './body.js';
+import { decodeObjectBody, decodesProtobuf } from './body.js';
 import { clientConnection } from './client-connection.js';
 import { serveNonResource, versionInfo, type NonResourceContext } from './non-resource.js';
 import { buildOpenApiV3 } from './openapi.js';
@@ -48,7 +48,7 @@ function objectLoader(
       const decoded = decodeObjectBody(body, request.headers.get('Content-Type'), {
         kind: target.rt.kind,
         builtIn: target.rt.builtIn,
-        acceptsProtobuf: target.rt.group === '' && target.rt.kind === 'Namespace',
+        acceptsProtobuf: decodesProtobuf(target.rt),
       });
       return decoded.ok ? (decoded.value as unknown as KubeObject) : undefined;
     }

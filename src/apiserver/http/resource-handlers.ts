@@ -18,7 +18,7 @@ import type {
   WriteSubresource,
 } from '../resource-store.js';
 import { apiVersionOf } from '../resource-type.js';
-import { decodeDeleteOptions, decodeObjectBody } from './body.js';
+import { decodeDeleteOptions, decodeObjectBody, decodesProtobuf } from './body.js';
 import {
   acceptedPatchTypes,
   negotiateObject,
@@ -168,7 +168,7 @@ function bodyObject(call: ResourceCall, kind = call.target.rt.kind): Record<stri
   const decoded = decodeObjectBody(call.body, call.request.headers.get('Content-Type'), {
     kind,
     builtIn: rt.builtIn,
-    acceptsProtobuf: rt.group === '' && rt.kind === 'Namespace' && kind === rt.kind,
+    acceptsProtobuf: decodesProtobuf(rt) && kind === rt.kind,
   });
   if (!decoded.ok) throw decoded.error;
   return decoded.value;

@@ -69,11 +69,25 @@ export function prepareCsrForCreate(obj: KubeObject, user: UserInfo): void {
   delete obj['status'];
 }
 
-/** Keeps the conditions of `old` whose type `keep` selects, the rest from `next`. */
+/**
+ * Keeps the conditions of `old` whose type `keep` selects, the rest from `next`, in `next`'s order
+ * (kept ones where `next` has them, the others after).
+ */
 function mergeConditions(old: KubeObject, next: KubeObject, keep: (type: string) => boolean): void {
-  const kept = conditionsOf(old).filter((c) => keep(String(c['type'])));
-  const changed = conditionsOf(next).filter((c) => !keep(String(c['type'])));
-  setConditions(next, [...changed, ...kept.map((c) => cloneJson(c))]);
+  const before = conditionsOf(old);
+  const kept = (type: unknown) => before.find((c) => c['type'] === type);
+  const merged: JsonMap[] = [];
+  for (const c of conditionsOf(next)) {
+    if (!keep(String(c['type']))) merged.push(c);
+    else {
+      const instance = kept(c['type']);
+      if (instance !== undefined) merged.push(cloneJson(instance));
+    }
+  }
+  for (const c of before)
+    if (keep(String(c['type'])) && !merged.some((m) => m['type'] === c['type']))
+      merged.push(cloneJson(c));
+  setConditions(next, merged);
 }
 
 /** `populateConditionTimestamps`: new conditions get now; a kept status keeps its transition time. */
