@@ -318,7 +318,11 @@ export class KubeletCredentials implements NodeIdentity {
     }
   }
 
-  /** Watches the CSR until it is decided, the poll period ends or `signal` aborts. */
+  /**
+   * Watches the CSR until it is decided, the poll period ends or `signal` aborts. A watch that
+   * fails or ends early still waits out the period, so a server that refuses watches is asked
+   * again once a period, not in a loop.
+   */
   async #watchFor(
     client: ResourceClient,
     name: string,
@@ -331,7 +335,8 @@ export class KubeletCredentials implements NodeIdentity {
       stop.abort();
     };
     signal?.addEventListener('abort', onAbort, { once: true });
-    const timer = this.#o.clock.sleep(pollMs, stop.signal).then(onAbort, () => undefined);
+    const period = this.#o.clock.sleep(pollMs, stop.signal).then(onAbort, () => undefined);
+    let decided = false;
     try {
       await client.watch<CertificateSigningRequest>(
         Resources.certificateSigningRequest,
@@ -342,20 +347,21 @@ export class KubeletCredentials implements NodeIdentity {
           signal: stop.signal,
         },
         (event) => {
-          if (event.type === 'ERROR') stop.abort();
-          else if (event.type !== 'BOOKMARK' && csrOutcome(event.object).kind !== 'pending')
-            stop.abort();
+          if (event.type === 'ERROR' || event.type === 'BOOKMARK') return;
+          if (csrOutcome(event.object).kind === 'pending') return;
+          decided = true;
+          stop.abort();
         },
       );
     } catch (e) {
-      this.#o.log.debug('watching the csr failed; reading it again', {
+      this.#o.log.debug('watching the csr failed; reading it again after the period', {
         csr: name,
         error: String(e),
       });
-    } finally {
-      stop.abort();
-      signal?.removeEventListener('abort', onAbort);
-      await timer;
     }
+    if (!decided) await period;
+    stop.abort();
+    signal?.removeEventListener('abort', onAbort);
+    await period;
   }
 }
