@@ -336,7 +336,7 @@ export class KubeletCredentials implements NodeIdentity {
     };
     signal?.addEventListener('abort', onAbort, { once: true });
     const period = this.#o.clock.sleep(pollMs, stop.signal).then(onAbort, () => undefined);
-    let decided = false;
+    const seen = { decided: false };
     try {
       await client.watch<CertificateSigningRequest>(
         Resources.certificateSigningRequest,
@@ -349,7 +349,7 @@ export class KubeletCredentials implements NodeIdentity {
         (event) => {
           if (event.type === 'ERROR' || event.type === 'BOOKMARK') return;
           if (csrOutcome(event.object).kind === 'pending') return;
-          decided = true;
+          seen.decided = true;
           stop.abort();
         },
       );
@@ -359,7 +359,7 @@ export class KubeletCredentials implements NodeIdentity {
         error: String(e),
       });
     }
-    if (!decided) await period;
+    if (!seen.decided) await period;
     stop.abort();
     signal?.removeEventListener('abort', onAbort);
     await period;

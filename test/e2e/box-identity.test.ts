@@ -19,7 +19,6 @@ import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_pr
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,6 +34,7 @@ import {
   makeTestCa,
   tamperSignature,
 } from '../support/certificates.js';
+import { freePortBase } from '../support/ports.js';
 import { RepoRoot } from '../support/run-mco.js';
 import { until } from '../support/until.js';
 import { kubectl } from './apiserver-harness.js';
@@ -52,28 +52,6 @@ let stdout = '';
 let bootstrapKubeconfig = '';
 let workerKubeconfig = '';
 let caPem = '';
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once('error', () => {
-      resolve(false);
-    });
-    s.listen(port, '127.0.0.1', () =>
-      s.close(() => {
-        resolve(true);
-      }),
-    );
-  });
-}
-
-async function freePortBase(): Promise<number> {
-  for (;;) {
-    const b = 30_000 + Math.floor(Math.random() * 20_000);
-    if ((await Promise.all(Array.from({ length: 7 }, (_, i) => portFree(b + i)))).every(Boolean))
-      return b;
-  }
-}
 
 interface Answer {
   readonly status: number;

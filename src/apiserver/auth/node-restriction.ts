@@ -76,32 +76,35 @@ function forbid(name: string, message: string): never {
   throw StatusError.forbidden(NodesResource, name, message);
 }
 
-/** The NodeRestriction plugin as a store admission hook; every other write passes. */
-export function nodeRestrictionAdmission(a: AdmissionAttributes): Promise<void> {
-  const node = nodeNameOf(a.user);
-  if (node === undefined || a.rt.group !== '' || a.rt.plural !== 'nodes') return Promise.resolve();
-  const name = a.object.metadata.name ?? '';
-  const configSource = specField(a.object, 'configSource');
-  if (a.operation === 'create') {
-    if (configSource !== undefined && configSource !== null)
-      forbid(name, `node "${node}" is not allowed to create pods with a non-nil configSource`);
-    const labels = Object.keys(labelsOf(a.object)).filter(isForbiddenNodeLabel).sort();
-    if (labels.length > 0)
-      forbid(
-        name,
-        `node "${node}" is not allowed to set the following labels: ${labels.join(', ')}`,
-      );
-    return Promise.resolve();
-  }
-  const oldSource = specField(a.old, 'configSource');
+function admitNodeCreate(node: string, name: string, object: KubeObject): void {
+  const configSource = specField(object, 'configSource');
+  if (configSource !== undefined && configSource !== null)
+    forbid(name, `node "${node}" is not allowed to create pods with a non-nil configSource`);
+  const labels = Object.keys(labelsOf(object)).filter(isForbiddenNodeLabel).sort();
+  if (labels.length > 0)
+    forbid(name, `node "${node}" is not allowed to set the following labels: ${labels.join(', ')}`);
+}
+
+function admitNodeUpdate(node: string, name: string, object: KubeObject, old?: KubeObject): void {
+  const configSource = specField(object, 'configSource');
+  const oldSource = specField(old, 'configSource');
   if (configSource !== undefined && configSource !== null && !same(configSource, oldSource))
     forbid(
       name,
       `node "${node}" is not allowed to update configSource to a new non-nil configSource`,
     );
-  if (!same(specField(a.object, 'taints') ?? [], specField(a.old, 'taints') ?? []))
+  if (!same(specField(object, 'taints') ?? [], specField(old, 'taints') ?? []))
     forbid(name, `node "${node}" is not allowed to modify taints`);
-  const labels = changedForbiddenLabels(a.old, a.object);
+  const labels = changedForbiddenLabels(old, object);
   if (labels.length > 0) forbid(name, `is not allowed to modify labels: ${labels.join(', ')}`);
+}
+
+/** The NodeRestriction plugin as a store admission hook; every other write passes. */
+export function nodeRestrictionAdmission(a: AdmissionAttributes): Promise<void> {
+  const node = nodeNameOf(a.user);
+  if (node === undefined || a.rt.group !== '' || a.rt.plural !== 'nodes') return Promise.resolve();
+  const name = a.object.metadata.name ?? '';
+  if (a.operation === 'create') admitNodeCreate(node, name, a.object);
+  else admitNodeUpdate(node, name, a.object, a.old);
   return Promise.resolve();
 }

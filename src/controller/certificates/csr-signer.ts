@@ -10,6 +10,7 @@ import {
   csrCondition,
   CsrConditionType,
   KubeletClientSigner,
+  withCondition,
   type CertificateSigningRequest,
 } from '../../api/certificates/v1/certificate-signing-request.js';
 import { Resources } from '../../api/resource-refs.js';
@@ -76,23 +77,7 @@ class CsrSigner implements Reconciler {
       const message = valid.ok ? '' : valid.error;
       await this.#o.client.updateStatus<CertificateSigningRequest>(
         Resources.certificateSigningRequest,
-        {
-          ...csr,
-          status: {
-            ...csr.status,
-            conditions: [
-              ...(csr.status?.conditions ?? []),
-              {
-                type: CsrConditionType.Failed,
-                status: 'True',
-                reason: SignerValidationFailure,
-                message,
-                lastUpdateTime: rfc3339(now),
-                lastTransitionTime: rfc3339(now),
-              },
-            ],
-          },
-        },
+        withCondition(csr, CsrConditionType.Failed, SignerValidationFailure, message, rfc3339(now)),
         { signal },
       );
       this.#o.log.warn('refused to sign the CSR', { csr: key, reason: message });

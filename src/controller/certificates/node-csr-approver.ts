@@ -7,6 +7,7 @@
  */
 import {
   CsrConditionType,
+  withCondition,
   type CertificateSigningRequest,
 } from '../../api/certificates/v1/certificate-signing-request.js';
 import type { Node } from '../../api/core/v1/node.js';
@@ -85,26 +86,15 @@ class NodeCsrApprover implements Reconciler {
       this.#logOnce(key, decision.reason);
       return decision.retry ? { requeueAfterMs: this.#o.retryMs ?? 30_000 } : undefined;
     }
-    const now = rfc3339(clock.now());
     await client.updateApproval<CertificateSigningRequest>(
       Resources.certificateSigningRequest,
-      {
-        ...csr,
-        status: {
-          ...csr.status,
-          conditions: [
-            ...(csr.status?.conditions ?? []),
-            {
-              type: CsrConditionType.Approved,
-              status: 'True',
-              reason: ApprovedReason,
-              message: ApprovedMessage,
-              lastUpdateTime: now,
-              lastTransitionTime: now,
-            },
-          ],
-        },
-      },
+      withCondition(
+        csr,
+        CsrConditionType.Approved,
+        ApprovedReason,
+        ApprovedMessage,
+        rfc3339(clock.now()),
+      ),
       { signal },
     );
     this.#logged.delete(key);

@@ -68,6 +68,44 @@ export interface ApprovalInputs {
   readonly nodeExists: (name: string) => boolean;
 }
 
+type Check =
+  | { readonly ok: true; readonly nodeName: string }
+  | { readonly ok: false; readonly reason: string };
+
+/** The request itself: a kubelet client request by the node-bootstrapper, for a node name. */
+function checkRequest(csr: CertificateSigningRequest): Check {
+  const parsed = parseCertificateRequestPem(
+    Buffer.from(csr.spec.request, 'base64').toString('latin1'),
+  );
+  if (!parsed.ok) return { ok: false, reason: `failed to parse CSR: ${parsed.error}` };
+  const request = validateKubeletClientRequest(parsed.value, csr.spec.usages ?? []);
+  if (!request.ok)
+    return { ok: false, reason: `CSR is not a valid node client cert request: ${request.error}` };
+  const bootstrapper =
+    csr.spec.username === NodeBootstrapperUser &&
+    sameSet(csr.spec.groups ?? [], NodeBootstrapperGroups);
+  if (!bootstrapper)
+    return {
+      ok: false,
+      reason: 'CSR does not appear to be a valid node bootstrapper client cert request',
+    };
+  if (request.value.nodeName === '') return { ok: false, reason: 'CSR does not have a node name' };
+  return { ok: true, nodeName: request.value.nodeName };
+}
+
+/** The Machine's side: it names the node, has no Node yet, and is young enough for this CSR. */
+function checkMachine(csr: CertificateSigningRequest, machine: Machine): string | undefined {
+  const nodeRef = machine.status?.nodeRef?.name;
+  if (nodeRef !== undefined && nodeRef !== '')
+    return `machine for node ${nodeRef} already has node ref, cannot approve`;
+  const created = Date.parse(csr.metadata.creationTimestamp ?? '');
+  const machineCreated = Date.parse(machine.metadata.creationTimestamp ?? '');
+  const start = machineCreated - MachineLeadMs;
+  const end = machineCreated + MachineWindowMs;
+  if (created > start && created < end) return undefined;
+  return `CSR creation time ${goTimeString(created)} not in range (${goTimeString(start)}, ${goTimeString(end)})`;
+}
+
 export function decideNodeClientApproval(inputs: ApprovalInputs): ApprovalDecision {
   const { csr } = inputs;
   const name = csr.metadata.name ?? '';
@@ -79,19 +117,9 @@ export function decideNodeClientApproval(inputs: ApprovalInputs): ApprovalDecisi
     reason: `${name}: ${reason}`,
     retry,
   });
-  const parsed = parseCertificateRequestPem(
-    Buffer.from(csr.spec.request, 'base64').toString('latin1'),
-  );
-  if (!parsed.ok) return pending(`failed to parse CSR: ${parsed.error}`);
-  const request = validateKubeletClientRequest(parsed.value, csr.spec.usages ?? []);
-  if (!request.ok) return pending(`CSR is not a valid node client cert request: ${request.error}`);
-  if (
-    csr.spec.username !== NodeBootstrapperUser ||
-    !sameSet(csr.spec.groups ?? [], NodeBootstrapperGroups)
-  )
-    return pending('CSR does not appear to be a valid node bootstrapper client cert request');
-  const nodeName = request.value.nodeName;
-  if (nodeName === '') return pending('CSR does not have a node name');
+  const request = checkRequest(csr);
+  if (!request.ok) return pending(request.reason);
+  const { nodeName } = request;
   if (inputs.nodeExists(nodeName))
     return pending(`node ${nodeName} already exists, cannot approve`);
   const machine = inputs.machines.find((m) => machineNamesNode(m, nodeName));
@@ -100,18 +128,8 @@ export function decideNodeClientApproval(inputs: ApprovalInputs): ApprovalDecisi
       `failed to find machine with InternalDNS matching ${nodeName}, cannot approve`,
       true,
     );
-  const nodeRef = machine.status?.nodeRef?.name;
-  if (nodeRef !== undefined && nodeRef !== '')
-    return pending(`machine for node ${nodeRef} already has node ref, cannot approve`);
-  const created = Date.parse(csr.metadata.creationTimestamp ?? '');
-  const machineCreated = Date.parse(machine.metadata.creationTimestamp ?? '');
-  const start = machineCreated - MachineLeadMs;
-  const end = machineCreated + MachineWindowMs;
-  if (!(created > start && created < end))
-    return pending(
-      `CSR creation time ${goTimeString(created)} not in range (${goTimeString(start)}, ${goTimeString(end)})`,
-    );
-  return { kind: 'approve', nodeName };
+  const problem = checkMachine(csr, machine);
+  return problem === undefined ? { kind: 'approve', nodeName } : pending(problem);
 }
 
 /**

@@ -48,7 +48,11 @@ export const KeyUsages = [
 ] as const;
 
 /** What a kubelet asks for its client certificate. */
-export const KubeletClientUsages = ['digital signature', 'key encipherment', 'client auth'] as const;
+export const KubeletClientUsages = [
+  'digital signature',
+  'key encipherment',
+  'client auth',
+] as const;
 
 export const CsrConditionSchema = Type.Object({
   type: Type.String(),
@@ -110,4 +114,26 @@ export function csrCondition(
   type: CsrConditionType,
 ): CsrCondition | undefined {
   return csr.status?.conditions?.find((c) => c.type === type && c.status === 'True');
+}
+
+/** The CSR with one more condition of `type`, status True, stamped `now` (RFC 3339). */
+export function withCondition(
+  csr: CertificateSigningRequest,
+  type: CsrConditionType,
+  reason: string,
+  message: string,
+  now: string,
+): CertificateSigningRequest {
+  const condition: CsrCondition = {
+    type,
+    status: 'True',
+    reason,
+    message,
+    lastUpdateTime: now,
+    lastTransitionTime: now,
+  };
+  return {
+    ...csr,
+    status: { ...csr.status, conditions: [...(csr.status?.conditions ?? []), condition] },
+  };
 }

@@ -57,7 +57,10 @@ export const MachineSchema = kindSchema(
 );
 export type Machine = Static<typeof MachineSchema>;
 
-export const MachineListSchema = listSchema('MachineList contains a list of Machine', MachineSchema);
+export const MachineListSchema = listSchema(
+  'MachineList contains a list of Machine',
+  MachineSchema,
+);
 
 const label = (key: string): string => `.metadata.labels['${key.replace(/\./g, '\\.')}']`;
 
