@@ -29,7 +29,7 @@ const mergePatch = (labels: Record<string, string>) => ({
   contentType: 'application/merge-patch+json',
 });
 
-function mintNodeKubeconfig(nodeName: string): string {
+function nodeKubeconfigOf(nodeName: string): string {
   const text = execFileSync(
     process.execPath,
     [
@@ -153,7 +153,7 @@ describe('node identities', () => {
   let n1Cert: { cert: string; key: string };
 
   beforeAll(() => {
-    n1 = mintNodeKubeconfig('n1');
+    n1 = nodeKubeconfigOf('n1');
     n1Cert = clientCertificateOf(readFileSync(n1, 'utf8'));
   });
 
