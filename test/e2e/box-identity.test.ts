@@ -1,5 +1,5 @@
 /**
- * Node identities in the cluster in a box, tried as an outsider would (ADR 0006): `mco start`
+ * Node identities in the cluster in a box, tried as an outsider would (ADR 0008): `mco start`
  * with one master and one worker, then, with real processes and the real kubectl:
  *
  * - the machine config server answers `/config/master` only with the box's token: 401 without it
@@ -16,7 +16,7 @@
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -34,13 +34,12 @@ import {
   makeTestCa,
   tamperSignature,
 } from '../support/certificates.js';
+import { McoBin, processesUsing, RepoRoot } from '../support/mco-processes.js';
 import { freePortBase } from '../support/ports.js';
-import { RepoRoot } from '../support/run-mco.js';
 import { until } from '../support/until.js';
 import { kubectl } from './apiserver-harness.js';
 
 const Minute = 60_000;
-const McoBin = join(RepoRoot, 'bin/mco.js');
 const Accept = 'application/vnd.coreos.ignition+json;version=3.3.0';
 const BootstrapUser = 'system:serviceaccount:openshift-machine-config-operator:node-bootstrapper';
 
@@ -120,20 +119,6 @@ function controllerLog(): string[] {
     .map((l) => (JSON.parse(l) as { msg?: string }).msg ?? '');
 }
 
-/** Every process whose command line mentions the work folder. */
-function processesUsing(dir: string): number[] {
-  const out: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir)) out.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
-
 beforeAll(async () => {
   expect(existsSync(join(RepoRoot, 'dist/src/cmd/mco.js')), 'npm run build first').toBe(true);
   work = mkdtempSync(join(tmpdir(), 'mco-box-identity-'));
@@ -202,6 +187,17 @@ describe('the machine config server of the box', () => {
   it('serves it with the token, which the pointer configs carry', async () => {
     const pointer = readFileSync(join(dataDir, 'pointer/worker.ign'), 'utf8');
     expect(pointer).toContain(`"value":"Bearer ${mcsToken()}"`);
+    // and so do the operator's user-data Secrets, which a machine-api would boot machines with
+    const secret = await kc(admin(), [
+      'get',
+      'secret',
+      'worker-user-data-managed',
+      '-n',
+      'openshift-machine-api',
+      '-o',
+      'jsonpath={.data.userData}',
+    ]);
+    expect(Buffer.from(secret.stdout, 'base64').toString()).toContain(`Bearer ${mcsToken()}`);
     const served = await mcs('https', '/config/master', { Authorization: `Bearer ${mcsToken()}` });
     expect(served.status).toBe(200);
     // what an attacker would be after: the bootstrap kubeconfig in the served config
