@@ -16,7 +16,7 @@
  * - Nodes join as on OpenShift: the box creates each node's Machine, the node gets only its pool's
  *   pointer config (the MCS requires the box's token, which the pointer config carries) and asks
  *   for its client certificate with the served bootstrap kubeconfig; the controller approves,
- *   signs and labels (docs/adr/0006-tls-bootstrapping.md).
+ *   signs and labels (docs/adr/0008-tls-bootstrapping.md).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
