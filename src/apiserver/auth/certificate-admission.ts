@@ -3,7 +3,7 @@
  * approval takes `approve` on the `signers` resource named by its signer (or `<domain>/*`), and
  * issuing a certificate or a Failed condition through `/status` takes `sign`. Being allowed to
  * update the subresource is not enough, so only the identities RBAC names can approve or sign
- * for the kubelet client signer. Messages are upstream's.
+ * for the kubelet client signer. Messages are upstream's (docs/reference/tls-bootstrap.md §2).
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { Authorizer } from '../auth.js';

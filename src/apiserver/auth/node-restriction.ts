@@ -7,7 +7,8 @@
  * a node may write at all is checked before the store (restriction-admission.ts).
  *
  * Runs as a validating admission plugin of the store, on the object as it would be stored, so a
- * label added through any patch type or PUT is seen the same way. Messages are upstream's.
+ * label added through any patch type or PUT is seen the same way. Messages are upstream's
+ * (docs/reference/security.md §1.1–1.3).
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { KubeObject } from '../resource-store.js';

@@ -11,6 +11,8 @@
  *   (`updates may not modify existing certificate content`) and holds only `CERTIFICATE` blocks;
  * - conditions: Approved, Denied and Failed only with status True, Approved and Denied mutually
  *   exclusive, none removed once present; their timestamps filled in.
+ *
+ * The rules and messages: docs/reference/tls-bootstrap.md §3–4.
  */
 import { X509Certificate } from 'node:crypto';
 import {

@@ -4,7 +4,8 @@
  * certificate yet is checked against the kubelet client rules; one that fails them gets the
  * Failed condition (reason `SignerValidationFailure`, the rule's message), one that passes gets
  * `status.certificate`, signed by the cluster CA for the signing duration (lowered to the CSR's
- * `expirationSeconds`, never below 10 minutes), backdated 5 minutes. Both through `/status`.
+ * `expirationSeconds`, never below 10 minutes), backdated 5 minutes. Both through `/status`
+ * (docs/reference/tls-bootstrap.md §5).
  */
 import {
   csrCondition,

@@ -3,7 +3,8 @@
  * certificates (logic/certificates/node-client-approval.ts decides). A CSR that passes gets the
  * Approved condition through `/approval` with upstream's reason and message; one that does not
  * stays pending, nothing written on it, the reason logged once per CSR and reason. A CSR waiting
- * for its Machine is looked at again whenever a Machine or Node changes.
+ * for its Machine is looked at again whenever a Machine or Node changes
+ * (docs/reference/tls-bootstrap.md §7).
  */
 import {
   CsrConditionType,

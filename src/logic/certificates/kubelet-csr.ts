@@ -3,7 +3,7 @@
  * `O=system:nodes, CN=system:node:<name>`, no SANs, the kubelet signer and usages, and a name
  * derived from the key and the request (`node-csr-<digest>`), so a kubelet that restarts while it
  * waits finds its own request again instead of making a second one. And what a finished request
- * says: the certificate, or why there will be none.
+ * says: the certificate, or why there will be none (docs/reference/tls-bootstrap.md §3).
  */
 import { createHash } from 'node:crypto';
 import {

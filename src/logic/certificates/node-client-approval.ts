@@ -4,7 +4,8 @@
  * made by the node-bootstrapper service account (with exactly its groups), for a node name that
  * no Node has yet and that a Machine without a node reference names as its `InternalDNS`
  * address, within the Machine's first two hours. Anything else stays pending; the reason is for
- * the log only, as upstream writes nothing on the CSR. Messages are upstream's.
+ * the log only, as upstream writes nothing on the CSR. Messages are upstream's
+ * (docs/reference/tls-bootstrap.md §7).
  */
 import {
   csrCondition,

@@ -3,7 +3,8 @@
  * (`ValidateKubeletClientCSR`): O exactly `[system:nodes]`, no DNS, email, IP or URI SAN, CN
  * beginning with `system:node:`, and the usages {client auth, digital signature, key
  * encipherment} or the same without key encipherment. The messages are upstream's; the checks run
- * in upstream's order, so the first failure is the one upstream reports.
+ * in upstream's order, so the first failure is the one upstream reports
+ * (docs/reference/tls-bootstrap.md §5).
  */
 import { KubeletClientUsages } from '../../api/certificates/v1/certificate-signing-request.js';
 import { err, ok, type Result } from '../../lib/result.js';
