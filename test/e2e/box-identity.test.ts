@@ -89,11 +89,12 @@ function mcs(
 
 const mcsToken = () => readFileSync(join(dataDir, 'mcs/require-token'), 'utf8').trim();
 
-function kc(kubeconfig: string, args: readonly string[], input?: string) {
+function kc(kubeconfig: string, args: readonly string[], input?: string, version?: string) {
   return kubectl(args, {
     kubeconfig,
     cacheDir: join(work, `kubectl-cache-${String(Math.random()).slice(2)}`),
     ...(input === undefined ? {} : { input }),
+    ...(version === undefined ? {} : { version }),
   });
 }
 
@@ -469,6 +470,31 @@ describe('nodes that joined through approved CSRs', () => {
     ]);
     expect(masters.stdout).toBe('node/master-0\n');
   });
+});
+
+describe('the oldest and newest kubectl with the worker certificate', () => {
+  it.each(['1.27', '1.33'])(
+    'kubectl %s authenticates, and gets 403 for the master label',
+    async (version) => {
+      const got = await kc(
+        workerKubeconfig,
+        ['get', 'node', 'worker-0', '-o', 'jsonpath={.metadata.name}'],
+        undefined,
+        version,
+      );
+      expect(got).toMatchObject({ code: 0, stdout: 'worker-0' });
+      const label = await kc(
+        workerKubeconfig,
+        ['label', 'node', 'worker-0', 'node-role.kubernetes.io/master='],
+        undefined,
+        version,
+      );
+      expect(label.code).toBe(1);
+      expect(label.stderr).toBe(
+        'Error from server (Forbidden): nodes "worker-0" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/master\n',
+      );
+    },
+  );
 });
 
 describe('client certificates the box did not issue', () => {
