@@ -10,6 +10,8 @@
  * default set; `csr-signer`, `node-csr-approver` and `machine-node-link` are off unless named; the
  * signer needs `--cluster-signing-cert-file` and `--cluster-signing-key-file`).
  */
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Command } from 'commander';
@@ -19,7 +21,7 @@ import { loadCertificateAuthority } from '../adapters/pki.js';
 import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
-import { ApiEventRecorder } from '../controller/common/event-recorder.js';
+import { ApiEventRecorder } from '../runtime/event-recorder.js';
 import {
   McoMetricNames,
   type McoMetrics,
@@ -54,6 +56,7 @@ interface ControllerOptions {
   readonly metricsPort?: string;
   readonly metricsAddress: string;
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
   readonly renderDelay: string;
   readonly nodeUpdateDelay: string;
   readonly drainUpdateDelay: string;
@@ -214,7 +217,11 @@ export async function runController(options: ControllerOptions): Promise<void> {
     '--cluster-signing-duration',
     options.clusterSigningDuration,
   );
-  const log = createPinoLogger({ name: 'machine-config-controller', level: options.logLevel });
+  const log = createPinoLogger({
+    name: 'machine-config-controller',
+    level: options.logLevel,
+    ...(options.logFormat === undefined ? {} : { format: options.logFormat }),
+  });
   const { createKubeClient } = await import('../adapters/kube-client.js');
   const client = createKubeClient(
     options.kubeconfig === undefined ? { inCluster: true } : { kubeconfigPath: options.kubeconfig },
@@ -296,6 +303,7 @@ export function controllerCommand(): Command {
     .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics')
     .option('--metrics-address <ip>', 'address for the metrics listener', '127.0.0.1')
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .option(
       '--render-delay <duration>',
       'wait after MachineConfig/pool changes before rendering',

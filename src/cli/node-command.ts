@@ -12,6 +12,8 @@
  *   reboot` are on a real node, through the same ostree Host the daemon uses;
  * - `delete`: removes the node folder (ostree's immutable deployment folders included).
  */
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -190,6 +192,7 @@ interface CreateOptions {
   daemonCommand?: string;
   firstbootCommand?: string;
   logLevel: string;
+  logFormat?: LogFormat;
 }
 
 function definitionOf(o: CreateOptions, nodeKubeconfig: string | undefined): NodeDefinition {
@@ -222,7 +225,11 @@ async function runCreate(o: CreateOptions, io: CliIo): Promise<void> {
   if (nodeKubeconfig !== undefined) readText(nodeKubeconfig, 'the node kubeconfig');
   const definition = definitionOf(o, nodeKubeconfig);
   const existedBefore = existsSync(dir);
-  const log = createPinoLogger({ name: 'node-supervisor', level: o.logLevel });
+  const log = createPinoLogger({
+    name: 'node-supervisor',
+    level: o.logLevel,
+    ...(o.logFormat === undefined ? {} : { format: o.logFormat }),
+  });
   const machine = machineFor(dir);
   try {
     await createNode(machine, definition, {
@@ -267,6 +274,7 @@ function createCommand(io: CliIo): Command {
     )
     .option('--firstboot-command <json>', 'the first-boot step as a JSON array')
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .action((o: CreateOptions) => runCreate(o, io));
 }
 
@@ -277,6 +285,7 @@ interface RunOptions {
   firstbootCommand?: string;
   noDaemon?: boolean;
   logLevel: string;
+  logFormat?: LogFormat;
 }
 
 function waitForSignal(stop: AbortController): void {
@@ -290,7 +299,11 @@ function waitForSignal(stop: AbortController): void {
 async function runNode(o: RunOptions): Promise<void> {
   const dir = resolve(o.dir);
   requireNode(dir);
-  const log = createPinoLogger({ name: 'node-supervisor', level: o.logLevel });
+  const log = createPinoLogger({
+    name: 'node-supervisor',
+    level: o.logLevel,
+    ...(o.logFormat === undefined ? {} : { format: o.logFormat }),
+  });
   const machine = machineFor(dir);
   const def = await machine.definition();
   const heartbeat = Number(o.heartbeatSeconds);
@@ -343,6 +356,7 @@ function runCommand(): Command {
     .option('--no-daemon', 'run no daemon (the kubelet only)')
     .option('--firstboot-command <json>', 'override the first-boot step (JSON array)')
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .action((o: RunOptions) => runNode(o));
 }
 

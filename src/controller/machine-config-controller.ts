@@ -22,7 +22,7 @@ import { Informer } from '../runtime/informer.js';
 import type { RateLimiterOptions } from '../runtime/work-queue.js';
 import { createCsrSigner } from './certificates/csr-signer.js';
 import { createNodeCsrApprover } from './certificates/node-csr-approver.js';
-import type { EventRecorder } from './common/event-recorder.js';
+import type { EventRecorder } from '../runtime/event-recorder.js';
 import type { McoMetrics } from './common/mco-metrics.js';
 import { createContainerRuntimeConfigController } from './container-runtime-config/container-runtime-config-controller.js';
 import { createDrainController } from './drain/drain-controller.js';

@@ -1,5 +1,5 @@
 /**
- * `update(old, new)` (upstream update.go, mco-behavior.md §7.2): parse, reconcilability, diff,
+ * `update(old, new)` (upstream update.go, docs/reference/daemon.md §7.2): parse, reconcilability, diff,
  * post-config actions, drain, then the journaled steps — files and units, SSH keys and passwords,
  * OS changes, currentconfig — and finally the post-config actions (a reboot, or rebootless
  * service actions). Each step records its intent in the update journal before it acts
@@ -73,6 +73,7 @@ import {
 } from './daemon-paths.js';
 import { fsErrorText } from './fs-error-text.js';
 import { applyOsChanges } from './os-changes.js';
+import { parseTargetConfig } from './target-config.js';
 import {
   JournalPhase,
   JournalStore,
@@ -161,6 +162,8 @@ export class Updater {
   readonly #timings: UpdateTimings;
   readonly #journal: JournalStore;
   readonly #writer: ConfigWriter;
+  /** Whether the log already said MachineConfiguration/cluster is absent or unreadable. */
+  #toldDefaults = false;
   readonly #hostRoot: string;
 
   constructor(options: UpdaterOptions) {
@@ -198,19 +201,20 @@ export class Updater {
     const deadline = clock.now() + this.#timings.policiesWaitMs;
     for (;;) {
       const read = await cluster.machineConfiguration(this.#o.signal);
-      if (read.kind === 'absent') {
-        log.info(
-          'MachineConfiguration/cluster does not exist; using the default node disruption policies',
-        );
-        return defaults;
-      }
-      if (read.kind === 'forbidden') {
-        log.warn(
-          'cannot read MachineConfiguration/cluster; using the default node disruption policies',
-          {
-            error: read.message,
-          },
-        );
+      if (read.kind !== 'found') {
+        // Told once per daemon, not on every update: the defaults are what the node uses then.
+        if (!this.#toldDefaults) {
+          this.#toldDefaults = true;
+          if (read.kind === 'absent')
+            log.info(
+              'MachineConfiguration/cluster does not exist; using the default node disruption policies',
+            );
+          else
+            log.warn(
+              'cannot read MachineConfiguration/cluster; using the default node disruption policies',
+              { error: read.message },
+            );
+        }
         return defaults;
       }
       const mcop = read.object;
@@ -243,7 +247,7 @@ export class Updater {
     if (cluster !== undefined && !firstBoot) await cluster.setWorking();
     this.#o.crash.reached('set-working');
     const from = parseOrThrow(fromMc, 'old');
-    const to = parseOrThrow(toMc, 'new');
+    const to = parseTargetConfig(toMc);
 
     const knobs = firstBoot ? undefined : await this.#clusterKnobs();
     const fips = await host.fipsEnabled();
@@ -770,7 +774,7 @@ export class Updater {
     await this.#journal.write({ ...journal, phase: JournalPhase.RollingBack, error: reason });
     this.#o.crash.reached('rollback');
     const from = parseOrThrow(fromMc, 'old');
-    const to = parseOrThrow(toMc, 'new');
+    const to = parseTargetConfig(toMc);
     const prior = journal.prior;
     if (prior === undefined) {
       // nothing was written yet: the journal only recorded the intent

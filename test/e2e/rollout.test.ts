@@ -5,7 +5,7 @@
  * real kubectl rolls out; a sampler lists the nodes every 100 ms and must never see more of them
  * unavailable than the pool's maxUnavailable.
  *
- * Covered (issue 4, "Done means"): the rollout with maxUnavailable 1, 3 and "30%" (pool Updating →
+ * Covered: the rollout with maxUnavailable 1, 3 and "30%" (pool Updating →
  * Updated with upstream's messages, `kubectl get mcp` counts); pause (renders, retargets nobody,
  * upstream's Updating message, resumes when unpaused); leader election between two controllers
  * (only the leader acts, SIGKILL mid-rollout, takeover within the lease, maxUnavailable holds);
@@ -13,8 +13,8 @@
  * following nodes, pointer Secrets, ClusterOperator Available with the version, and an upgrade
  * that reports the new version only once master is Updated).
  *
- * Needs the built binary (`npm run build`) including the other engineer's `mco controller`; the
- * suite waits a while for `mco controller --help` to work, then fails with that reason.
+ * Needs the built binary (`npm run build`) with `mco controller`; the suite waits up to 20 minutes
+ * for `mco controller --help` to work (a build may still be running), then fails with that reason.
  */
 import { Buffer } from 'node:buffer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,6 +22,7 @@ import { createKubeClient } from '../../src/adapters/kube-client.js';
 import type { ClusterOperator } from '../../src/api/config/v1/cluster-operator.js';
 import type { Lease } from '../../src/api/coordination/v1/lease.js';
 import type { ConfigMap } from '../../src/api/core/v1/config-map.js';
+import type { Event } from '../../src/api/core/v1/event.js';
 import type { Node } from '../../src/api/core/v1/node.js';
 import type { Secret } from '../../src/api/core/v1/secret.js';
 import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
@@ -655,6 +656,16 @@ describe('rollout through real processes', () => {
         message: `Unable to apply ${NextRelease}: refusing to read osImageURL version "${Release}", operator version "${NextRelease}"`,
       });
       expect(refusing.status?.versions?.[0]).toEqual({ name: 'operator', version: Release });
+      // as upstream, a Warning event on the ClusterOperator says so
+      const warned = await until('the OperatorDegraded event', async () => {
+        const events = await admin.list<Event>(Resources.event, { namespace: 'default' });
+        return events.items.find(
+          (e) =>
+            e.reason === 'OperatorDegraded: RenderConfigFailed' &&
+            e.involvedObject.kind === 'ClusterOperator',
+        );
+      });
+      expect([warned.type, warned.message]).toEqual(['Warning', degraded?.message]);
       // WHEN the release's ConfigMap lands and the new controller is rolled out (a new process:
       // its first sync renders every pool, now with the new OS image)
       const beforeMaster = (await getPool('master')).spec.configuration?.name ?? '';

@@ -1,5 +1,5 @@
 /**
- * The drain controller's reconcile for one node (upstream syncNode/drainNode, mco-behavior.md §5):
+ * The drain controller's reconcile for one node (upstream syncNode/drainNode, docs/reference/drain.md §5):
  * when the daemon's `desiredDrain` differs from `lastAppliedDrain`, uncordon, or cordon and evict
  * the node's pods; on success record `lastAppliedDrain` (after a drain, only while the node is
  * still cordoned: an external uncordon means new pods may have landed). A failed drain is retried
@@ -14,7 +14,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
-import type { EventRecorder } from '../common/event-recorder.js';
+import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { goDuration } from '../common/go-duration.js';
 import type { McoMetrics } from '../common/mco-metrics.js';
 import { drainPods } from './drain-pods.js';

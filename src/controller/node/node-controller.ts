@@ -1,5 +1,5 @@
 /**
- * Wires the node reconciler (mco-behavior.md §4): pool adds and updates, and node adds, relevant
+ * Wires the node reconciler (docs/reference/rollout.md §4): pool adds and updates, and node adds, relevant
  * updates and deletes, enqueue the node's pools after the update delay (upstream: 5 s), so a
  * burst of node changes becomes one pass over the pool.
  */
@@ -11,7 +11,7 @@ import type { ResourceClient } from '../../ports/resource-client.js';
 import { Controller } from '../../runtime/controller.js';
 import { objectKey } from '../../runtime/informer.js';
 import type { RateLimiterOptions } from '../../runtime/work-queue.js';
-import type { EventRecorder } from '../common/event-recorder.js';
+import type { EventRecorder } from '../../runtime/event-recorder.js';
 import type { McoMetrics } from '../common/mco-metrics.js';
 import { UpstreamRetryLimit, withRetryLimit, type RetryLimit } from '../common/retry-limit.js';
 import { waitForCache } from '../common/wait-for-caches.js';
