@@ -30,7 +30,7 @@ import { rfc3339, type Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
-import { applyMachineConfig } from '../common/apply-machine-config.js';
+import { applyMachineConfig, applyMachineConfigOver } from '../common/apply-machine-config.js';
 import type { EventRecorder } from '../common/event-recorder.js';
 import type { ClusterMachineConfiguration } from '../mco-informers.js';
 import { sameJson } from '../common/same-json.js';
@@ -154,10 +154,13 @@ export class RenderReconciler implements Reconciler {
   ): Promise<MachineConfigPool> {
     const { client, caches, log } = this.#o;
     const name = rendered.config.metadata.name ?? '';
-    if (caches.machineConfigs.get(name) === undefined) await this.#create(pool, rendered, cc);
+    const existing = caches.machineConfigs.get(name);
+    if (existing === undefined) await this.#create(pool, rendered, cc);
     const source = rendered.source.map((s) => ({ ...s }));
     if (pool.spec.configuration?.name === name) {
-      await applyMachineConfig(client, rendered.config, signal);
+      // From the cache: a render that changes nothing costs no request.
+      if (existing === undefined) await applyMachineConfig(client, rendered.config, signal);
+      else await applyMachineConfigOver(client, rendered.config, existing, signal);
       if (sameJson(pool.spec.configuration.source ?? [], source)) return pool;
     } else {
       log.info('pool now targets rendered config', {
