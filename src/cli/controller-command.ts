@@ -30,6 +30,7 @@ import { UpstreamLeaderElectionTimings } from '../runtime/leader-election.js';
 import { McoVersion } from '../version.js';
 import { CliError } from './cli-io.js';
 import { defaultTemplatesDir, loadTemplates } from './load-templates.js';
+import { createResourceClient } from '../adapters/resource-client-factory.js';
 
 /** The Lease upstream's controller holds (cmd/machine-config-controller). */
 export const ControllerLeaseName = 'machine-config-controller';
@@ -156,9 +157,10 @@ export async function runController(options: ControllerOptions): Promise<void> {
     drainTimings: drainTimings(options),
   };
   const log = createPinoLogger({ name: 'machine-config-controller', level: options.logLevel });
-  const { createKubeClient } = await import('../adapters/kube-client.js');
-  const client = createKubeClient(
-    options.kubeconfig === undefined ? { inCluster: true } : { kubeconfigPath: options.kubeconfig },
+  const client = await createResourceClient(
+    options.kubeconfig === undefined
+      ? { inCluster: true, env: process.env }
+      : { kubeconfigPath: options.kubeconfig },
   );
   const election = leaderElection(options, client);
   const registry = new Registry();

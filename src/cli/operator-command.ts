@@ -25,6 +25,7 @@ import {
 import { UpstreamLeaderElectionTimings } from '../runtime/leader-election.js';
 import { McoVersion } from '../version.js';
 import { CliError } from './cli-io.js';
+import { createResourceClient } from '../adapters/resource-client-factory.js';
 
 interface OperatorOptions {
   readonly kubeconfig?: string;
@@ -136,9 +137,10 @@ function waitForSignal(stop: AbortController): void {
 export async function runOperator(options: OperatorOptions): Promise<void> {
   const config = operatorConfig(options);
   const log = createPinoLogger({ name: 'machine-config-operator', level: options.logLevel });
-  const { createKubeClient } = await import('../adapters/kube-client.js');
-  const client = createKubeClient(
-    options.kubeconfig === undefined ? { inCluster: true } : { kubeconfigPath: options.kubeconfig },
+  const client = await createResourceClient(
+    options.kubeconfig === undefined
+      ? { inCluster: true, env: process.env }
+      : { kubeconfigPath: options.kubeconfig },
   );
   const leaderElection = options.leaderElect
     ? {
