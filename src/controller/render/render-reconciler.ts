@@ -20,6 +20,7 @@ import { Resources } from '../../api/resource-refs.js';
 import { setMcoCondition } from '../../lib/conditions.js';
 import { isEmptySelector } from '../../lib/label-selector.js';
 import type { ReconcileOverrides } from '../../logic/render/reconcile.js';
+import { MachineConfigValidationCache } from '../../logic/render/validation-cache.js';
 import {
   describeRenderPoolError,
   renderPool,
@@ -90,6 +91,8 @@ function isSelectingAll(pool: MachineConfigPool): boolean {
 
 export class RenderReconciler implements Reconciler {
   readonly #o: RenderReconcilerOptions;
+  /** Each MachineConfig version is validated once, not once per render of every pool. */
+  readonly #validations = new MachineConfigValidationCache();
 
   constructor(options: RenderReconcilerOptions) {
     this.#o = options;
@@ -118,9 +121,12 @@ export class RenderReconciler implements Reconciler {
     const currentName = pool.spec.configuration?.name ?? '';
     const current = currentName === '' ? undefined : caches.machineConfigs.get(currentName);
     const overrides = overridesFrom(caches.machineConfigurations.get(MachineConfigurationName));
+    const configs = caches.machineConfigs.list();
+    this.#validations.retain(configs);
     const rendered = renderPool({
       pool,
-      configs: caches.machineConfigs.list(),
+      configs,
+      validations: this.#validations,
       controllerConfig: cc,
       version: this.#o.version,
       enforceVersionGates: true,
