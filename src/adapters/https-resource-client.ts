@@ -43,6 +43,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { StatusError } from '../api/meta/v1/status-error.js';
+import { Resources } from '../api/resource-refs.js';
 import type { Status } from '../api/meta/v1/status.js';
 import type {
   ApiObject,
@@ -548,13 +549,7 @@ export class HttpsResourceClient implements ResourceClient {
   }
 
   async evict(namespace: string, podName: string, signal?: AbortSignal): Promise<void> {
-    const pods: ResourceRef = {
-      group: '',
-      version: 'v1',
-      kind: 'Pod',
-      plural: 'pods',
-      namespaced: true,
-    };
+    const pods = Resources.pod;
     await this.#call(
       'POST',
       `${resourcePath(pods, namespace, podName)}/eviction`,

@@ -39,6 +39,7 @@ import {
   type ResponseContext,
 } from '@kubernetes/client-node';
 import { StatusError } from '../api/meta/v1/status-error.js';
+import { Resources } from '../api/resource-refs.js';
 import type { Status } from '../api/meta/v1/status.js';
 import type {
   ApiObject,
@@ -388,13 +389,7 @@ class KubeClient implements ResourceClient {
 
   async evict(namespace: string, podName: string, signal?: AbortSignal): Promise<void> {
     const opts = this.#options(signal);
-    const pods: ResourceRef = {
-      group: '',
-      version: 'v1',
-      kind: 'Pod',
-      plural: 'pods',
-      namespaced: true,
-    };
+    const pods = Resources.pod;
     // The typed API wants model instances.
     const body = new V1Eviction();
     body.apiVersion = 'policy/v1';
