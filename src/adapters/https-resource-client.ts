@@ -40,11 +40,14 @@ import {
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { ConnectionOptions } from 'node:tls';
-import { dirname, resolve } from 'node:path';
-import { parse } from 'yaml';
 import { StatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import type { Status } from '../api/meta/v1/status.js';
+import {
+  parseKubeconfig,
+  selectKubeconfigContext,
+  type KubeconfigSelection,
+} from '../lib/kubeconfig.js';
 import type {
   ApiObject,
   ClientList,
@@ -63,13 +66,6 @@ import {
   resourcePath,
   statusErrorOf,
 } from './kube-wire.js';
-
-interface KubeconfigDoc {
-  'current-context'?: string;
-  contexts?: { name?: string; context?: { cluster?: string; user?: string } }[];
-  clusters?: { name?: string; cluster?: Record<string, unknown> }[];
-  users?: { name?: string; user?: Record<string, unknown> }[];
-}
 
 export interface HttpsCredentials {
   /** `https://host:port[/path]` or `http://…`. */
@@ -111,49 +107,35 @@ const UserFields = new Set([
 const b64 = (s: string): string => Buffer.from(s, 'base64').toString('utf8');
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-/** An inline `<field>-data` (base64) or the file `<field>` names (relative to the kubeconfig). */
-function material(
-  entry: Record<string, unknown>,
-  field: string,
-  rel: (p: string) => string,
-): string | undefined {
+/** An inline `<field>-data` (base64), else the file `<field>` names (already absolute). */
+function material(entry: Readonly<Record<string, unknown>>, field: string): string | undefined {
   const data = str(entry[`${field}-data`]);
   if (data !== undefined) return b64(data);
   const name = str(entry[field]);
-  return name === undefined ? undefined : readFileSync(rel(name), 'utf8');
+  return name === undefined ? undefined : readFileSync(name, 'utf8');
 }
 
-/** The current context's cluster and user entries; throws when there is no server. */
-function currentContext(path: string): {
-  cluster: Record<string, unknown>;
-  user: Record<string, unknown>;
-  server: string;
-} {
-  const doc = (parse(readFileSync(path, 'utf8')) as KubeconfigDoc | null) ?? {};
-  const context = (doc.contexts ?? []).find((c) => c.name === doc['current-context'])?.context;
-  const cluster = (doc.clusters ?? []).find((c) => c.name === context?.cluster)?.cluster;
-  const user = (doc.users ?? []).find((u) => u.name === context?.user)?.user ?? {};
-  const server = str(cluster?.['server']);
-  if (cluster === undefined || server === undefined)
-    throw new Error(`${path}: the current context names no cluster with a server`);
+/**
+ * The server and credentials of a selected context (src/lib/kubeconfig.ts, which has made every
+ * path absolute); throws UnsupportedKubeconfigError for fields this client does not do.
+ */
+export function credentialsFromSelection(s: KubeconfigSelection): HttpsCredentials {
+  const { cluster, user } = s;
+  const server = str(cluster.server);
+  if (server === undefined) throw new Error(`cluster "${s.clusterName}" has no server`);
   const extra = [
     ...Object.keys(cluster).filter((k) => !ClusterFields.has(k)),
     ...Object.keys(user).filter((k) => !UserFields.has(k)),
   ];
   if (extra.length > 0)
-    throw new UnsupportedKubeconfigError(`${path}: ${extra.join(', ')} not supported`);
-  return { cluster, user, server };
-}
-
-/** The current context's server and credentials; throws with the reason when incomplete. */
-export function credentialsFromKubeconfig(path: string): HttpsCredentials {
-  const { cluster, user, server } = currentContext(path);
-  const rel = (p: string): string => resolve(dirname(path), p);
-  const ca = material(cluster, 'certificate-authority', rel);
-  const cert = material(user, 'client-certificate', rel);
-  const key = material(user, 'client-key', rel);
-  const token = str(user['token']);
-  const tokenFile = str(user['tokenFile']);
+    throw new UnsupportedKubeconfigError(
+      `context "${s.contextName}": ${extra.join(', ')} not supported`,
+    );
+  const ca = material(cluster, 'certificate-authority');
+  const cert = material(user, 'client-certificate');
+  const key = material(user, 'client-key');
+  const token = str(user.token);
+  const tokenFile = str(user.tokenFile);
   const serverName = str(cluster['tls-server-name']);
   return {
     server,
@@ -161,10 +143,17 @@ export function credentialsFromKubeconfig(path: string): HttpsCredentials {
     ...(cluster['insecure-skip-tls-verify'] === true ? { insecure: true } : {}),
     ...(serverName === undefined ? {} : { serverName }),
     ...(token === undefined ? {} : { token }),
-    ...(token === undefined && tokenFile !== undefined ? { tokenFile: rel(tokenFile) } : {}),
+    ...(token === undefined && tokenFile !== undefined ? { tokenFile } : {}),
     ...(cert === undefined ? {} : { cert }),
     ...(key === undefined ? {} : { key }),
   };
+}
+
+/** The current context's server and credentials in one file; throws with the reason when incomplete. */
+export function credentialsFromKubeconfig(path: string): HttpsCredentials {
+  return credentialsFromSelection(
+    selectKubeconfigContext(parseKubeconfig(readFileSync(path, 'utf8'), path)),
+  );
 }
 
 /** Where a pod finds its service account (the kubelet mounts it there). */
@@ -486,6 +475,14 @@ export class HttpsResourceClient implements ResourceClient {
     options: ClientWriteOptions = {},
   ): Promise<T> {
     return this.#replace(ref, object, options, '/status');
+  }
+
+  updateApproval<T extends ApiObject>(
+    ref: ResourceRef,
+    object: T,
+    options: ClientWriteOptions = {},
+  ): Promise<T> {
+    return this.#replace(ref, object, options, '/approval');
   }
 
   #replace<T extends ApiObject>(

@@ -2,7 +2,7 @@
  * ResourceStore: the API server's semantic core, below HTTP and above Storage. It gives every verb
  * Kubernetes' meaning: uid, creationTimestamp, generation and resourceVersion; the status
  * subresource split; admission (schema validation, Ignition validation of MachineConfigs, namespace
- * lifecycle); patch types; server-side apply as create-or-merge; dryRun; finalizers and
+ * lifecycle); patch types; server-side apply with field ownership (managedFields); dryRun; finalizers and
  * deletionTimestamp; ownerReference garbage collection; eviction honouring PodDisruptionBudgets;
  * watch with synthetic ADDED events, selector transitions and 410 for compacted history.
  * Every failure is a StatusError with the reason, code and message the real server gives.
@@ -22,13 +22,20 @@ export interface KubeObject {
 export interface UserInfo {
   readonly name: string;
   readonly groups: readonly string[];
+  /** The identity's uid, when its authenticator knows one (a token file's third column). */
+  readonly uid?: string;
 }
+
+/** The subresources written with PUT and PATCH: `status`, and `approval` of CSRs. */
+export type WriteSubresource = 'status' | 'approval';
 
 export interface WriteOptions {
   readonly user: UserInfo;
   /** `dryRun=All`: run every check, store nothing, return what would be stored. */
   readonly dryRun: boolean;
   readonly fieldManager?: string;
+  /** The client's User-Agent: names the manager of a non-apply write without a fieldManager. */
+  readonly userAgent?: string;
   /** `fieldValidation`: Strict rejects unknown fields (400), Warn reports them, Ignore drops them. */
   readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
   /** Warnings to return as `Warning: 299 - "…"` headers. */
@@ -84,13 +91,16 @@ export interface ResourceStore {
     body: unknown,
     options: WriteOptions,
   ): Promise<KubeObject>;
-  /** PUT; `subresource: 'status'` changes only `.status`. Conflict on a stale resourceVersion. */
+  /**
+   * PUT; `subresource: 'status'` changes only `.status` (`approval`: only a CSR's approval
+   * conditions). Conflict on a stale resourceVersion.
+   */
   update(
     rt: ResourceType,
     namespace: string | undefined,
     name: string,
     body: unknown,
-    options: WriteOptions & { readonly subresource?: 'status' },
+    options: WriteOptions & { readonly subresource?: WriteSubresource },
   ): Promise<KubeObject>;
   /** PATCH; `created` is true when server-side apply created the object (HTTP 201). */
   patch(
@@ -98,7 +108,7 @@ export interface ResourceStore {
     namespace: string | undefined,
     name: string,
     patch: Patch,
-    options: WriteOptions & { readonly subresource?: 'status'; readonly force?: boolean },
+    options: WriteOptions & { readonly subresource?: WriteSubresource; readonly force?: boolean },
   ): Promise<{ readonly object: KubeObject; readonly created: boolean }>;
   /** DELETE; with finalizers the object stays, carrying deletionTimestamp (and is returned). */
   delete(

@@ -12,7 +12,7 @@ import { Resources } from '../../api/resource-refs.js';
 import { builtInPool } from '../../logic/pools/built-in-pools.js';
 import { silentLogger } from '../../ports/logger.js';
 import { FakeClock } from '../../../test/support/fake-clock.js';
-import { noEvents } from '../common/event-recorder.js';
+import { noEvents } from '../../runtime/event-recorder.js';
 import { FakeClient } from '../testing/fake-client.js';
 import { NodeReconciler } from './node-reconciler.js';
 
