@@ -44,6 +44,8 @@ export interface McoInformers {
   readonly machineConfigurations: Informer<ClusterMachineConfiguration>;
   /** Only the operator's pod (namespace and label selected). */
   readonly operatorPods: Informer<Pod>;
+  /** Every pod bound to a node (`spec.nodeName!=`): what drains evict. */
+  readonly pods: Informer<Pod>;
 }
 
 export interface McoInformerOptions {
@@ -56,7 +58,7 @@ export interface McoInformerOptions {
 export function createMcoInformers(options: McoInformerOptions): McoInformers {
   const make = <T extends ApiObject>(
     ref: ResourceRef,
-    scope: { namespace?: string; labelSelector?: string } = {},
+    scope: { namespace?: string; labelSelector?: string; fieldSelector?: string } = {},
   ): Informer<T> =>
     new Informer<T>({
       client: options.client,
@@ -79,6 +81,7 @@ export function createMcoInformers(options: McoInformerOptions): McoInformers {
       namespace: McoNamespace,
       labelSelector: OperatorPodSelector,
     }),
+    pods: make(Resources.pod, { fieldSelector: 'spec.nodeName!=' }),
   };
 }
 
