@@ -108,6 +108,49 @@ describe('servedResourceTypes', () => {
         false,
       ],
       ['config.openshift.io/v1', 'ClusterVersion', 'clusterversions', false, '', 'status', false],
+      ['config.openshift.io/v1', 'Image', 'images', false, '', 'status', false],
+      [
+        'config.openshift.io/v1',
+        'ImageDigestMirrorSet',
+        'imagedigestmirrorsets',
+        false,
+        'idms',
+        'status',
+        false,
+      ],
+      [
+        'config.openshift.io/v1',
+        'ImageTagMirrorSet',
+        'imagetagmirrorsets',
+        false,
+        'itms',
+        'status',
+        false,
+      ],
+      [
+        'operator.openshift.io/v1alpha1',
+        'ImageContentSourcePolicy',
+        'imagecontentsourcepolicies',
+        false,
+        '',
+        'status',
+        false,
+      ],
+      [
+        'config.openshift.io/v1',
+        'ClusterImagePolicy',
+        'clusterimagepolicies',
+        false,
+        '',
+        'status',
+        false,
+      ],
+      ['config.openshift.io/v1', 'ImagePolicy', 'imagepolicies', true, '', 'status', false],
+      ['config.openshift.io/v1', 'Proxy', 'proxies', false, '', 'status', false],
+      ['config.openshift.io/v1', 'DNS', 'dnses', false, '', 'status', false],
+      ['config.openshift.io/v1', 'Network', 'networks', false, '', '', false],
+      ['config.openshift.io/v1', 'Infrastructure', 'infrastructures', false, '', 'status', false],
+      ['config.openshift.io/v1', 'APIServer', 'apiservers', false, '', 'status', false],
     ]);
   });
 
@@ -145,8 +188,8 @@ describe('servedResourceTypes', () => {
 
   it('matches the published CRDs: schema, columns and scope', () => {
     for (const crd of customResourceDefinitions()) {
-      const rt = registry.byResource(crd.spec.group, 'v1', crd.spec.names.plural);
       const version = crd.spec.versions[0];
+      const rt = registry.byResource(crd.spec.group, version?.name ?? '', crd.spec.names.plural);
       expect(rt?.schema).toEqual(version?.schema.openAPIV3Schema);
       expect(rt?.printerColumns).toEqual(version?.additionalPrinterColumns ?? []);
       expect(rt?.namespaced).toBe(crd.spec.scope === 'Namespaced');
@@ -208,6 +251,16 @@ describe('ResourceTypeRegistry', () => {
     expect(registry.byGroupVersion('config.openshift.io', 'v1').map((rt) => rt.plural)).toEqual([
       'clusteroperators',
       'clusterversions',
+      'images',
+      'imagedigestmirrorsets',
+      'imagetagmirrorsets',
+      'clusterimagepolicies',
+      'imagepolicies',
+      'proxies',
+      'dnses',
+      'networks',
+      'infrastructures',
+      'apiservers',
     ]);
   });
 });
