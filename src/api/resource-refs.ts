@@ -32,4 +32,26 @@ export const Resources = {
   ),
   clusterOperator: ref('config.openshift.io', 'v1', 'ClusterOperator', 'clusteroperators', false),
   clusterVersion: ref('config.openshift.io', 'v1', 'ClusterVersion', 'clusterversions', false),
+  image: ref('config.openshift.io', 'v1', 'Image', 'images', false),
+  imageDigestMirrorSet: ref(
+    'config.openshift.io',
+    'v1',
+    'ImageDigestMirrorSet',
+    'imagedigestmirrorsets',
+    false,
+  ),
+  imageTagMirrorSet: ref(
+    'config.openshift.io',
+    'v1',
+    'ImageTagMirrorSet',
+    'imagetagmirrorsets',
+    false,
+  ),
+  imageContentSourcePolicy: ref(
+    'operator.openshift.io',
+    'v1alpha1',
+    'ImageContentSourcePolicy',
+    'imagecontentsourcepolicies',
+    false,
+  ),
 } as const;
