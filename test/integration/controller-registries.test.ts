@@ -42,11 +42,11 @@ beforeAll(async () => {
     kind: 'ClusterVersion',
     metadata: { name: 'version' },
     spec: { clusterID: 'c' },
-  } as ClusterVersion);
+  });
   await h.admin.updateStatus(Resources.clusterVersion, {
     ...cv,
     status: { desired: { image: Release, version: '4.99.0' } },
-  } as ClusterVersion);
+  });
 });
 
 afterAll(async () => {
