@@ -6,11 +6,8 @@
  * worker; no Image `cluster` or no ClusterVersion `version` means nothing to do. Errors are logged
  * and retried (no condition on the inputs, as upstream).
  */
-import { parse as parseYaml } from 'yaml';
-import { ConfigGroup } from '../../api/config/v1/cluster-operator.js';
 import { ImageConfigName } from '../../api/config/v1/image.js';
 import { Annotation, Label } from '../../api/machineconfiguration/v1/constants.js';
-import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
 import { Resources } from '../../api/resource-refs.js';
 import { kubeletTemplateRole } from '../../logic/kubelet-config/generate-kubelet-config.js';
 import {
@@ -18,6 +15,11 @@ import {
   type RegistriesInputs,
 } from '../../logic/registries/generate-registries-config.js';
 import { describeSkippedBlocked } from '../../logic/registries/payload-block-lists.js';
+import {
+  registriesConfigName,
+  registriesMachineConfig,
+  templateRegistriesConf,
+} from '../../logic/registries/registries-machine-config.js';
 import type { TemplateFile } from '../../logic/template/generate-template-configs.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
@@ -33,25 +35,6 @@ import type { McoInformers } from '../mco-informers.js';
 export const RegistriesControllerName = 'machineconfigcontroller-containerruntimeconfigcontroller';
 export const ImageConfigKey = 'openshift-config';
 
-/** The generated config's name for a pool. */
-export function registriesConfigName(pool: string): string {
-  return `99-${pool}-generated-registries`;
-}
-
-/** A registries.conf every role's template can fall back to (upstream's base file). */
-const FallbackRegistriesConf =
-  'unqualified-search-registries = ["registry.access.redhat.com", "docker.io"]\n';
-
-/** The role template's registries.conf (`01-<role>-container-runtime/_base/files/registries.yaml`). */
-export function templateRegistriesConf(templates: readonly TemplateFile[], role: string): string {
-  const suffix = `${role}/01-${role}-container-runtime/_base/files/registries.yaml`;
-  const file = templates.find((t) => t.path === suffix || t.path.endsWith(`/${suffix}`));
-  if (file === undefined) return FallbackRegistriesConf;
-  const parsed = parseYaml(file.content) as { contents?: { inline?: unknown } } | null;
-  const inline = parsed?.contents?.inline;
-  return typeof inline === 'string' ? inline : FallbackRegistriesConf;
-}
-
 export interface RegistriesControllerOptions {
   readonly client: ResourceClient;
   readonly informers: McoInformers;
@@ -61,31 +44,6 @@ export interface RegistriesControllerOptions {
   readonly version: { readonly raw: string; readonly hash: string };
   readonly retryLimit?: RetryLimit;
   readonly rateLimiter?: RateLimiterOptions;
-}
-
-/** The generated MachineConfig as upstream writes it: annotations replaced, owned by the Image. */
-export function registriesMachineConfig(
-  pool: string,
-  image: { name: string; uid: string },
-  ignition: Record<string, unknown>,
-  versionHash: string | undefined,
-  existing?: MachineConfig,
-): MachineConfig {
-  return {
-    apiVersion: 'machineconfiguration.openshift.io/v1',
-    kind: 'MachineConfig',
-    metadata: {
-      ...(existing?.metadata ?? {}),
-      name: registriesConfigName(pool),
-      labels: { ...existing?.metadata.labels, [Label.role]: pool },
-      annotations:
-        versionHash === undefined ? {} : { [Annotation.generatedByControllerVersion]: versionHash },
-      ownerReferences: [
-        { apiVersion: `${ConfigGroup}/v1`, kind: 'Image', name: image.name, uid: image.uid },
-      ],
-    },
-    spec: { ...existing?.spec, config: ignition },
-  };
 }
 
 class RegistriesReconciler implements Reconciler {
