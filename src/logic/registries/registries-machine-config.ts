@@ -110,7 +110,7 @@ export function offlineRegistriesMachineConfigs(
       registriesMachineConfig(
         pool,
         { name: image.metadata.name ?? '', uid: image.metadata.uid ?? '' },
-        generated.value.ignition as unknown as Record<string, unknown>,
+        generated.value.ignition,
         input.versionHash,
       ),
     );
