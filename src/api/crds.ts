@@ -1,7 +1,9 @@
 /**
  * The CustomResourceDefinitions this project installs: every machineconfiguration.openshift.io/v1
  * kind, operator.openshift.io MachineConfiguration, config.openshift.io ClusterOperator and
- * ClusterVersion, and the cluster configuration kinds the MCO reads (cluster-config-kinds.ts). Each is built from the kind's TypeBox schema (as a structural `openAPIV3Schema`)
+ * ClusterVersion, machine.openshift.io Machine (the machines a cluster expects to join), and the
+ * cluster configuration kinds the MCO reads (cluster-config-kinds.ts). Each is built from the kind's
+ * TypeBox schema (as a structural `openAPIV3Schema`)
  * and its CrdInfo (names, scope, status subresource, printer columns).
  */
 import type { TSchema } from '@sinclair/typebox';
@@ -32,6 +34,7 @@ import {
   MachineConfigurationCrd,
   MachineConfigurationSchema,
 } from './operator/v1/machine-configuration.js';
+import { MachineCrd, MachineSchema } from './machine/v1beta1/machine.js';
 import { crdOpenApiV3Schema } from './schema.js';
 import { ClusterConfigKinds } from './cluster-config-kinds.js';
 
@@ -52,6 +55,7 @@ export const CustomKinds: readonly CustomKind[] = [
   { info: MachineConfigurationCrd, schema: MachineConfigurationSchema },
   { info: ClusterOperatorCrd, schema: ClusterOperatorSchema },
   { info: ClusterVersionCrd, schema: ClusterVersionSchema },
+  { info: MachineCrd, schema: MachineSchema },
   ...ClusterConfigKinds,
 ];
 

@@ -27,6 +27,15 @@ describe('servedResourceTypes', () => {
       ['policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true, 'pdb', 'status', true],
       ['apps/v1', 'DaemonSet', 'daemonsets', true, 'ds', 'status', true],
       [
+        'certificates.k8s.io/v1',
+        'CertificateSigningRequest',
+        'certificatesigningrequests',
+        false,
+        'csr',
+        'approval,status',
+        true,
+      ],
+      [
         'apiextensions.k8s.io/v1',
         'CustomResourceDefinition',
         'customresourcedefinitions',
@@ -108,6 +117,7 @@ describe('servedResourceTypes', () => {
         false,
       ],
       ['config.openshift.io/v1', 'ClusterVersion', 'clusterversions', false, '', 'status', false],
+      ['machine.openshift.io/v1beta1', 'Machine', 'machines', true, '', 'status', false],
       ['config.openshift.io/v1', 'Image', 'images', false, '', 'status', false],
       [
         'config.openshift.io/v1',
