@@ -4,36 +4,18 @@
  * and move the kernel arguments (the old list deleted, the new one appended,
  * docs/reference/vectors.md §D1). Starting
  * from a clean slate every time makes the step idempotent: re-running it after a crash stages the
- * same deployment. Kernel types and extensions have no Host operation: they are recorded as
- * unsupported on this host.
+ * same deployment. Kernel types need a host that swaps kernels (CoreOS) and extensions have no
+ * Host operation: elsewhere they are recorded as unsupported on this host. The plan
+ * (update-plan.ts) says what changes; this only does it.
  */
-import type { Host, OsUpdater } from '../ports/host.js';
+import type { Host } from '../ports/host.js';
 import type { Logger } from '../ports/logger.js';
-import { kernelArgumentChange } from '../logic/nodeplan/kernel-arguments.js';
-import { canonicalizeKernelType, KernelType } from '../logic/nodeplan/kernel-type.js';
-import {
-  needsOsChanges,
-  osChangesString,
-  type MachineConfigDiff,
-} from '../logic/nodeplan/machine-config-diff.js';
-import type { NodeConfig } from '../logic/nodeplan/node-config.js';
+import { KernelType } from '../logic/nodeplan/kernel-type.js';
+import type { OsPlan } from '../logic/nodeplan/update-plan.js';
 import type { CrashPoints } from './crash-points.js';
 import { DaemonError, errorText } from './daemon-errors.js';
 import type { DaemonEvents } from './daemon-events.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
-
-/** What a CoreOS host's OS updater adds: kernel swaps (rpm-ostree override). */
-interface KernelSwitching {
-  revertKernelSwap(signal?: AbortSignal): Promise<void>;
-  switchKernel(kernelType: string, signal?: AbortSignal): Promise<void>;
-}
-
-function kernelSwitching(os: OsUpdater): KernelSwitching | undefined {
-  const k = os as Partial<KernelSwitching>;
-  return typeof k.revertKernelSwap === 'function' && typeof k.switchKernel === 'function'
-    ? (os as unknown as KernelSwitching)
-    : undefined;
-}
 
 export interface OsChangeDeps {
   readonly host: Host;
@@ -49,47 +31,38 @@ export interface OsChangeReport {
   readonly unsupported: readonly string[];
 }
 
-export async function applyOsChanges(
-  deps: OsChangeDeps,
-  diff: MachineConfigDiff,
-  from: NodeConfig,
-  to: NodeConfig,
-): Promise<OsChangeReport> {
-  if (!needsOsChanges(diff, to)) return { unsupported: [] };
+export async function applyOsChanges(deps: OsChangeDeps, plan: OsPlan): Promise<OsChangeReport> {
+  if (!plan.apply) return { unsupported: [] };
   const { host, log, events } = deps;
-  const kernel = canonicalizeKernelType(to.kernelType);
-  const reason = osChangesString(diff) || `Updating to a target config with ${kernel} kernel`;
-  await events.emit('Normal', 'OSUpdateStarted', reason);
-  log.info('applying OS changes', { reason, osImageURL: to.osImageURL });
+  const os = host.os;
+  await events.emit('Normal', 'OSUpdateStarted', plan.reason);
+  log.info('applying OS changes', { reason: plan.reason, image: plan.stageImage });
 
   deps.crash.reached('os-cleanup');
-  await host.os.cleanupPending(deps.signal);
-  const kernels = kernelSwitching(host.os);
-  const swapKernel = diff.osUpdate || diff.kernelType;
-  if (kernels !== undefined && swapKernel) await kernels.revertKernelSwap(deps.signal);
-  const before = await host.os.status();
-  const booted = before.booted.image;
-  const imageDiffers =
-    booted === undefined ? from.osImageURL !== to.osImageURL : booted !== to.osImageURL;
-  if (diff.osUpdate && to.osImageURL !== '' && imageDiffers) {
+  await os.cleanupPending(deps.signal);
+  const kernel = plan.kernelType;
+  const canSwitch = os.revertKernelSwap !== undefined && os.switchKernel !== undefined;
+  if (kernel.swap) await os.revertKernelSwap?.(deps.signal);
+  if (plan.stageImage !== undefined) {
+    const image = plan.stageImage;
     deps.crash.reached('stage-image');
-    log.info('staging OS image', { image: to.osImageURL, booted: booted ?? '(unknown)' });
+    log.info('staging OS image', { image });
     try {
-      await host.os.stageImage(to.osImageURL, deps.signal);
+      await os.stageImage(image, deps.signal);
     } catch (e) {
       deps.metrics.pivotError();
-      throw DaemonError.degraded(`failed to update OS to ${to.osImageURL}: ${errorText(e)}`, e);
+      throw DaemonError.degraded(`failed to update OS to ${image}: ${errorText(e)}`, e);
     }
     deps.crash.reached('image-staged');
-  } else if (diff.osUpdate) {
-    log.info('the booted OS image is already the target; no rebase', { image: to.osImageURL });
+  } else if (plan.imageAlreadyBooted) {
+    log.info('the booted OS image is already the target; no rebase');
   }
 
-  if (diff.kargs) {
-    const change = kernelArgumentChange(from.kernelArguments, to.kernelArguments);
+  if (plan.kernelArguments !== undefined) {
+    const change = plan.kernelArguments;
     deps.crash.reached('update-kargs');
     try {
-      await host.os.updateKernelArguments(change, deps.signal);
+      await os.updateKernelArguments(change, deps.signal);
     } catch (e) {
       throw DaemonError.degraded(`failed to update kernel arguments: ${errorText(e)}`, e);
     }
@@ -98,23 +71,26 @@ export async function applyOsChanges(
   }
 
   const unsupported: string[] = [];
-  if (kernels !== undefined) {
-    if (swapKernel && kernel !== KernelType.Default) {
+  if (canSwitch) {
+    if (kernel.swap && kernel.target !== KernelType.Default) {
       try {
-        await kernels.switchKernel(kernel, deps.signal);
+        await os.switchKernel?.(kernel.target, deps.signal);
       } catch (e) {
-        throw DaemonError.degraded(`failed to switch to the ${kernel} kernel: ${errorText(e)}`, e);
+        throw DaemonError.degraded(
+          `failed to switch to the ${kernel.target} kernel: ${errorText(e)}`,
+          e,
+        );
       }
-      log.info('switched kernel', { kernelType: kernel });
+      log.info('switched kernel', { kernelType: kernel.target });
     }
-  } else if (diff.kernelType || kernel !== KernelType.Default) {
-    unsupported.push(`kernel type ${kernel}`);
+  } else if (kernel.changed || kernel.target !== KernelType.Default) {
+    unsupported.push(`kernel type ${kernel.target}`);
   }
-  if (diff.extensions) unsupported.push(`extensions [${to.extensions.join(' ')}]`);
+  if (plan.extensions !== undefined) unsupported.push(`extensions [${plan.extensions.join(' ')}]`);
   if (unsupported.length > 0)
     log.warn(`not supported on the ${host.kind} host; skipped`, { changes: unsupported });
 
-  const after = await host.os.status();
+  const after = await os.status();
   log.info('OS changes staged', {
     booted: after.booted.checksum,
     pending: after.pending?.checksum,
