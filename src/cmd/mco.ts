@@ -21,6 +21,7 @@ import { pointerConfigCommand } from '../cli/pointer-config-command.js';
 import { releaseCommand } from '../cli/release-command.js';
 import { renderCommand } from '../cli/render-command.js';
 import { rolloutCommand } from '../cli/rollout-command.js';
+import { rolloutPreviewCommand } from '../cli/rollout-preview-command.js';
 import { serverCommand } from '../cli/server-command.js';
 import { startCommand } from '../cli/start-command.js';
 import { upgradeCommand } from '../cli/upgrade-command.js';
@@ -58,7 +59,7 @@ function program(): Command {
       .addCommand(nodeCommand(io))
       .addCommand(haCommand(io))
       .addCommand(dashboardCommand())
-      .addCommand(rolloutCommand(io))
+      .addCommand(rolloutCommand(io).addCommand(rolloutPreviewCommand(io)))
       .addCommand(getCommand(io))
       .addCommand(logsCommand(io))
       .addCommand(startCommand(io))
