@@ -3,7 +3,7 @@
  * preview`: the same planUpdate the daemon asks (logic/nodeplan/update-plan.ts), on the path a
  * running node takes (node disruption policies, docs/reference/node-disruption.md §5–6), with the
  * policies the operator would put in MachineConfiguration/cluster's status: the cluster defaults
- * merged with the object's `spec.nodeDisruptionPolicy` (§3).
+ * merged with the object's `spec.nodeDisruptionPolicy` (docs/reference/node-disruption.md §3).
  */
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfiguration } from '../api/operator/v1/machine-configuration.js';

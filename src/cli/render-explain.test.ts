@@ -1,10 +1,11 @@
 /**
  * `mco render --explain -o json`: what a running node on --current does for the rendered result,
- * on the node disruption policy path (docs/reference/node-disruption.md §5–6): the cluster defaults
- * (§2), merged with a MachineConfiguration's spec (§3); any OS-level change reboots; a file needs
- * a policy for it or a parent folder, else Reboot; units likewise; SSH keys follow the sshkey
- * policy (None by default); Special (registries.conf) drains only for an unsafe change
- * (daemon.md §7.5); Reboot and Drain drain.
+ * on the node disruption policy path (docs/reference/node-disruption.md §5–6): the cluster
+ * defaults (docs/reference/node-disruption.md §2), merged with a MachineConfiguration's spec
+ * (docs/reference/node-disruption.md §3); any OS-level change reboots; a file needs a policy for it
+ * or a parent folder, else Reboot; units likewise; SSH keys follow the sshkey policy (None by
+ * default); Special (registries.conf) drains only for an unsafe change
+ * (docs/reference/daemon.md §7.5); Reboot and Drain drain.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { ign, mc } from '../../test/support/machine-configs.js';
@@ -259,7 +260,7 @@ const rows: readonly Row[] = [
   ],
 ];
 
-describe('mco render --explain -o json: the policy path (node-disruption.md §5–6)', () => {
+describe('mco render --explain -o json: the policy path (docs/reference/node-disruption.md §5–6)', () => {
   for (const [name, from, to, expected, policies] of rows)
     it(name, () => {
       const got = explain(from, to, policies);

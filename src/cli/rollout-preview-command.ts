@@ -176,15 +176,16 @@ const yesNo = (b: boolean) => (b ? 'yes' : 'no');
 
 /** The table and the summary line, as kubectl prints a table (columns padded by two spaces). */
 export function previewTable(p: PoolPreview): string {
+  const header = ['NODE', 'CURRENT', 'DRAIN', 'REBOOT', 'ACTIONS'];
   const rows = [
-    ['NODE', 'CURRENT', 'DRAIN', 'REBOOT', 'ACTIONS'],
+    header,
     ...p.nodes.map((n) =>
       isPlan(n.plan)
         ? [n.node, n.current, yesNo(n.plan.drain), yesNo(n.plan.reboot), n.plan.actions.join(', ')]
         : [n.node, n.current, '-', '-', `error: ${n.plan.error}`],
     ),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const widths = header.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
   const lines = rows.map((r) =>
     r
       .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd((widths[i] ?? 0) + 2)))
@@ -206,7 +207,7 @@ function loadApplied(paths: readonly string[]): MachineConfig[] {
   const other = objects.find((o) => o.kind !== 'MachineConfig');
   if (other !== undefined)
     throw new CliError(
-      `rollout preview applies MachineConfigs only: ${String(other.kind)} ${String(other.metadata?.name ?? '')} is not one`,
+      `rollout preview applies MachineConfigs only: ${String(other.kind)} ${other.metadata?.name ?? ''} is not one`,
     );
   return objects as unknown as MachineConfig[];
 }

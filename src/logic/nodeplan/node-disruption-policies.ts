@@ -232,7 +232,7 @@ const UnitSuffixes = [
 
 /**
  * Why a Reload or Restart action's service cannot be handed to systemctl, or undefined. The CRD
- * rules (node-disruption.md §1) hold it to a unit name with a unit suffix; a server without them
+ * rules (docs/reference/node-disruption.md §1) hold it to a unit name with a unit suffix; a server without them
  * stores anything, and the name becomes an argument of `systemctl restart`, so the daemon checks
  * again: a systemd unit name, a unit suffix, and no leading `-` (which systemctl would read as
  * an option).

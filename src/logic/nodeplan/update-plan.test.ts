@@ -1,6 +1,6 @@
 /**
  * planUpdate as goldens: the public D vectors (docs/reference/vectors.md §D1 through the OS part
- * of the plan, §D3 through the first-boot path), the policy path of docs/reference/daemon.md §7.4
+ * of the plan, docs/reference/vectors.md §D3 through the first-boot path), the policy path of docs/reference/daemon.md §7.4
  * for files, units, SSH keys, registries.conf and OS changes, the errors that stop a plan, and
  * one whole plan (the worked example of docs/daemon.md).
  */
@@ -112,7 +112,7 @@ const registries = (search: string, extra = '') =>
   );
 const unit = (name: string, contents: string) => ({ name, contents, enabled: true });
 
-/** docs/reference/daemon.md §7.4–7.5 and node-disruption.md §5–6: a change → actions, drain. */
+/** docs/reference/daemon.md §7.4–7.5 and docs/reference/node-disruption.md §5–6: a change → actions, drain. */
 const PolicyCases: readonly (readonly [
   string,
   Side,

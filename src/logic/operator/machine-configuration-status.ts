@@ -6,7 +6,7 @@
  * Existing conditions are kept; the operator adds none (the boot-image controller owns
  * BootImageUpdateProgressing and BootImageUpdateDegraded), but a True BootImageUpdateDegraded
  * fails the step. A daemon waits for `observedGeneration == generation` before it plans with the
- * status (daemon.md §7.4), so this is what lets node updates start.
+ * status (docs/reference/daemon.md §7.4), so this is what lets node updates start.
  */
 import { stringify } from 'safe-stable-stringify';
 import type {
