@@ -30,7 +30,13 @@ import { McoVersion } from '../version.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { loadManifests } from './load-manifests.js';
 import { explainUpdate, knobsFromMachineConfiguration } from './plan-explain.js';
-import { kubeClient, parsePoolArgument, resolveKubeconfig } from './rollout-command.js';
+import {
+  connect,
+  withKubeconfigFlags,
+  type KubeconfigEnvironment,
+  type KubeconfigFlags,
+} from './kubeconfig-loading.js';
+import { parsePoolArgument } from './rollout-command.js';
 
 export type FailOn = 'reboot' | 'drain' | 'any';
 
@@ -195,9 +201,8 @@ export function previewTable(p: PoolPreview): string {
   return `rendered: ${p.renderedName}\n${lines.join('\n')}\n${p.summary}\n`;
 }
 
-interface PreviewOptions {
+interface PreviewOptions extends KubeconfigFlags {
   readonly filename: string[];
-  readonly kubeconfig?: string;
   readonly failOn?: FailOn;
   readonly output: 'table' | 'json';
 }
@@ -212,8 +217,8 @@ function loadApplied(paths: readonly string[]): MachineConfig[] {
   return objects as unknown as MachineConfig[];
 }
 
-export function rolloutPreviewCommand(io: CliIo): Command {
-  return new Command('preview')
+export function rolloutPreviewCommand(io: CliIo, env: KubeconfigEnvironment): Command {
+  return withKubeconfigFlags(new Command('preview'))
     .description(
       'What applying MachineConfigs would do to each node of a pool: drain, reboot, actions (writes nothing)',
     )
@@ -221,10 +226,6 @@ export function rolloutPreviewCommand(io: CliIo): Command {
     .requiredOption(
       '-f, --filename <path...>',
       'MachineConfigs to preview (YAML or JSON files or folders)',
-    )
-    .option(
-      '--kubeconfig <file>',
-      'kubeconfig (default: $KUBECONFIG, .mco/admin.kubeconfig, ~/.kube/config)',
     )
     .addOption(
       new Option('--fail-on <what>', 'exit 1 when any node would do this').choices([
@@ -241,7 +242,7 @@ export function rolloutPreviewCommand(io: CliIo): Command {
     .action(async (args: string[], options: PreviewOptions) => {
       const name = parsePoolArgument(args);
       const applied = loadApplied(options.filename);
-      const client = await kubeClient(resolveKubeconfig(options.kubeconfig));
+      const client = await connect(options, env);
       const preview = await previewPool(client, name, applied);
       io.out(
         options.output === 'json' ? `${JSON.stringify(preview, null, 2)}\n` : previewTable(preview),

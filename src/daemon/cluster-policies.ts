@@ -70,11 +70,14 @@ export class ClusterPoliciesSource {
       switch (read.kind) {
         case 'absent':
           return this.#defaults(
+            'info',
             'MachineConfiguration/cluster does not exist; using the default node disruption policies',
           );
         case 'forbidden':
           return this.#defaults(
-            `cannot read MachineConfiguration/cluster (${read.message}); using the default node disruption policies`,
+            'warn',
+            'cannot read MachineConfiguration/cluster; using the default node disruption policies',
+            read.message,
           );
         case 'failed':
           log.warn('reading MachineConfiguration/cluster failed', { error: read.message });
@@ -106,9 +109,13 @@ export class ClusterPoliciesSource {
     }
   }
 
-  #defaults(notice: string): ClusterKnobs {
-    if (notice !== this.#defaultsNotice) this.#o.log.info(notice);
-    this.#defaultsNotice = notice;
+  #defaults(level: 'info' | 'warn', notice: string, error?: string): ClusterKnobs {
+    const said = `${notice} ${error ?? ''}`;
+    if (said !== this.#defaultsNotice) {
+      if (error === undefined) this.#o.log[level](notice);
+      else this.#o.log[level](notice, { error });
+    }
+    this.#defaultsNotice = said;
     return DefaultKnobs;
   }
 }

@@ -35,8 +35,11 @@ export async function applyOsChanges(deps: OsChangeDeps, plan: OsPlan): Promise<
   if (!plan.apply) return { unsupported: [] };
   const { host, log, events } = deps;
   const os = host.os;
-  await events.emit('Normal', 'OSUpdateStarted', plan.reason);
-  log.info('applying OS changes', { reason: plan.reason, image: plan.stageImage });
+  if (plan.announce) await events.emit('Normal', 'OSUpdateStarted', plan.reason);
+  log.info('applying OS changes', {
+    reason: plan.announce ? plan.reason : 'none (the forcefile re-applies the config)',
+    image: plan.stageImage,
+  });
 
   deps.crash.reached('os-cleanup');
   await os.cleanupPending(deps.signal);
@@ -57,6 +60,7 @@ export async function applyOsChanges(deps: OsChangeDeps, plan: OsPlan): Promise<
   } else if (plan.imageAlreadyBooted) {
     log.info('the booted OS image is already the target; no rebase');
   }
+  await events.emit('Normal', plan.upgradeEvent.reason, plan.upgradeEvent.message);
 
   if (plan.kernelArguments !== undefined) {
     const change = plan.kernelArguments;
@@ -97,6 +101,6 @@ export async function applyOsChanges(deps: OsChangeDeps, plan: OsPlan): Promise<
     pendingImage: after.pending?.image,
     pendingKernelArguments: after.pending?.kernelArguments,
   });
-  await events.emit('Normal', 'OSUpdateStaged', 'Changes to OS staged');
+  if (plan.announce) await events.emit('Normal', 'OSUpdateStaged', 'Changes to OS staged');
   return { unsupported };
 }

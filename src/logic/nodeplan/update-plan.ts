@@ -101,12 +101,19 @@ export interface KernelTypePlan {
 export interface OsPlan {
   /** applyOSChanges has anything to do (realtime and 64k kernels re-apply every time). */
   readonly apply: boolean;
+  /**
+   * Whether OSUpdateStarted and OSUpdateStaged are emitted: something is left to change once an
+   * image the node already boots is dropped (a forcefile repair announces no upgrade).
+   */
+  readonly announce: boolean;
   /** The OSUpdateStarted event text. */
   readonly reason: string;
   /** Pull (before the drain) and stage this image: it changes and is not the booted one. */
   readonly stageImage?: string;
   /** The diff says osUpdate, but the booted OS already is the target image. */
   readonly imageAlreadyBooted: boolean;
+  /** Upstream's OSUpgradeApplied or OSUpgradeSkipped event, after the image step. */
+  readonly upgradeEvent: { readonly reason: string; readonly message: string };
   readonly kernelArguments?: KernelArgumentChange;
   readonly kernelType: KernelTypePlan;
   /** The extensions of the target when they change. */
@@ -204,19 +211,34 @@ function planOs(
   const kernel = canonicalizeKernelType(to.kernelType);
   const imageDiffers =
     bootedImage === undefined ? from.osImageURL !== to.osImageURL : bootedImage !== to.osImageURL;
-  const stage = diff.osUpdate && to.osImageURL !== '' && imageDiffers;
+  // Upstream drops the OS update when the booted image already is the target ("Already in desired
+  // image") only after its OSUpdateStarted event said "Upgrading OS"; dropping it first keeps the
+  // events true to what is done.
+  const effective: MachineConfigDiff =
+    diff.osUpdate && !imageDiffers ? { ...diff, osUpdate: false } : diff;
+  const stage = effective.osUpdate && to.osImageURL !== '';
   return {
     apply: needsOsChanges(diff, to),
-    reason: osChangesString(diff) || `Updating to a target config with ${kernel} kernel`,
+    announce: needsOsChanges(effective, to),
+    reason: osChangesString(effective) || `Updating to a target config with ${kernel} kernel`,
     ...(stage ? { stageImage: to.osImageURL } : {}),
-    imageAlreadyBooted: diff.osUpdate && !stage,
+    imageAlreadyBooted: diff.osUpdate && !imageDiffers,
+    upgradeEvent: stage
+      ? {
+          reason: 'OSUpgradeApplied',
+          message: `OS upgrade applied; new MachineConfig (${to.name}) has new OS image (${to.osImageURL})`,
+        }
+      : {
+          reason: 'OSUpgradeSkipped',
+          message: `OS upgrade skipped; new MachineConfig (${to.name}) has same OS image (${to.osImageURL}) as old MachineConfig (${from.name})`,
+        },
     ...(diff.kargs
       ? { kernelArguments: kernelArgumentChange(from.kernelArguments, to.kernelArguments) }
       : {}),
     kernelType: {
       target: kernel,
       changed: diff.kernelType,
-      swap: diff.osUpdate || diff.kernelType,
+      swap: effective.osUpdate || diff.kernelType,
     },
     ...(diff.extensions ? { extensions: to.extensions } : {}),
   };

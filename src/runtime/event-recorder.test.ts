@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { Event } from '../../api/core/v1/event.js';
-import { Resources } from '../../api/resource-refs.js';
-import { silentLogger } from '../../ports/logger.js';
-import { FakeClock } from '../../../test/support/fake-clock.js';
-import { FakeClient } from '../testing/fake-client.js';
+import type { Event } from '../api/core/v1/event.js';
+import { Resources } from '../api/resource-refs.js';
+import { silentLogger } from '../ports/logger.js';
+import { FakeClock } from '../../test/support/fake-clock.js';
+import { FakeClient } from '../controller/testing/fake-client.js';
 import { ApiEventRecorder } from './event-recorder.js';
 
 function setup() {
@@ -51,6 +51,27 @@ describe('ApiEventRecorder', () => {
       lastTimestamp: '2026-11-29T09:15:00Z',
     });
     expect(e?.metadata.name).toMatch(/^worker\.[0-9a-f]+$/);
+  });
+
+  it('reads the uid of an object given by name only (the daemon names its Node), so describe finds it', async () => {
+    const { client, recorder } = setup();
+    client.seed(Resources.node, {
+      metadata: { name: 'n1', uid: 'node-uid', resourceVersion: '4' },
+    });
+    await recorder.event(
+      Resources.node,
+      { metadata: { name: 'n1' } },
+      'Normal',
+      'NodeDone',
+      'done',
+    );
+    // a Node that cannot be read still gets its event, without a uid
+    await recorder.event(Resources.node, { metadata: { name: 'gone' } }, 'Normal', 'NodeDone', 'x');
+    const list = await events(client, 'default');
+    expect(list.map((e) => e.involvedObject)).toEqual([
+      { kind: 'Node', apiVersion: 'v1', name: 'n1', uid: 'node-uid', resourceVersion: '1' },
+      { kind: 'Node', apiVersion: 'v1', name: 'gone' },
+    ]);
   });
 
   it('counts a repeat on the same Event and stamps its time', async () => {
