@@ -321,6 +321,16 @@ describe('planUpdate: the policy path (a running node, default policies)', () =>
     });
     expect(booted.os.stageImage).toBeUndefined();
     expect(booted.os.imageAlreadyBooted).toBe(true);
+    // nothing left to change: no OSUpdateStarted/Staged, upstream's OSUpgradeSkipped
+    expect(booted.os.apply).toBe(true);
+    expect(booted.os.announce).toBe(false);
+    expect(booted.os.upgradeEvent.reason).toBe('OSUpgradeSkipped');
+    const staged = plan({ osImageURL: 'quay.io/os@sha256:1' }, image);
+    expect(staged.os.announce).toBe(true);
+    expect(staged.os.upgradeEvent).toEqual({
+      reason: 'OSUpgradeApplied',
+      message: `OS upgrade applied; new MachineConfig (${staged.to.name}) has new OS image (quay.io/os@sha256:2)`,
+    });
   });
 });
 
