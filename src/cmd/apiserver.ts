@@ -11,7 +11,8 @@
  * share the PKI and tokens through `pkiDir` (made once by `initPki`, see `mco apiserver init-pki`).
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -19,12 +20,18 @@ import { createAdaptorServer } from '@hono/node-server';
 import { createPinoLogger, type LogFormat } from '../adapters/pino-logger.js';
 import { EtcdStorage } from '../adapters/etcd-storage.js';
 import { ensurePki, type ApiServerPki } from '../adapters/pki.js';
+import { securePrivateDir } from '../adapters/private-dir.js';
 import { PromApiServerMetrics } from '../adapters/prom-apiserver-metrics.js';
 import { SqliteStorage } from '../adapters/sqlite-storage.js';
 import { systemClock } from '../adapters/system-clock.js';
+import { certificateAdmission } from '../apiserver/auth/certificate-admission.js';
 import { DefaultAuthorizer } from '../apiserver/auth/default-authorizer.js';
+import { nodeRestrictionAdmission } from '../apiserver/auth/node-restriction.js';
 import { withRestrictionAdmission } from '../apiserver/auth/restriction-admission.js';
 import { TokenAuthenticator } from '../apiserver/auth/token-authenticator.js';
+import { UnionAuthenticator, X509Authenticator } from '../apiserver/auth/x509-authenticator.js';
+import { bodyTooLarge } from '../apiserver/http/bounded-body.js';
+import { MaxRequestBodyBytes } from '../apiserver/request-limits.js';
 import { createApiServerApp } from '../apiserver/http/create-api-server-app.js';
 import { OpenStreams } from '../apiserver/http/open-streams.js';
 import { ResourceTypeRegistry } from '../apiserver/resource-types.js';
@@ -125,6 +132,39 @@ function every(
   };
 }
 
+/** The data folder 0700 and its private files 0600, saying what was looser. */
+function tightened(dir: string, log: Logger): void {
+  const changed = securePrivateDir(dir);
+  if (changed.length > 0) log.warn('tightened modes: owner-only access', { paths: changed });
+}
+
+/**
+ * `Expect: 100-continue` as Go's server answers it for kube-apiserver: the client is told to send
+ * its body only when the handler would read it. A declared Content-Length over the limit is
+ * answered 413 at once, so the client never sends the body; anything else is continued and
+ * handled as usual. Without this, Node answers 100 Continue before the handler runs.
+ */
+function answerExpectContinue(
+  request: IncomingMessage,
+  response: ServerResponse,
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+  limit = MaxRequestBodyBytes,
+): void {
+  const declared = request.headers['content-length'];
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
+    const body = JSON.stringify(bodyTooLarge(limit).toStatus());
+    response.writeHead(413, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+      Connection: 'close',
+    });
+    response.end(body);
+    return;
+  }
+  response.writeContinue();
+  handle(request, response);
+}
+
 async function openStorage(config: ApiServerConfig, log: Logger): Promise<Storage> {
   if (config.storage === 'memory') return new MemoryStorage();
   if (config.storage === 'etcd') {
@@ -140,10 +180,8 @@ async function openStorage(config: ApiServerConfig, log: Logger): Promise<Storag
       );
     }
   }
-  const path = join(config.dataDir, StateFileName);
-  const storage = new SqliteStorage(path);
-  chmodSync(path, 0o600); // it holds Secrets, node tokens among them
-  return storage;
+  // owner-only files, WAL and shared memory included: it holds Secrets, node credentials among them
+  return new SqliteStorage(join(config.dataDir, StateFileName));
 }
 
 /**
@@ -156,6 +194,7 @@ export async function initPki(
   log: Logger,
 ): Promise<{ pki: ApiServerPki; credentials: Credentials }> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  tightened(dir, log);
   const pki = await ensurePki({ dir, hosts, now: systemClock.now() });
   if (pki.issued.ca) log.info('created the cluster CA', { dir });
   if (pki.issued.serving) log.info('issued the serving certificate', { hosts });
@@ -167,32 +206,37 @@ export async function startApiServer(
   log: Logger,
 ): Promise<RunningApiServer> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  tightened(config.dataDir, log);
   const hosts = [...(isWildcard(config.host) ? [] : [config.host]), ...config.advertiseAddresses];
   const { pki, credentials } = await initPki(config.pkiDir ?? config.dataDir, hosts, log);
 
   const storage = await openStorage(config, log);
   const registry = new ResourceTypeRegistry();
+  const authorizer = new DefaultAuthorizer();
+  const approvals = certificateAdmission(authorizer);
   const store = createResourceStore({
     storage,
     clock: systemClock,
     newUid: randomUUID,
     log: log.child({ part: 'store' }),
     registry,
+    admission: async (attributes) => {
+      await nodeRestrictionAdmission(attributes);
+      await approvals(attributes);
+    },
   });
   await store.seedNamespaces();
-  const secrets = registry.byKind('', 'Secret');
-  if (secrets === undefined) throw new Error('the registry serves no core/v1 Secret');
+  const authnLog = log.child({ part: 'authn' });
   const streams = new OpenStreams();
   const app = createApiServerApp({
     store: withRestrictionAdmission(store, registry.byKind('', 'Pod')),
     registry,
-    authenticator: new TokenAuthenticator({
-      staticTokens: credentials.tokens,
-      store,
-      secrets,
-      log: log.child({ part: 'authn' }),
-    }),
-    authorizer: new DefaultAuthorizer(),
+    // Client certificates first, as kube-apiserver's union: nodes, then the static tokens.
+    authenticator: new UnionAuthenticator([
+      new X509Authenticator({ caPem: pki.caCertPem, clock: systemClock, log: authnLog }),
+      new TokenAuthenticator({ staticTokens: credentials.tokens }),
+    ]),
+    authorizer,
     clock: systemClock,
     log: log.child({ part: 'http' }),
     version: config.kubernetesVersion,
@@ -203,8 +247,20 @@ export async function startApiServer(
   const server = createAdaptorServer({
     fetch: app.fetch,
     createServer: createHttpsServer,
-    serverOptions: { key: pki.servingKeyPem, cert: pki.servingCertPem },
+    // A client certificate is asked for, never required: token clients send none, and one that
+    // does not verify is no identity (401 unless a token says who the caller is), not a TLS error.
+    serverOptions: {
+      key: pki.servingKeyPem,
+      cert: pki.servingCertPem,
+      requestCert: true,
+      rejectUnauthorized: false,
+      ca: pki.caCertPem,
+    },
   }) as HttpsServer;
+  // a body too large for the limit is refused before the client sends it
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    answerExpectContinue(request, response, (req, res) => server.emit('request', req, res));
+  });
   // Watches stay open for as long as clients keep them: no request or socket timeouts.
   server.requestTimeout = 0;
   server.timeout = 0;

@@ -15,9 +15,15 @@ import type {
   ListResult,
   ResourceStore,
   UserInfo,
+  WriteSubresource,
 } from '../resource-store.js';
 import { apiVersionOf } from '../resource-type.js';
-import { decodeDeleteOptions, decodeObjectBody } from './body.js';
+import {
+  checkPatchNesting,
+  decodeDeleteOptions,
+  decodeObjectBody,
+  decodesProtobuf,
+} from './body.js';
 import {
   acceptedPatchTypes,
   negotiateObject,
@@ -47,6 +53,8 @@ export interface ResourceCall {
   readonly body: Uint8Array;
   /** Aborts when the client goes away or the server shuts down (ends watches). */
   readonly signal: AbortSignal;
+  /** Ends the connection at once (a watcher whose client does not read). */
+  readonly dropConnection?: () => void;
 }
 
 /** The Status of a rejected `sendInitialEvents` watch, which makes client-go fall back to list+watch. */
@@ -175,6 +183,7 @@ async function watch(call: ResourceCall, format: ResponseFormat): Promise<Respon
     clock: call.clock,
     log: call.log,
     requestSignal: call.signal,
+    ...(call.dropConnection === undefined ? {} : { dropConnection: call.dropConnection }),
   });
 }
 
@@ -183,7 +192,7 @@ function bodyObject(call: ResourceCall, kind = call.target.rt.kind): Record<stri
   const decoded = decodeObjectBody(call.body, call.request.headers.get('Content-Type'), {
     kind,
     builtIn: rt.builtIn,
-    acceptsProtobuf: rt.group === '' && rt.kind === 'Namespace' && kind === rt.kind,
+    acceptsProtobuf: decodesProtobuf(rt) && kind === rt.kind,
   });
   if (!decoded.ok) throw decoded.error;
   return decoded.value;
@@ -239,8 +248,8 @@ async function evict(call: ResourceCall): Promise<Response> {
   );
 }
 
-const asSubresource = (t: ResourceTarget): { subresource?: 'status' } =>
-  t.subresource === 'status' ? { subresource: 'status' } : {};
+const asSubresource = (t: ResourceTarget): { subresource?: WriteSubresource } =>
+  t.subresource === 'status' || t.subresource === 'approval' ? { subresource: t.subresource } : {};
 
 async function update(call: ResourceCall, format: ResponseFormat): Promise<Response> {
   const { rt, namespace, name } = call.target;
@@ -264,6 +273,7 @@ async function patch(call: ResourceCall, format: ResponseFormat): Promise<Respon
   if (type === undefined) throw StatusError.unsupportedMediaType(acceptedPatchTypes(rt.builtIn));
   const q = call.url.searchParams;
   if (type === 'apply' && (q.get('fieldManager') ?? '') === '') throw fieldManagerRequired();
+  checkPatchNesting(call.body, type);
   const warnings: string[] = [];
   const result = await call.store.patch(
     rt,

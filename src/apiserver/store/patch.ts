@@ -7,11 +7,12 @@
  * that loses a race is re-applied to the new state.
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
-import type { KubeObject, Patch, WriteOptions } from '../resource-store.js';
+import type { KubeObject, Patch, WriteOptions, WriteSubresource } from '../resource-store.js';
+import { decodedYamlProblem } from '../request-limits.js';
 import type { ResourceType } from '../resource-type.js';
 import type { StoreContext } from './context.js';
 import { groupResource } from './errors.js';
-import { isJsonMap } from './json.js';
+import { isJsonMap, type JsonMap } from './json.js';
 import { applyObject, parseApplyBody, requireFieldManager } from './patch-apply.js';
 import { applyJsonPatch } from './patch-json.js';
 import { applyMergePatch } from './patch-merge.js';
@@ -21,7 +22,7 @@ import { afterLostRace, applyUpdate } from './update.js';
 import { readCurrent, type Current } from './write.js';
 
 export type PatchOptions = WriteOptions & {
-  readonly subresource?: 'status';
+  readonly subresource?: WriteSubresource;
   readonly force?: boolean;
 };
 
@@ -50,7 +51,7 @@ export async function patchObject(
   }
   if (patch.type === 'apply') {
     requireFieldManager(options.fieldManager);
-    return applyObject(ctx, rt, namespace, name, parseApplyBody(patch.body), options);
+    return applyObject(ctx, rt, namespace, name, parseAppliedBody(patch.body), options);
   }
   const body = parseJsonBody(patch.body);
   for (let attempt = 1; ; attempt++) {
@@ -68,6 +69,14 @@ export async function patchObject(
       afterLostRace(e, rt, name, precondition, attempt);
     }
   }
+}
+
+function parseAppliedBody(text: string): JsonMap {
+  const body = parseApplyBody(text);
+  // a YAML alias can nest or repeat a subtree past what the text shows
+  const aliased = decodedYamlProblem(body);
+  if (aliased !== undefined) throw aliased;
+  return body;
 }
 
 function parseJsonBody(body: string): unknown {
