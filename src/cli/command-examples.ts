@@ -18,6 +18,10 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
       'Render the worker pool from a folder of MachineConfigs',
       'mco render --pool worker examples/',
     ],
+    [
+      'What a running node on current.yaml would do for the result (actions, drain, reboot)',
+      'mco render --pool worker --current current.yaml --explain -o json examples/',
+    ],
   ],
   'mco apiserver': [
     ['Serve the API on port 6443 with its state in ./state', 'mco apiserver --data-dir state'],
@@ -130,6 +134,16 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
     ],
     ['Give up after five minutes', 'mco rollout status mcp/worker --timeout 5m'],
     ['Print the status once', 'mco rollout status mcp/worker --watch=false'],
+  ],
+  'mco rollout preview': [
+    [
+      'What applying a MachineConfig would do to each worker node (nothing is written)',
+      'mco rollout preview mcp/worker -f 50-worker-chrony.yaml',
+    ],
+    [
+      'Fail a CI job when any node would reboot',
+      'mco rollout preview mcp/worker -f changes/ --fail-on reboot',
+    ],
   ],
   'mco get': [
     ['Nodes with pool, state and current/desired config', 'mco get nodes'],

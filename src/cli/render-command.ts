@@ -1,6 +1,11 @@
 /**
  * `mco render`: what a set of MachineConfigs renders to for one pool, offline, with the name the
  * cluster will give it. Other tools depend on this interface; keep flags and output stable.
+ *
+ * `--explain` (with `--current`) prints, after the rendered name, what a running node on the
+ * current config would do to apply it: the daemon's own plan (plan-explain.ts), with the node
+ * disruption policies of `--machine-configuration` merged into the cluster defaults as the
+ * operator merges them. `-o json` prints it as one object (`renderedName` and the plan summary).
  */
 import { Command, Option } from 'commander';
 import type { ControllerConfig } from '../api/machineconfiguration/v1/controller-config.js';
@@ -19,6 +24,13 @@ import { loadManifests } from './load-manifests.js';
 import { defaultTemplatesDir, loadTemplates } from './load-templates.js';
 import { generatedRegistriesConfigs } from './registries-inputs.js';
 import { CliError, type CliIo } from './cli-io.js';
+import type { MachineConfiguration } from '../api/operator/v1/machine-configuration.js';
+import {
+  explainText,
+  explainUpdate,
+  knobsFromMachineConfiguration,
+  type PlanKnobs,
+} from './plan-explain.js';
 
 export interface RenderOptions {
   readonly pool: string;
@@ -27,6 +39,8 @@ export interface RenderOptions {
   readonly baseExtensionsImage?: string;
   readonly controllerConfig?: string;
   readonly current?: string;
+  readonly explain?: boolean;
+  readonly machineConfiguration?: string;
   readonly output: 'yaml' | 'json' | 'name';
 }
 
@@ -83,6 +97,31 @@ function loadCurrent(file: string | undefined): MachineConfig | undefined {
   return current;
 }
 
+/** The MachineConfiguration in `file` (its spec is what counts), or undefined without a file. */
+export function loadMachineConfiguration(
+  file: string | undefined,
+): MachineConfiguration | undefined {
+  if (file === undefined) return undefined;
+  const found = ofKind<MachineConfiguration>(loadManifests([file]), 'MachineConfiguration')[0];
+  if (found === undefined) throw new CliError(`no MachineConfiguration in ${file}`);
+  return { ...found, spec: found.spec ?? { managementState: 'Managed' } };
+}
+
+function explain(
+  options: RenderOptions,
+  knobs: PlanKnobs,
+  configs: { readonly current: MachineConfig | undefined; readonly rendered: MachineConfig },
+): string {
+  const { current, rendered } = configs;
+  if (current === undefined) throw new CliError('--explain needs --current');
+  const summary = explainUpdate(current, rendered, knobs);
+  if (!summary.ok) throw new CliError(summary.error);
+  const name = rendered.metadata.name ?? '';
+  if (options.output === 'json')
+    return `${JSON.stringify({ renderedName: name, ...summary.value }, null, 2)}\n`;
+  return `${name}\n${explainText(summary.value)}`;
+}
+
 function format(rendered: RenderedPool, output: RenderOptions['output']): string {
   const { config } = rendered;
   if (output === 'name') return `${config.metadata.name ?? ''}\n`;
@@ -98,6 +137,12 @@ export function runRender(options: RenderOptions, paths: readonly string[]): str
   if (unlabeled !== undefined)
     throw new CliError(`cannot find label in MachineConfig ${unlabeled.metadata.name ?? ''}`);
 
+  if (options.explain !== true && options.machineConfiguration !== undefined)
+    throw new CliError('--machine-configuration needs --explain');
+  const current = loadCurrent(options.current);
+  const knobs = knobsFromMachineConfiguration(
+    loadMachineConfiguration(options.machineConfiguration),
+  );
   const controllerConfig = findControllerConfig(options, inputs);
   // the registries controller writes one config per built-in pool; custom pools select worker's
   const registries = generatedRegistriesConfigs({
@@ -113,9 +158,12 @@ export function runRender(options: RenderOptions, paths: readonly string[]): str
     controllerConfig,
     version: McoVersion,
     enforceVersionGates: false,
-    current: loadCurrent(options.current),
+    current,
+    overrides: knobs.overrides,
   });
   if (!rendered.ok) throw new CliError(describeRenderPoolError(rendered.error));
+  if (options.explain === true)
+    return explain(options, knobs, { current, rendered: rendered.value.config });
   return format(rendered.value, options.output);
 }
 
@@ -135,6 +183,14 @@ export function renderCommand(io: CliIo): Command {
     )
     .option('--controller-config <file>', 'ControllerConfig supplying the base images')
     .option('--current <file>', 'rendered MachineConfig the result must be reconcilable with')
+    .option(
+      '--explain',
+      'after the name, what a running node on --current would do: actions, drain, reboot, changes',
+    )
+    .option(
+      '--machine-configuration <file>',
+      'MachineConfiguration whose spec.nodeDisruptionPolicy --explain plans with (default: none)',
+    )
     .addOption(
       new Option('-o, --output <format>', 'output format')
         .choices(['yaml', 'json', 'name'])

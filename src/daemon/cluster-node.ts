@@ -44,9 +44,20 @@ export type MachineConfigurationRead =
   | { readonly kind: 'found'; readonly object: MachineConfiguration }
   | { readonly kind: 'absent' }
   /** This identity may not read it (a node identity on a strict server). */
-  | { readonly kind: 'forbidden'; readonly message: string };
+  | { readonly kind: 'forbidden'; readonly message: string }
+  /** Any other failure of the GET (the server unreachable, say): worth another try. */
+  | { readonly kind: 'failed'; readonly message: string };
 
 export class DrainTimeoutError extends Error {}
+
+/** A condition message holds at most 32 KiB (metav1.Condition's maxLength). */
+const MaxConditionText = 32_768;
+
+function clip(c: McnCondition): McnCondition;
+function clip(c: McnCondition | undefined): McnCondition | undefined;
+function clip(c: McnCondition | undefined): McnCondition | undefined {
+  return c && { ...c, message: c.message.slice(0, MaxConditionText) };
+}
 
 export class ClusterNode {
   readonly name: string;
@@ -147,7 +158,8 @@ export class ClusterNode {
     } catch (e) {
       if (isStatusError(e, 'NotFound')) return { kind: 'absent' };
       if (isStatusError(e, 'Forbidden')) return { kind: 'forbidden', message: errorText(e) };
-      throw e;
+      if (signal?.aborted === true) throw e;
+      return { kind: 'failed', message: errorText(e) };
     }
   }
 
@@ -156,6 +168,10 @@ export class ClusterNode {
    * is nothing to report on). Failures are logged, never fatal, as upstream's.
    */
   async condition(parent: McnCondition, child?: McnCondition): Promise<void> {
+    await this.#report(clip(parent), clip(child));
+  }
+
+  async #report(parent: McnCondition, child: McnCondition | undefined): Promise<void> {
     const { client, clock, log } = this.#o;
     for (let attempt = 0; attempt < 3; attempt++) {
       try {

@@ -8,11 +8,8 @@
  */
 import type { Host, WriteOptions } from '../ports/host.js';
 import type { Logger } from '../ports/logger.js';
-import type { IgnitionConfig } from '../ignition/types.js';
 import {
-  describeFileWriteError,
   describeOwnerLookupFailure,
-  planFileWrites,
   DefaultFileMode,
   type OwnerRef,
   type PlannedFile,
@@ -24,13 +21,12 @@ import {
   noOrigStampPath,
   origFilePath,
 } from '../logic/nodeplan/node-paths.js';
-import { planStaleRemovals } from '../logic/nodeplan/stale-removals.js';
+import type { StaleRemovals } from '../logic/nodeplan/stale-removals.js';
 import { enablementCommands, type PlannedUnit } from '../logic/nodeplan/unit-writes.js';
 import {
   AuthorizedKeysFile,
-  authorizedKeysContent,
   passwordNeedsUpdate,
-  planPasswords,
+  type PasswordPlan,
 } from '../logic/nodeplan/users.js';
 import type { CrashPoints } from './crash-points.js';
 import { DaemonError, errorText } from './daemon-errors.js';
@@ -49,9 +45,11 @@ export interface ConfigWriterOptions {
   readonly crash: CrashPoints;
 }
 
-export interface UpdateFilesOptions {
-  /** Normal updates leave /etc/kubernetes/kubelet-ca.crt to the certificate writer. */
-  readonly skipCertificateWrite: boolean;
+/** The writes of an update's files step, as the plan has them. */
+export interface FileStepPlan {
+  readonly files: readonly PlannedFile[];
+  readonly units: readonly PlannedUnit[];
+  readonly stale: StaleRemovals;
 }
 
 export class ConfigWriter {
@@ -72,23 +70,16 @@ export class ConfigWriter {
     return DaemonError.degraded(`${what}: ${fsErrorText(e, this.#hostRoot)}`, e);
   }
 
-  /** upstream updateFiles: every file of `newIgn`, the planned units, then stale data of `oldIgn`. */
-  async updateFiles(
-    oldIgn: IgnitionConfig,
-    newIgn: IgnitionConfig,
-    units: readonly PlannedUnit[],
-    options: UpdateFilesOptions,
-  ): Promise<void> {
-    await this.writeFiles(newIgn, options);
-    await this.writeUnits(units);
-    await this.deleteStaleData(oldIgn, newIgn);
+  /** upstream updateFiles: every file of the new config, the planned units, then stale data. */
+  async updateFiles(plan: FileStepPlan): Promise<void> {
+    await this.writeFiles(plan.files);
+    await this.writeUnits(plan.units);
+    await this.deleteStaleData(plan.stale);
   }
 
-  async writeFiles(ign: IgnitionConfig, options: UpdateFilesOptions): Promise<void> {
-    const plan = planFileWrites(ign, { skipCertificateWrite: options.skipCertificateWrite });
-    if (!plan.ok) throw DaemonError.degraded(describeFileWriteError(plan.error));
+  async writeFiles(files: readonly PlannedFile[]): Promise<void> {
     const owners = new Map<string, number>();
-    await forEachLimit(plan.value, WriteConcurrency, async (file) => {
+    await forEachLimit(files, WriteConcurrency, async (file) => {
       const uid = await this.#ownerId(file, file.user, 'user', owners);
       const gid = await this.#ownerId(file, file.group, 'group', owners);
       this.#crash.reached('write-file');
@@ -100,10 +91,7 @@ export class ConfigWriter {
       }
       this.#crash.reached('file-written');
     });
-    this.#log.info('wrote files', {
-      count: plan.value.length,
-      paths: plan.value.map((f) => f.path),
-    });
+    this.#log.info('wrote files', { count: files.length, paths: files.map((f) => f.path) });
   }
 
   async #ownerId(
@@ -244,9 +232,8 @@ export class ConfigWriter {
     }
   }
 
-  /** upstream deleteStaleData: what `oldIgn` had and `newIgn` does not. */
-  async deleteStaleData(oldIgn: IgnitionConfig, newIgn: IgnitionConfig): Promise<void> {
-    const plan = planStaleRemovals(oldIgn, newIgn);
+  /** upstream deleteStaleData: what the old config had and the new one does not. */
+  async deleteStaleData(plan: StaleRemovals): Promise<void> {
     const removed: string[] = [];
     for (const f of plan.files) {
       this.#crash.reached('remove-stale');
@@ -308,16 +295,16 @@ export class ConfigWriter {
   }
 
   /**
-   * upstream updateSSHKeys: every key of every user, into core's Ignition fragment (directories
-   * 0700 owned by core, the file 0600 core:core); a root-owned ~/.ssh is replaced.
+   * upstream updateSSHKeys: every key of every user (`content`, authorizedKeysContent), into
+   * core's Ignition fragment (directories 0700 owned by core, the file 0600 core:core); a
+   * root-owned ~/.ssh is replaced.
    */
-  async updateSshKeys(newIgn: IgnitionConfig): Promise<void> {
+  async updateSshKeys(content: string): Promise<void> {
     const files = this.#host.files;
     const core = await files.lookupUser(CoreUserName);
     if (core === undefined)
       throw DaemonError.degraded(`failed to update SSH keys: user ${CoreUserName} does not exist`);
     const owner = { uid: core.uid, gid: core.gid };
-    const content = authorizedKeysContent(newIgn);
     this.#crash.reached('write-ssh-keys');
     try {
       const sshDir = await files.stat(CoreUserSshDir);
@@ -340,9 +327,8 @@ export class ConfigWriter {
   }
 
   /** upstream SetPasswordHash: each new user's hash (`*` when unset), old-only users cleared. */
-  async setPasswords(oldIgn: IgnitionConfig, newIgn: IgnitionConfig): Promise<void> {
+  async setPasswords(plan: PasswordPlan): Promise<void> {
     const users = this.#host.users;
-    const plan = planPasswords(oldIgn, newIgn);
     const changes = [...plan.clear.map((user) => ({ user, hash: '' })), ...plan.set];
     for (const { user, hash } of changes) {
       const current = await users.passwordHash(user);

@@ -39,3 +39,9 @@ export const RebootMarkerPath = '/run/machine-config-daemon/reboot-requested';
 export function priorCopyPath(path: string): string {
   return `${JournalPriorDir}${path}`;
 }
+
+/** The folder holding an absolute node path (`/` for a top-level one). */
+export function parentDir(path: string): string {
+  const i = path.lastIndexOf('/');
+  return i <= 0 ? '/' : path.slice(0, i);
+}

@@ -143,6 +143,8 @@ export class Daemon implements Reconciler {
   #stopRequested = false;
   #driftDegraded = false;
   readonly #configs = new Map<string, MachineConfig>();
+  /** Rendered configs parsed, by name (a rendered config's name is the hash of its spec). */
+  readonly #parsed = new Map<string, NodeConfig>();
 
   constructor(options: DaemonOptions) {
     this.#o = options;
@@ -353,8 +355,13 @@ export class Daemon implements Reconciler {
   }
 
   #parse(mc: MachineConfig): NodeConfig {
+    const name = mc.metadata.name ?? '';
+    const known = this.#parsed.get(name);
+    if (known !== undefined) return known;
     const r = parseNodeConfig(mc, 'old');
     if (!r.ok) throw DaemonError.degraded(describeNodeConfigError(r.error));
+    if (this.#parsed.size >= 8) this.#parsed.clear();
+    if (name !== '') this.#parsed.set(name, r.value);
     return r.value;
   }
 
@@ -464,9 +471,13 @@ export class Daemon implements Reconciler {
   }
 
   async #startDrift(mc: MachineConfig): Promise<void> {
-    const parsed = parseNodeConfig(mc, 'old');
-    if (!parsed.ok) return;
-    await this.#drift.start(parsed.value.name, parsed.value.ignition);
+    let parsed: NodeConfig;
+    try {
+      parsed = this.#parse(mc);
+    } catch {
+      return; // a config that does not parse has nothing to watch
+    }
+    await this.#drift.start(parsed.name, parsed.ignition);
   }
 
   async #onDrift(message: string): Promise<void> {

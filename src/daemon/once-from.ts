@@ -16,14 +16,12 @@ import type { Clock } from '../ports/clock.js';
 import type { Host } from '../ports/host.js';
 import type { Logger } from '../ports/logger.js';
 import { runningKernelArguments } from '../logic/nodeplan/kernel-arguments.js';
-import { isEmptyDiff, machineConfigDiff } from '../logic/nodeplan/machine-config-diff.js';
+import { isEmptyDiff } from '../logic/nodeplan/machine-config-diff.js';
 import {
-  describeNodeConfigError,
   EmptyMachineConfigName,
   emptyIgnition,
   parseNodeConfig,
 } from '../logic/nodeplan/node-config.js';
-import { ForceFilePath } from '../logic/nodeplan/node-paths.js';
 import { describeOnDiskValidationFailure } from '../logic/nodeplan/on-disk-validation.js';
 import { noCrashPoints, type CrashPoints } from './crash-points.js';
 import { readCurrentConfig } from './current-config.js';
@@ -37,7 +35,6 @@ import {
 } from './daemon-paths.js';
 import { checkOnDiskState } from './on-disk-state.js';
 import { isCommitted, JournalPhase } from './update-journal.js';
-import { parseTargetConfig } from './target-config.js';
 import { Updater } from './updater.js';
 
 export type OnceFromResult =
@@ -148,18 +145,15 @@ export async function runOnceFrom(options: OnceFromOptions): Promise<OnceFromRes
   if (settled !== undefined) return finish(options, settled);
 
   const old = (await readCurrentConfig(host.files)) ?? (await emptyOld(host, target));
-  const from = parseNodeConfig(old, 'old');
-  if (!from.ok) throw DaemonError.degraded(describeNodeConfigError(from.error));
-  const to = parseTargetConfig(target);
-  const force = (await host.files.stat(ForceFilePath)) !== undefined;
-  if (isEmptyDiff(machineConfigDiff(from.value, to, { forceFile: force }))) {
+  const plan = await updater.plan(old, target, { firstBoot: true });
+  if (isEmptyDiff(plan.diff)) {
     log.info('No changes', { from: old.metadata.name, to: targetName });
     // upstream's first boot deletes the encapsulated config when there is nothing to do
     if (options.encapsulated) await host.files.remove(EncapsulatedConfigPath);
     return 'unchanged';
   }
   log.info('applying once', { from: old.metadata.name, to: targetName, source: options.source });
-  const result = await updater.update(old, target, { firstBoot: true });
+  const result = await updater.apply(plan, { fromMc: old, toMc: target }, undefined);
   if (result.kind === 'rebootless') await updater.journal.clear();
   return finish(options, result.kind === 'rebooting' ? 'rebooting' : 'applied');
 }

@@ -4,36 +4,18 @@
  * and move the kernel arguments (the old list deleted, the new one appended,
  * docs/reference/vectors.md §D1). Starting
  * from a clean slate every time makes the step idempotent: re-running it after a crash stages the
- * same deployment. Kernel types and extensions have no Host operation: they are recorded as
- * unsupported on this host.
+ * same deployment. Kernel types need a host that swaps kernels (CoreOS) and extensions have no
+ * Host operation: elsewhere they are recorded as unsupported on this host. The plan
+ * (update-plan.ts) says what changes; this only does it.
  */
-import type { Host, OsUpdater } from '../ports/host.js';
+import type { Host } from '../ports/host.js';
 import type { Logger } from '../ports/logger.js';
-import { kernelArgumentChange } from '../logic/nodeplan/kernel-arguments.js';
-import { canonicalizeKernelType, KernelType } from '../logic/nodeplan/kernel-type.js';
-import {
-  needsOsChanges,
-  osChangesString,
-  type MachineConfigDiff,
-} from '../logic/nodeplan/machine-config-diff.js';
-import type { NodeConfig } from '../logic/nodeplan/node-config.js';
+import { KernelType } from '../logic/nodeplan/kernel-type.js';
+import type { OsPlan } from '../logic/nodeplan/update-plan.js';
 import type { CrashPoints } from './crash-points.js';
 import { DaemonError, errorText } from './daemon-errors.js';
 import type { DaemonEvents } from './daemon-events.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
-
-/** What a CoreOS host's OS updater adds: kernel swaps (rpm-ostree override). */
-interface KernelSwitching {
-  revertKernelSwap(signal?: AbortSignal): Promise<void>;
-  switchKernel(kernelType: string, signal?: AbortSignal): Promise<void>;
-}
-
-function kernelSwitching(os: OsUpdater): KernelSwitching | undefined {
-  const k = os as Partial<KernelSwitching>;
-  return typeof k.revertKernelSwap === 'function' && typeof k.switchKernel === 'function'
-    ? (os as unknown as KernelSwitching)
-    : undefined;
-}
 
 export interface OsChangeDeps {
   readonly host: Host;
@@ -49,85 +31,42 @@ export interface OsChangeReport {
   readonly unsupported: readonly string[];
 }
 
-/**
- * Stages the target OS image when the update still has one, with upstream's OSUpgradeApplied or
- * OSUpgradeSkipped event.
- */
-async function stageOsImage(
-  deps: OsChangeDeps,
-  effective: MachineConfigDiff,
-  from: NodeConfig,
-  to: NodeConfig,
-  booted: string | undefined,
-): Promise<void> {
+export async function applyOsChanges(deps: OsChangeDeps, plan: OsPlan): Promise<OsChangeReport> {
+  if (!plan.apply) return { unsupported: [] };
   const { host, log, events } = deps;
-  if (effective.osUpdate && to.osImageURL !== '') {
-    deps.crash.reached('stage-image');
-    log.info('staging OS image', { image: to.osImageURL, booted: booted ?? '(unknown)' });
-    try {
-      await host.os.stageImage(to.osImageURL, deps.signal);
-    } catch (e) {
-      deps.metrics.pivotError();
-      throw DaemonError.degraded(`failed to update OS to ${to.osImageURL}: ${errorText(e)}`, e);
-    }
-    deps.crash.reached('image-staged');
-    await events.emit(
-      'Normal',
-      'OSUpgradeApplied',
-      `OS upgrade applied; new MachineConfig (${to.name}) has new OS image (${to.osImageURL})`,
-    );
-  } else {
-    log.info('the booted OS image is the target; no rebase', {
-      image: to.osImageURL,
-      booted: booted ?? '(unknown)',
-    });
-    await events.emit(
-      'Normal',
-      'OSUpgradeSkipped',
-      `OS upgrade skipped; new MachineConfig (${to.name}) has same OS image (${to.osImageURL}) as old MachineConfig (${from.name})`,
-    );
-  }
-}
-
-export async function applyOsChanges(
-  deps: OsChangeDeps,
-  diff: MachineConfigDiff,
-  from: NodeConfig,
-  to: NodeConfig,
-): Promise<OsChangeReport> {
-  if (!needsOsChanges(diff, to)) return { unsupported: [] };
-  const { host, log, events } = deps;
-  const kernel = canonicalizeKernelType(to.kernelType);
-  const before = await host.os.status();
-  const booted = before.booted.image;
-  const imageDiffers =
-    booted === undefined ? from.osImageURL !== to.osImageURL : booted !== to.osImageURL;
-  // Upstream drops the OS update when the booted image already is the target ("Already in
-  // desired image"), but only after its OSUpdateStarted event said "Upgrading OS": a forcefile
-  // repair then announces an upgrade that does not happen. We drop it first, so the events tell
-  // what is done; an OS step with nothing left to change announces nothing.
-  const effective: MachineConfigDiff =
-    diff.osUpdate && !imageDiffers ? { ...diff, osUpdate: false } : diff;
-  const announced = needsOsChanges(effective, to);
-  const reason = osChangesString(effective) || `Updating to a target config with ${kernel} kernel`;
-  if (announced) await events.emit('Normal', 'OSUpdateStarted', reason);
+  const os = host.os;
+  if (plan.announce) await events.emit('Normal', 'OSUpdateStarted', plan.reason);
   log.info('applying OS changes', {
-    reason: announced ? reason : 'none (the forcefile re-applies the config)',
-    osImageURL: to.osImageURL,
+    reason: plan.announce ? plan.reason : 'none (the forcefile re-applies the config)',
+    image: plan.stageImage,
   });
 
   deps.crash.reached('os-cleanup');
-  await host.os.cleanupPending(deps.signal);
-  const kernels = kernelSwitching(host.os);
-  const swapKernel = effective.osUpdate || diff.kernelType;
-  if (kernels !== undefined && swapKernel) await kernels.revertKernelSwap(deps.signal);
-  await stageOsImage(deps, effective, from, to, booted);
+  await os.cleanupPending(deps.signal);
+  const kernel = plan.kernelType;
+  const canSwitch = os.revertKernelSwap !== undefined && os.switchKernel !== undefined;
+  if (kernel.swap) await os.revertKernelSwap?.(deps.signal);
+  if (plan.stageImage !== undefined) {
+    const image = plan.stageImage;
+    deps.crash.reached('stage-image');
+    log.info('staging OS image', { image });
+    try {
+      await os.stageImage(image, deps.signal);
+    } catch (e) {
+      deps.metrics.pivotError();
+      throw DaemonError.degraded(`failed to update OS to ${image}: ${errorText(e)}`, e);
+    }
+    deps.crash.reached('image-staged');
+  } else if (plan.imageAlreadyBooted) {
+    log.info('the booted OS image is already the target; no rebase');
+  }
+  await events.emit('Normal', plan.upgradeEvent.reason, plan.upgradeEvent.message);
 
-  if (diff.kargs) {
-    const change = kernelArgumentChange(from.kernelArguments, to.kernelArguments);
+  if (plan.kernelArguments !== undefined) {
+    const change = plan.kernelArguments;
     deps.crash.reached('update-kargs');
     try {
-      await host.os.updateKernelArguments(change, deps.signal);
+      await os.updateKernelArguments(change, deps.signal);
     } catch (e) {
       throw DaemonError.degraded(`failed to update kernel arguments: ${errorText(e)}`, e);
     }
@@ -136,29 +75,32 @@ export async function applyOsChanges(
   }
 
   const unsupported: string[] = [];
-  if (kernels !== undefined) {
-    if (swapKernel && kernel !== KernelType.Default) {
+  if (canSwitch) {
+    if (kernel.swap && kernel.target !== KernelType.Default) {
       try {
-        await kernels.switchKernel(kernel, deps.signal);
+        await os.switchKernel?.(kernel.target, deps.signal);
       } catch (e) {
-        throw DaemonError.degraded(`failed to switch to the ${kernel} kernel: ${errorText(e)}`, e);
+        throw DaemonError.degraded(
+          `failed to switch to the ${kernel.target} kernel: ${errorText(e)}`,
+          e,
+        );
       }
-      log.info('switched kernel', { kernelType: kernel });
+      log.info('switched kernel', { kernelType: kernel.target });
     }
-  } else if (diff.kernelType || kernel !== KernelType.Default) {
-    unsupported.push(`kernel type ${kernel}`);
+  } else if (kernel.changed || kernel.target !== KernelType.Default) {
+    unsupported.push(`kernel type ${kernel.target}`);
   }
-  if (diff.extensions) unsupported.push(`extensions [${to.extensions.join(' ')}]`);
+  if (plan.extensions !== undefined) unsupported.push(`extensions [${plan.extensions.join(' ')}]`);
   if (unsupported.length > 0)
     log.warn(`not supported on the ${host.kind} host; skipped`, { changes: unsupported });
 
-  const after = await host.os.status();
+  const after = await os.status();
   log.info('OS changes staged', {
     booted: after.booted.checksum,
     pending: after.pending?.checksum,
     pendingImage: after.pending?.image,
     pendingKernelArguments: after.pending?.kernelArguments,
   });
-  if (announced) await events.emit('Normal', 'OSUpdateStaged', 'Changes to OS staged');
+  if (plan.announce) await events.emit('Normal', 'OSUpdateStaged', 'Changes to OS staged');
   return { unsupported };
 }

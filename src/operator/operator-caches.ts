@@ -10,6 +10,7 @@ import type { ControllerConfig } from '../api/machineconfiguration/v1/controller
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
+import type { MachineConfiguration } from '../api/operator/v1/machine-configuration.js';
 import { Resources } from '../api/resource-refs.js';
 import { UserDataSecretNamespace } from '../logic/operator/user-data-secret.js';
 import type { Clock } from '../ports/clock.js';
@@ -28,6 +29,8 @@ export interface OperatorCaches {
   /** Secrets of `openshift-machine-api` (the pointer configs). */
   readonly userDataSecrets: Informer<Secret>;
   readonly clusterOperators: Informer<ClusterOperator>;
+  /** MachineConfiguration/cluster (operator.openshift.io): its spec is the policies' input. */
+  readonly machineConfigurations: Informer<MachineConfiguration>;
 }
 
 export function createOperatorCaches(deps: {
@@ -60,6 +63,10 @@ export function createOperatorCaches(deps: {
       namespace: UserDataSecretNamespace,
     }),
     clusterOperators: new Informer<ClusterOperator>({ ...base, ref: Resources.clusterOperator }),
+    machineConfigurations: new Informer<MachineConfiguration>({
+      ...base,
+      ref: Resources.machineConfiguration,
+    }),
   };
 }
 
@@ -74,5 +81,6 @@ export function allCaches(c: OperatorCaches): readonly Informer[] {
     c.configMaps,
     c.userDataSecrets,
     c.clusterOperators,
+    c.machineConfigurations,
   ] as readonly Informer[];
 }

@@ -2,7 +2,7 @@
  * The operator's sync round (upstream operator.go sync → syncAll), as one level-based reconciler
  * with a single key: every event of every watched kind asks for another round.
  *
- * A round runs the steps in upstream's order — RenderConfig, MachineConfigNode,
+ * A round runs the steps in upstream's order — RenderConfig, MachineConfiguration, MachineConfigNode,
  * MachineConfigPools, MachineConfigController, RequiredPools — and stops at the first that fails
  * or waits, then writes the ClusterOperator `machine-config` status (logic/operator/
  * cluster-operator-status.ts). A failed round is retried with backoff, like upstream's
@@ -31,6 +31,7 @@ import {
 } from './operator-task.js';
 import { ControllerConfigStep } from './tasks/controller-config-step.js';
 import { machineConfigNodeStep } from './tasks/machine-config-node-step.js';
+import { machineConfigurationStep } from './tasks/machine-configuration-step.js';
 import { poolsStep } from './tasks/pools-step.js';
 import { renderConfigStep } from './tasks/render-config-step.js';
 import { RequiredPoolsStep } from './tasks/required-pools-step.js';
@@ -53,6 +54,7 @@ export class OperatorReconciler implements Reconciler {
     this.#deps = deps;
     this.#steps = [
       renderConfigStep,
+      machineConfigurationStep,
       machineConfigNodeStep,
       poolsStep,
       new ControllerConfigStep(),

@@ -118,6 +118,13 @@ export interface OsUpdater {
   updateKernelArguments(change: KernelArgumentChange, signal?: AbortSignal): Promise<void>;
   /** Drops a staged/pending deployment (`rpm-ostree cleanup -p`). */
   cleanupPending(signal?: AbortSignal): Promise<void>;
+  /**
+   * Kernel type swaps (CoreOS only; absent where the OS has one kernel): undo a kernel-rt or
+   * kernel-64k swap of the booted deployment, if any (queueRevertKernelSwap).
+   */
+  revertKernelSwap?(signal?: AbortSignal): Promise<void>;
+  /** Install the `realtime` or `64k-pages` kernel for the next boot (`default` needs nothing). */
+  switchKernel?(kernelType: string, signal?: AbortSignal): Promise<void>;
 }
 
 export interface Rebooter {
@@ -134,4 +141,9 @@ export interface Host {
   readonly rebooter: Rebooter;
   /** `/proc/sys/crypto/fips_enabled` of the machine. */
   fipsEnabled(): Promise<boolean>;
+  /**
+   * Runs `update-ca-trust` (the legacy "restart crio" action, and the fallback when
+   * coreos-update-ca-trust.service cannot be restarted); absent on hosts without it.
+   */
+  updateCaTrust?(): Promise<void>;
 }

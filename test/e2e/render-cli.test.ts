@@ -507,6 +507,83 @@ describe('mco render: bad input fails with upstream message and prints nothing',
   });
 });
 
+describe('mco render --explain', () => {
+  const current = () =>
+    tmp.write(
+      `explain-current-${++counter}.json`,
+      runMco([
+        'render',
+        '--pool',
+        'worker',
+        writeObjects([mc('00-worker', 'worker', { config: ign() })]),
+        '-o',
+        'json',
+      ]).stdout,
+    );
+
+  it('-o json: one object with the rendered name and what a running node would do', () => {
+    const withPolicy = writeObjects([
+      mc('00-worker', 'worker', { config: ign() }),
+      mc('50-foo', 'worker', {
+        config: ign({ storage: { files: [file('/etc/foo/foo.conf', 'data:,x')] } }),
+      }),
+    ]);
+    const policies = writeObjects([
+      {
+        apiVersion: 'operator.openshift.io/v1',
+        kind: 'MachineConfiguration',
+        metadata: { name: 'cluster' },
+        spec: {
+          managementState: 'Managed',
+          nodeDisruptionPolicy: {
+            files: [
+              {
+                path: '/etc/foo/foo.conf',
+                actions: [{ type: 'Restart', restart: { serviceName: 'foo.service' } }],
+              },
+            ],
+          },
+        },
+      },
+    ]);
+    const args = ['render', '--pool', 'worker', '--current', current(), '--explain', withPolicy];
+    const r = runMco([...args, '--machine-configuration', policies, '-o', 'json']);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(out).toMatchObject({
+      renderedName: renderName(['--pool', 'worker', withPolicy]),
+      actions: ['Restart foo.service'],
+      drain: false,
+      reboot: false,
+      changedPaths: ['/etc/foo/foo.conf'],
+    });
+    // without the policy: the default for a file nobody names
+    const plain = JSON.parse(runMco([...args, '-o', 'json']).stdout) as Record<string, unknown>;
+    expect(plain).toMatchObject({ actions: ['Reboot'], drain: true, reboot: true });
+  });
+
+  it('not reconcilable: non-zero, upstream’s message, nothing on stdout', () => {
+    const r = runMco([
+      'render',
+      '--pool',
+      'worker',
+      '--current',
+      current(),
+      '--explain',
+      '-o',
+      'json',
+      writeObjects([
+        mc('00-worker', 'worker', { config: ign() }),
+        mc('99-disks', 'worker', { config: ign({ storage: { disks: [{ device: '/dev/vdb' }] } }) }),
+      ]),
+    ]);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain('ignition disks section contains changes');
+  });
+});
+
 describe('every config mco render emits passes the real ignition-validate at 3.3.0', () => {
   const validator = '/usr/bin/ignition-validate';
 

@@ -172,10 +172,15 @@ const bootstrap: readonly PolicyRule[] = [
 
 /**
  * What system:nodes may do beyond the Node authorizer's own checks (node-authorizer.ts): read the
- * machineconfiguration kinds the daemon works from. Writes to its own MachineConfigNode, Node and
+ * machineconfiguration kinds the daemon works from, and MachineConfiguration/cluster, whose status
+ * holds the node disruption policies the daemon plans with (upstream's daemon ClusterRole reads
+ * operator.openshift.io machineconfigurations). Writes to its own MachineConfigNode, Node and
  * Lease are decided per node there.
  */
-const nodes: readonly PolicyRule[] = [{ verbs: Read, apiGroups: [Mco], resources: ['*'] }];
+const nodes: readonly PolicyRule[] = [
+  { verbs: Read, apiGroups: [Mco], resources: ['*'] },
+  { verbs: Read, apiGroups: ['operator.openshift.io'], resources: ['machineconfigurations'] },
+];
 
 /** Rules by user name. */
 export const UserRules: ReadonlyMap<string, readonly PolicyRule[]> = new Map([

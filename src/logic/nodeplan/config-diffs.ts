@@ -16,9 +16,13 @@ function byKey<T>(items: readonly T[], key: (t: T) => string): Map<string, T> {
 const filesOf = (ign: IgnitionConfig): readonly IgnitionFile[] => ign.storage?.files ?? [];
 const unitsOf = (ign: IgnitionConfig): readonly IgnitionUnit[] => ign.systemd?.units ?? [];
 
+/** Code-unit order: the fixed order of changed paths and units (upstream's is Go map order). */
+const byString = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
- * Paths of files removed, then added or changed (deep equality of the whole file entry). Upstream
- * walks Go maps, so its order is random; ours is removed-in-old-order, then new-in-new-order.
+ * Paths of files removed, then added or changed (deep equality of the whole file entry), each
+ * group sorted by path. Upstream walks Go maps, so its order is random; a fixed one makes the
+ * order of the post-config actions, which follows it, the same on every node and in every preview.
  */
 export function changedFilePaths(
   oldIgn: IgnitionConfig,
@@ -26,11 +30,13 @@ export function changedFilePaths(
 ): readonly string[] {
   const oldFiles = byKey(filesOf(oldIgn), (f) => f.path);
   const newFiles = byKey(filesOf(newIgn), (f) => f.path);
-  const removed = [...oldFiles.keys()].filter((p) => !newFiles.has(p));
-  const addedOrChanged = [...newFiles].flatMap(([path, file]) => {
-    const before = oldFiles.get(path);
-    return before === undefined || !deepEqual(before, file) ? [path] : [];
-  });
+  const removed = [...oldFiles.keys()].filter((p) => !newFiles.has(p)).sort(byString);
+  const addedOrChanged = [...newFiles]
+    .flatMap(([path, file]) => {
+      const before = oldFiles.get(path);
+      return before === undefined || !deepEqual(before, file) ? [path] : [];
+    })
+    .sort(byString);
   return [...removed, ...addedOrChanged];
 }
 
@@ -40,7 +46,10 @@ export interface UnitChanges {
   readonly removed: readonly IgnitionUnit[];
 }
 
-/** Units by name: added (new only), updated (both, not deep-equal), removed (old only). */
+/**
+ * Units by name: added (new only), updated (both, not deep-equal), removed (old only), each
+ * sorted by name (upstream: Go map order).
+ */
 export function changedUnits(oldIgn: IgnitionConfig, newIgn: IgnitionConfig): UnitChanges {
   const oldUnits = byKey(unitsOf(oldIgn), (u) => u.name);
   const newUnits = byKey(unitsOf(newIgn), (u) => u.name);
@@ -52,7 +61,12 @@ export function changedUnits(oldIgn: IgnitionConfig, newIgn: IgnitionConfig): Un
     else if (!deepEqual(before, unit)) updated.push(unit);
   }
   const removed = [...oldUnits].filter(([name]) => !newUnits.has(name)).map(([, u]) => u);
-  return { added, updated, removed };
+  const byName = (a: IgnitionUnit, b: IgnitionUnit): number => byString(a.name, b.name);
+  return {
+    added: added.sort(byName),
+    updated: updated.sort(byName),
+    removed: removed.sort(byName),
+  };
 }
 
 /** The units update() writes: added, then updated (slices.Concat(Added, Updated)). */

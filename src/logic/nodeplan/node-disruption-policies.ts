@@ -5,6 +5,7 @@
  * path; the legacy table is in legacy-post-config-action.ts.
  */
 import { goPathClean } from '../../ignition/translate-up.js';
+import { unitNameProblem } from '../render/systemd-names.js';
 import type { MachineConfigDiff } from './machine-config-diff.js';
 import {
   ContainerRegistryConfPath,
@@ -212,4 +213,42 @@ export function describeAction(a: Action): string {
   if (a.type === 'Reload') return `Reload - ${a.reload?.serviceName ?? ''}`;
   if (a.type === 'Restart') return `Restart - ${a.restart?.serviceName ?? ''}`;
   return a.type;
+}
+
+/** The unit types systemd knows: a policy's service names one of them (the CRD's suffix rule). */
+const UnitSuffixes = [
+  '.service',
+  '.socket',
+  '.device',
+  '.mount',
+  '.automount',
+  '.swap',
+  '.target',
+  '.path',
+  '.timer',
+  '.slice',
+  '.scope',
+];
+
+/**
+ * Why a Reload or Restart action's service cannot be handed to systemctl, or undefined. The CRD
+ * rules (docs/reference/node-disruption.md §1) hold it to a unit name with a unit suffix; a server without them
+ * stores anything, and the name becomes an argument of `systemctl restart`, so the daemon checks
+ * again: a systemd unit name, a unit suffix, and no leading `-` (which systemctl would read as
+ * an option).
+ */
+export function serviceNameProblem(name: string): string | undefined {
+  const unit = unitNameProblem(name);
+  if (unit !== undefined) return unit;
+  if (name.startsWith('-')) return 'must not start with "-"';
+  if (!UnitSuffixes.some((s) => name.endsWith(s) && name.length > s.length))
+    return `must end in a systemd unit type (${UnitSuffixes.join(', ')})`;
+  return undefined;
+}
+
+/** The service a Reload or Restart action names ('' when the action lacks it). */
+export function actionService(a: PolicyAction): string | undefined {
+  if (a.type === 'Reload') return a.reload?.serviceName ?? '';
+  if (a.type === 'Restart') return a.restart?.serviceName ?? '';
+  return undefined;
 }

@@ -4,13 +4,16 @@
  * holds at most 2000 characters (upstream formats it with %.2000s).
  */
 import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
+import { compactIgnition } from '../../ignition/serialize.js';
 import { err, ok, type Result } from '../../lib/result.js';
 import {
   checkReconcilable,
   describeReconcileError,
+  unreconcilableReason,
   type ReconcileError,
   type ReconcileOverrides,
 } from '../render/reconcile.js';
+import type { NodeConfig } from './node-config.js';
 
 export type NodeReconcileError =
   /** IsRenderedConfigReconcilable failed. */
@@ -44,15 +47,51 @@ export function checkNodeReconcilable(
   return ok(undefined);
 }
 
-/** `can't reconcile config <old> with <new>: …`, the Unreconcilable reason. */
-export function describeNodeReconcileError(e: NodeReconcileError): string {
-  const prefix = `can't reconcile config ${e.oldConfig} with ${e.newConfig}`;
+/**
+ * checkNodeReconcilable on configs already parsed (the update plan parses each config once):
+ * the same reasons, from the same rules (unreconcilableReason), in the same order.
+ */
+export function checkParsedNodeReconcilable(
+  from: NodeConfig,
+  to: NodeConfig,
+  options: NodeReconcileOptions = {},
+): Result<void, NodeReconcileError> {
+  const reason = unreconcilableReason(
+    compactIgnition(from.ignition),
+    compactIgnition(to.ignition),
+    { old: from.fips, new: to.fips },
+    options.overrides ?? {},
+  );
+  if (reason !== undefined)
+    return err({
+      kind: 'Config',
+      oldConfig: from.name,
+      newConfig: to.name,
+      error: { kind: 'Unreconcilable', oldConfig: from.name, newConfig: to.name, reason },
+    });
+  if (options.nodeFips !== undefined && options.nodeFips !== to.fips)
+    return err({ kind: 'NodeFips', oldConfig: from.name, newConfig: to.name });
+  return ok(undefined);
+}
+
+/** What is wrong, without the `can't reconcile config <old> with <new>: ` prefix. */
+export function nodeReconcileDetail(e: NodeReconcileError): string {
   switch (e.kind) {
     case 'Config':
-      return `${prefix}: configs ${e.oldConfig}, ${e.newConfig} are not reconcilable: ${describeReconcileError(e.error)}`;
+      return `configs ${e.oldConfig}, ${e.newConfig} are not reconcilable: ${describeReconcileError(e.error)}`;
     case 'NodeFips':
-      return `${prefix}: detected change to FIPS flag; refusing to modify FIPS on a running cluster`;
+      return 'detected change to FIPS flag; refusing to modify FIPS on a running cluster';
   }
+}
+
+/** `can't reconcile config <old> with <new>: …`, the Unreconcilable reason. */
+export function describeNodeReconcileError(e: NodeReconcileError): string {
+  return `can't reconcile config ${e.oldConfig} with ${e.newConfig}: ${nodeReconcileDetail(e)}`;
+}
+
+/** The MachineConfigNode `UpdatePrepared=Unknown` message of an unreconcilable update. */
+export function describeIncompatibleConfigs(e: NodeReconcileError): string {
+  return `Update Failed compatibility validation. MachineConfigs ${e.oldConfig} and ${e.newConfig} are not compatible. Err: ${nodeReconcileDetail(e)}`;
 }
 
 export const MaxReasonLength = 2000;

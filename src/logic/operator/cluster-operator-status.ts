@@ -24,6 +24,7 @@ import { findCondition, isConditionTrue } from '../../lib/conditions.js';
 /** The operator's sync tasks, in upstream's order; a failure is reported as `<Task>Failed`. */
 export const OperatorTask = {
   RenderConfig: 'RenderConfig',
+  MachineConfiguration: 'MachineConfiguration',
   MachineConfigNode: 'MachineConfigNode',
   MachineConfigPools: 'MachineConfigPools',
   MachineConfigController: 'MachineConfigController',

@@ -77,8 +77,22 @@ export function validateMachineConfig(
   const parsed = parseIgnition(spec.config, { shareInput: true });
   if (!parsed.ok)
     return err({ kind: 'Ignition', message: describeIgnitionParseError(parsed.error) });
+  const checked = validateParsedMachineConfig(spec, parsed.value);
+  return checked.ok ? ok(parsed.value) : checked;
+}
 
-  for (const file of filesOf(parsed.value.config)) {
+/**
+ * The checks of validateMachineConfig on a config its caller already parsed (the daemon parses
+ * the target once for everything it decides): kernel type, file modes, unit and drop-in names,
+ * extensions.
+ */
+export function validateParsedMachineConfig(
+  spec: MachineConfigSpec,
+  parsed: ParseResult,
+): Result<void, MachineConfigValidationError> {
+  const kernelType = spec.kernelType ?? '';
+  if (!ValidKernelTypes.includes(kernelType)) return err({ kind: 'InvalidKernelType', kernelType });
+  for (const file of filesOf(parsed.config)) {
     if (typeof file.mode === 'number' && file.mode > MaxPermissionBits) {
       return err({
         kind: 'InvalidMode',
@@ -87,10 +101,10 @@ export function validateMachineConfig(
       });
     }
   }
-  const names = systemdNameProblems(parsed.value.config);
+  const names = systemdNameProblems(parsed.config);
   if (names.length > 0) return err({ kind: 'InvalidSystemdNames', problems: names });
   // Upstream only checks extensions when the config also has Ignition (a quirk we keep).
   const unknown = (spec.extensions ?? []).filter((x) => !Object.hasOwn(SupportedExtensions, x));
   if (unknown.length > 0) return err({ kind: 'InvalidExtensions', extensions: unknown });
-  return ok(parsed.value);
+  return ok(undefined);
 }

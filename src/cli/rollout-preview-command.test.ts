@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import type { PlanSummary } from '../logic/nodeplan/plan-summary.js';
+import { mc } from '../../test/support/machine-configs.js';
+import {
+  applyConfigs,
+  failingNodes,
+  summaryLine,
+  type NodePreview,
+} from './rollout-preview-command.js';
+
+const plan = (over: Partial<PlanSummary>): PlanSummary => ({
+  from: 'rendered-worker-a',
+  to: 'rendered-worker-b',
+  path: 'policies',
+  actions: ['None'],
+  drain: false,
+  reboot: false,
+  changedPaths: [],
+  changedUnits: [],
+  sshKeys: false,
+  kernelArguments: null,
+  osImage: null,
+  kernelType: null,
+  extensions: null,
+  forced: false,
+  ...over,
+});
+const rebooting = plan({
+  actions: ['Reboot'],
+  drain: true,
+  reboot: true,
+  changedPaths: ['/etc/a'],
+});
+const crio = plan({
+  actions: ['Reload crio.service'],
+  changedPaths: ['/etc/containers/policy.json'],
+});
+const same = plan({});
+const node = (name: string, p: NodePreview['plan']): NodePreview => ({
+  node: name,
+  current: 'rendered-worker-a',
+  plan: p,
+});
+
+describe('rollout preview', () => {
+  it('the summary groups nodes by effect, largest group first', () => {
+    const nodes = [
+      node('a', crio),
+      node('b', rebooting),
+      node('c', same),
+      node('d', rebooting),
+      node('e', rebooting),
+      node('f', crio),
+    ];
+    expect(summaryLine(nodes)).toBe(
+      '3 nodes will drain and reboot, 2 will reload crio.service, 1 is unchanged',
+    );
+    expect(summaryLine([node('a', same), node('b', same)])).toBe('2 nodes are unchanged');
+    expect(summaryLine([node('a', crio)])).toBe('1 node will reload crio.service');
+    expect(summaryLine([])).toBe('the pool has no nodes');
+  });
+
+  it('--fail-on: reboot, drain, any; a node without a plan always fails', () => {
+    const drainOnly = plan({ actions: ['Drain'], drain: true, sshKeys: true });
+    const nodes = [
+      node('r', rebooting),
+      node('d', drainOnly),
+      node('c', crio),
+      node('s', same),
+      node('x', { error: 'current config "gone" not found' }),
+    ];
+    expect(failingNodes(nodes, 'reboot')).toEqual(['r', 'x']);
+    expect(failingNodes(nodes, 'drain')).toEqual(['r', 'd', 'x']);
+    expect(failingNodes(nodes, 'any')).toEqual(['r', 'd', 'c', 'x']);
+  });
+
+  it('the files replace MachineConfigs by name and add new ones', () => {
+    const cluster = [
+      {
+        ...mc('00-worker', 'worker'),
+        metadata: { name: '00-worker', resourceVersion: '5', labels: {} },
+      },
+      mc('50-a', 'worker', { kernelArguments: ['a'] }),
+    ];
+    const applied = applyConfigs(cluster, [
+      mc('00-worker', 'worker', { kernelArguments: ['x'] }),
+      mc('60-new', 'worker'),
+    ]);
+    expect(applied.map((m) => m.metadata.name)).toEqual(['00-worker', '50-a', '60-new']);
+    expect(applied[0]?.spec?.kernelArguments).toEqual(['x']);
+    expect(applied[0]?.metadata.resourceVersion).toBe('5');
+    expect(() => applyConfigs(cluster, [{ ...mc('x', 'worker'), metadata: {} }])).toThrow(
+      'no metadata.name',
+    );
+  });
+});
