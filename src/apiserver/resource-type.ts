@@ -22,7 +22,7 @@ export interface ResourceType {
   readonly categories: readonly string[];
   readonly verbs: readonly Verb[];
   /** `status` for kinds with a status subresource; `eviction` for pods. */
-  readonly subresources: readonly ('status' | 'eviction')[];
+  readonly subresources: readonly ('status' | 'eviction' | 'log')[];
   /** Native Kubernetes kinds: strategic merge patch allowed, hand-written printers. */
   readonly builtIn: boolean;
   /** Structural OpenAPI v3 schema: admission validates against it; OpenAPI publishes it. */

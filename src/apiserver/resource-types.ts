@@ -53,7 +53,7 @@ interface BuiltInSpec {
   readonly shortNames?: readonly string[];
   readonly categories?: readonly string[];
   readonly verbs?: readonly Verb[];
-  readonly subresources?: readonly ('status' | 'eviction')[];
+  readonly subresources?: readonly ('status' | 'eviction' | 'log')[];
 }
 
 function builtIn(spec: BuiltInSpec): ResourceType {
@@ -144,7 +144,7 @@ export function servedResourceTypes(): ResourceType[] {
       schema: PodSchema,
       shortNames: ['po'],
       categories: ['all'],
-      subresources: ['status', 'eviction'],
+      subresources: ['status', 'eviction', 'log'],
     }),
     builtIn({
       group: '',

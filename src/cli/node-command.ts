@@ -25,7 +25,10 @@ import { createPinoLogger } from '../adapters/pino-logger.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { splitKernelArguments } from '../logic/nodeplan/kernel-arguments.js';
 import type { NodeDefinition } from '../ports/node-machine.js';
+import { nodeFolderContainerRecords } from '../adapters/daemon-container-records.js';
+import { DaemonPodKeeper } from '../simulator/daemon-pod-keeper.js';
 import { createNode, NodeSupervisor, ProvisioningError } from '../simulator/node-supervisor.js';
+import { McoVersion } from '../version.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { mintNodeKubeconfig } from './node-kubeconfig.js';
 
@@ -317,6 +320,20 @@ async function runNode(o: RunOptions): Promise<void> {
         DefaultDaemonCommand);
   const firstbootCommand =
     parseCommand('--firstboot-command', o.firstbootCommand) ?? def.firstbootCommand;
+  // The daemon as its DaemonSet's pod: created with the control-plane identity (the DaemonSet
+  // controller's part), its status written with the node's (the kubelet's).
+  const daemonPod =
+    daemonCommand === undefined || nodeClient === undefined || workloadClient === undefined
+      ? undefined
+      : new DaemonPodKeeper({
+          nodeName: def.name,
+          creator: workloadClient,
+          kubelet: nodeClient,
+          records: nodeFolderContainerRecords(dir),
+          clock: systemClock,
+          log,
+          image: `localhost/mco:${McoVersion.raw}`,
+        });
   const supervisor = new NodeSupervisor({
     machine,
     launcher: createChildProcessLauncher(process.env),
@@ -325,6 +342,7 @@ async function runNode(o: RunOptions): Promise<void> {
     ...(nodeClient === undefined ? {} : { nodeClient }),
     ...(workloadClient === undefined ? {} : { workloadClient }),
     ...(daemonCommand === undefined ? {} : { daemonCommand }),
+    ...(daemonPod === undefined ? {} : { daemonPod }),
     ...(firstbootCommand === undefined ? {} : { firstbootCommand }),
     heartbeatMs: heartbeat * 1000,
   });

@@ -306,6 +306,9 @@ async function startApiServer(ctx: Ctx): Promise<ResourceClient> {
     `127.0.0.1:${ports.apiserver}`,
     '--storage',
     'sqlite',
+    // pods/log of the daemon pods reads the nodes' daemon logs
+    '--nodes-dir',
+    layout.nodesDir,
   ];
   const child = launch(ctx, 'apiserver', args);
   const pidFile = join(layout.apiserverDir, 'apiserver.pid');

@@ -19,6 +19,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { EtcdStorage } from '../adapters/etcd-storage.js';
 import { ensurePki, type ApiServerPki } from '../adapters/pki.js';
+import { NodeFolderPodLogs } from '../adapters/node-folder-pod-logs.js';
 import { PromApiServerMetrics } from '../adapters/prom-apiserver-metrics.js';
 import { SqliteStorage } from '../adapters/sqlite-storage.js';
 import { systemClock } from '../adapters/system-clock.js';
@@ -62,6 +63,8 @@ export interface ApiServerConfig {
   readonly gcIntervalMs: number;
   /** The Kubernetes version `/version` reports (its minor picks the kubectl binary). */
   readonly kubernetesVersion: string;
+  /** The simulated nodes' folders (one per Node name), whose daemon pods' logs `pods/log` serves. */
+  readonly nodesDir?: string;
 }
 
 export const StateFileName = 'state.db';
@@ -197,6 +200,9 @@ export async function startApiServer(
     version: config.kubernetesVersion,
     metrics: new PromApiServerMetrics(),
     streams,
+    ...(config.nodesDir === undefined
+      ? {}
+      : { podLogs: new NodeFolderPodLogs({ nodesDir: config.nodesDir }) }),
   });
 
   const server = createAdaptorServer({

@@ -14,7 +14,7 @@ export interface ResourceTarget {
   readonly rt: ResourceType;
   readonly namespace: string | undefined;
   readonly name: string;
-  readonly subresource: '' | 'status' | 'eviction';
+  readonly subresource: '' | 'status' | 'eviction' | 'log';
 }
 
 function subresourceOf(rt: ResourceType, sub: string): ResourceTarget['subresource'] | undefined {
@@ -41,9 +41,10 @@ function locate(info: ResourceInfo, registry: ResourceTypeRegistry): ResourceTar
   };
 }
 
-const SubresourceVerbs: Readonly<Record<'status' | 'eviction', readonly string[]>> = {
+const SubresourceVerbs: Readonly<Record<'status' | 'eviction' | 'log', readonly string[]>> = {
   status: ['get', 'update', 'patch'],
   eviction: ['create'],
+  log: ['get'],
 };
 
 /** Whether a route exists for the verb: upstream registers no other (405). */
