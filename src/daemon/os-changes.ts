@@ -80,6 +80,7 @@ export async function applyOsChanges(
       deps.metrics.pivotError();
       throw DaemonError.degraded(`failed to update OS to ${to.osImageURL}: ${errorText(e)}`, e);
     }
+    deps.metrics.pivotSucceeded();
     deps.crash.reached('image-staged');
   } else if (diff.osUpdate) {
     log.info('the booted OS image is already the target; no rebase', { image: to.osImageURL });
