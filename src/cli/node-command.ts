@@ -90,6 +90,12 @@ function positiveInt(flag: string, text: string): number {
   return n;
 }
 
+function port(flag: string, text: string): number {
+  const n = positiveInt(flag, text);
+  if (n < 1 || n > 65_535) throw new CliError(`${flag} ${text}: expected a port (1-65535)`);
+  return n;
+}
+
 const runner = () => createExecCommandRunner();
 
 function machineFor(dir: string) {
@@ -182,6 +188,7 @@ interface CreateOptions {
   pods: string;
   daemonCommand?: string;
   firstbootCommand?: string;
+  daemonMetricsPort?: string;
   logLevel: string;
 }
 
@@ -204,6 +211,9 @@ function definitionOf(o: CreateOptions, nodeKubeconfig: string | undefined): Nod
     pods: positiveInt('--pods', o.pods),
     ...(daemonCommand === undefined ? {} : { daemonCommand }),
     ...(firstbootCommand === undefined ? {} : { firstbootCommand }),
+    ...(o.daemonMetricsPort === undefined
+      ? {}
+      : { daemonMetricsPort: port('--daemon-metrics-port', o.daemonMetricsPort) }),
   };
 }
 
@@ -271,6 +281,10 @@ function createCommand(io: CliIo): Command {
       'the daemon command line as a JSON array (default: mco daemon)',
     )
     .option('--firstboot-command <json>', 'the first-boot step as a JSON array')
+    .option(
+      '--daemon-metrics-port <port>',
+      "serve the default daemon's metrics on 127.0.0.1:<port>/metrics",
+    )
     .option('--log-level <level>', 'pino log level', 'info')
     .action((o: CreateOptions) => runCreate(o, io));
 }
@@ -317,7 +331,9 @@ async function runNode(o: RunOptions): Promise<void> {
       ? undefined
       : (parseCommand('--daemon-command', o.daemonCommand) ??
         def.daemonCommand ??
-        DefaultDaemonCommand);
+        (def.daemonMetricsPort === undefined
+          ? DefaultDaemonCommand
+          : [...DefaultDaemonCommand, '--metrics-port', String(def.daemonMetricsPort)]));
   const firstbootCommand =
     parseCommand('--firstboot-command', o.firstbootCommand) ?? def.firstbootCommand;
   // The daemon as its DaemonSet's pod: created with the control-plane identity (the DaemonSet

@@ -15,22 +15,22 @@ interface Gauge {
 
 export const PoolGauges: readonly Gauge[] = [
   {
-    name: 'mco_dashboard_pool_machine_count',
+    name: 'mco_dashboard_pool_machines',
     help: 'number of machines in the pool, as the dashboard shows it',
     value: (p) => p.machineCount,
   },
   {
-    name: 'mco_dashboard_pool_updated_machine_count',
+    name: 'mco_dashboard_pool_updated_machines',
     help: 'number of updated machines in the pool, as the dashboard shows it',
     value: (p) => p.updatedMachineCount,
   },
   {
-    name: 'mco_dashboard_pool_degraded_machine_count',
+    name: 'mco_dashboard_pool_degraded_machines',
     help: 'number of degraded machines in the pool, as the dashboard shows it',
     value: (p) => p.degradedMachineCount,
   },
   {
-    name: 'mco_dashboard_pool_unavailable_machine_count',
+    name: 'mco_dashboard_pool_unavailable_machines',
     help: 'number of unavailable machines in the pool, as the dashboard shows it',
     value: (p) => p.unavailableMachineCount,
   },

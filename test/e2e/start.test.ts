@@ -282,7 +282,7 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
       const poolCounts = (text: string) =>
         text
           .split('\n')
-          .map((l) => l.replace(/^mco_dashboard_pool_/, 'mco_'))
+          .map((l) => l.replace(/^mco_dashboard_pool_(\w*)machines\{/, 'mco_$1machine_count{'))
           .filter((l) =>
             /^mco_(machine|updated_machine|degraded_machine|unavailable_machine)_count\{/.test(l),
           )
