@@ -1,4 +1,10 @@
 /**
+ * Observing the cluster in a box with the tools of a real cluster.
+ *
+ * A real Prometheus (Debian's) scrapes every endpoint `mco start` lists in DIR/metrics-targets.json
+ * (file_sd) with deploy/prometheus's rules loaded: every target is up, the rules load, and the
+ * worker rollout below shows in `mco_updated_machine_count{pool="worker"}` going 1 → 0 → 1.
+ *
  * The seeds' debugging habit against the cluster in a box: `kubectl -n
  * openshift-machine-config-operator logs -c machine-config-daemon pod/machine-config-daemon-<x> -f`
  * follows a node's daemon through an update up to its reboot (the follow ends as the container
@@ -12,7 +18,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { McoBin } from '../support/run-mco.js';
+import { McoBin, RepoRoot } from '../support/run-mco.js';
 import { until } from '../support/until.js';
 
 const Minute = 60_000;
@@ -67,9 +73,16 @@ const parse = (text: string): LogLine[] =>
     .filter((l) => l.startsWith('{'))
     .map((l) => JSON.parse(l) as LogLine);
 
-describe('the daemon as a pod: kubectl logs', () => {
+interface PromResult {
+  readonly metric: Record<string, string>;
+  readonly values?: [number, string][];
+}
+
+describe('the box observed: Prometheus and kubectl logs', () => {
   let work = '';
   let start: ChildProcess | undefined;
+  let prometheus: ChildProcess | undefined;
+  let promUrl = '';
   let kubeconfig = '';
   let stdout = '';
 
@@ -114,9 +127,38 @@ describe('the daemon as a pod: kubectl logs', () => {
       },
       8 * Minute,
     );
+    const promPort = await freePortBase();
+    promUrl = `http://127.0.0.1:${promPort}`;
+    const promConfig = join(work, 'prometheus.yml');
+    writeFileSync(
+      promConfig,
+      [
+        'global: {scrape_interval: 1s, evaluation_interval: 1s}',
+        `rule_files: [${join(RepoRoot, 'deploy/prometheus/machine-config-rules.yaml')}]`,
+        'scrape_configs:',
+        '  - job_name: mco',
+        `    file_sd_configs: [{files: [${join(dataDir, 'metrics-targets.json')}], refresh_interval: 1s}]`,
+        '',
+      ].join('\n'),
+    );
+    prometheus = spawn(
+      'prometheus',
+      [
+        `--config.file=${promConfig}`,
+        `--storage.tsdb.path=${join(work, 'prometheus-data')}`,
+        `--web.listen-address=127.0.0.1:${promPort}`,
+      ],
+      { stdio: 'ignore' },
+    );
   }, 9 * Minute);
 
   afterAll(async () => {
+    const prom = prometheus;
+    if (prom?.pid !== undefined && prom.exitCode === null) {
+      const exited = new Promise((r) => prom.once('exit', r));
+      prom.kill('SIGTERM');
+      await exited;
+    }
     const child = start;
     if (child?.pid !== undefined && child.exitCode === null) {
       const exited = new Promise((r) => child.once('exit', r));
@@ -128,9 +170,55 @@ describe('the daemon as a pod: kubectl logs', () => {
     if (work !== '') rmSync(work, { recursive: true, force: true });
   }, 3 * Minute);
 
+  const prom = async <T>(path: string): Promise<T> => {
+    const r = await fetch(`${promUrl}${path}`);
+    const body = (await r.json()) as { status: string; data: T };
+    if (body.status !== 'success') throw new Error(`${path}: ${JSON.stringify(body)}`);
+    return body.data;
+  };
+
+  it('has Prometheus scrape every endpoint mco start lists, with the rules loaded', async () => {
+    const targets = await until(
+      'every target up',
+      async () => {
+        const d = await prom<{
+          activeTargets: { labels: Record<string, string>; health: string }[];
+        }>('/api/v1/targets');
+        return d.activeTargets.length === 6 && d.activeTargets.every((t) => t.health === 'up')
+          ? d.activeTargets
+          : undefined;
+      },
+      Minute,
+    );
+    expect(
+      targets
+        .filter((t) => t.labels['job'] === 'machine-config-daemon')
+        .map((t) => t.labels['node'])
+        .sort(),
+    ).toEqual(['master-0', 'worker-0']);
+    const rules = await prom<{ groups: { rules: { name: string; health: string }[] }[] }>(
+      '/api/v1/rules',
+    );
+    const loaded = rules.groups.flatMap((g) => g.rules);
+    expect(loaded.map((r) => r.name)).toContain('MCCDrainError');
+    expect(loaded.every((r) => r.health === 'ok')).toBe(true);
+    const daemons = await until(
+      'mcd_state of every daemon',
+      async () => {
+        const d = await prom<{ result: PromResult[] }>(
+          `/api/v1/query?query=${encodeURIComponent('mcd_state{state="Done"}')}`,
+        );
+        return d.result.length === 2 ? d.result : undefined;
+      },
+      Minute,
+    );
+    expect(daemons.map((r) => r.metric['node']).sort()).toEqual(['master-0', 'worker-0']);
+  });
+
   it(
     'follows the worker daemon through an update and its reboot, then shows --previous',
     async () => {
+      const rolloutStart = Math.floor(Date.now() / 1000) - 2;
       const pods = await until(
         'a daemon pod for each node',
         () => {
@@ -203,6 +291,21 @@ describe('the daemon as a pod: kubectl logs', () => {
         expect(prevMsgs).toContain('Rebooting node');
         expect(prevMsgs.at(-1)).toBe('machine-config-daemon stopped');
       }
+      // Prometheus saw the rollout: the worker pool's updated count went to 0 and back to 1
+      const range = await until(
+        'the rollout in Prometheus',
+        async () => {
+          const q = encodeURIComponent('mco_updated_machine_count{pool="worker"}');
+          const end = Math.floor(Date.now() / 1000);
+          const d = await prom<{ result: PromResult[] }>(
+            `/api/v1/query_range?query=${q}&start=${rolloutStart}&end=${end}&step=1`,
+          );
+          const seen = (d.result[0]?.values ?? []).map(([, v]) => v).join('');
+          return /10+1/.test(seen) ? seen : undefined;
+        },
+        2 * Minute,
+      );
+      expect(range).toMatch(/^1+0+1+$/);
       const current = await until(
         'the new run to report Done',
         () => {
