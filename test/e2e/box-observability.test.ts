@@ -167,7 +167,11 @@ describe('the box observed: Prometheus and kubectl logs', () => {
       await exited;
       clearTimeout(timer);
     }
-    if (work !== '') rmSync(work, { recursive: true, force: true });
+    if (work !== '') {
+      // OSTree deployments are immutable; chattr also complains about the bin/ link: no check.
+      spawnSync('chattr', ['-R', '-i', work], { stdio: 'ignore' });
+      rmSync(work, { recursive: true, force: true });
+    }
   }, 3 * Minute);
 
   const prom = async <T>(path: string): Promise<T> => {
