@@ -13,9 +13,12 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { dirname, resolve } from 'node:path';
-import { parse } from 'yaml';
 import { StatusError } from '../api/meta/v1/status-error.js';
+import {
+  parseKubeconfig,
+  selectKubeconfigContext,
+  type KubeconfigSelection,
+} from '../lib/kubeconfig.js';
 import { StatusReason, type Status } from '../api/meta/v1/status.js';
 import type {
   ApiObject,
@@ -29,31 +32,6 @@ import type {
   ResourceRef,
 } from '../ports/resource-client.js';
 
-interface KubeconfigDoc {
-  'current-context'?: string;
-  contexts?: { name?: string; context?: { cluster?: string; user?: string } }[];
-  clusters?: {
-    name?: string;
-    cluster?: {
-      server?: string;
-      'certificate-authority-data'?: string;
-      'certificate-authority'?: string;
-      'insecure-skip-tls-verify'?: boolean;
-    };
-  }[];
-  users?: {
-    name?: string;
-    user?: {
-      token?: string;
-      tokenFile?: string;
-      'client-certificate-data'?: string;
-      'client-certificate'?: string;
-      'client-key-data'?: string;
-      'client-key'?: string;
-    };
-  }[];
-}
-
 export interface HttpsCredentials {
   readonly server: string;
   readonly ca?: string;
@@ -65,40 +43,22 @@ export interface HttpsCredentials {
 
 const b64 = (s: string): string => Buffer.from(s, 'base64').toString('utf8');
 
-/** The current context's server and credentials; throws with the reason when incomplete. */
-export function credentialsFromKubeconfig(path: string): HttpsCredentials {
-  const doc = (parse(readFileSync(path, 'utf8')) as KubeconfigDoc | null) ?? {};
-  const rel = (p: string): string => resolve(dirname(path), p);
-  const context = (doc.contexts ?? []).find((c) => c.name === doc['current-context'])?.context;
-  const cluster = (doc.clusters ?? []).find((c) => c.name === context?.cluster)?.cluster;
-  const user = (doc.users ?? []).find((u) => u.name === context?.user)?.user ?? {};
-  if (cluster?.server === undefined)
-    throw new Error(`${path}: the current context names no cluster with a server`);
-  const caData = cluster['certificate-authority-data'];
-  const caFile = cluster['certificate-authority'];
-  const certData = user['client-certificate-data'];
-  const keyData = user['client-key-data'];
+/** Inline data, else the file (already absolute), else nothing. */
+function material(data: string | undefined, file: string | undefined): string | undefined {
+  if (data !== undefined) return b64(data);
+  return file === undefined ? undefined : readFileSync(file, 'utf8');
+}
+
+/** The server and credentials of a selected context (src/lib/kubeconfig.ts). */
+export function credentialsFromSelection(s: KubeconfigSelection): HttpsCredentials {
+  const { cluster, user } = s;
+  if (cluster.server === undefined) throw new Error(`cluster "${s.clusterName}" has no server`);
   const token =
     user.token ??
-    (user.tokenFile === undefined ? undefined : readFileSync(rel(user.tokenFile), 'utf8').trim());
-  const cert =
-    certData !== undefined
-      ? b64(certData)
-      : user['client-certificate'] === undefined
-        ? undefined
-        : readFileSync(rel(user['client-certificate']), 'utf8');
-  const key =
-    keyData !== undefined
-      ? b64(keyData)
-      : user['client-key'] === undefined
-        ? undefined
-        : readFileSync(rel(user['client-key']), 'utf8');
-  const ca =
-    caData !== undefined
-      ? b64(caData)
-      : caFile === undefined
-        ? undefined
-        : readFileSync(rel(caFile), 'utf8');
+    (user.tokenFile === undefined ? undefined : readFileSync(user.tokenFile, 'utf8').trim());
+  const cert = material(user['client-certificate-data'], user['client-certificate']);
+  const key = material(user['client-key-data'], user['client-key']);
+  const ca = material(cluster['certificate-authority-data'], cluster['certificate-authority']);
   return {
     server: cluster.server,
     ...(ca === undefined ? {} : { ca }),
@@ -107,6 +67,13 @@ export function credentialsFromKubeconfig(path: string): HttpsCredentials {
     ...(cert === undefined ? {} : { cert }),
     ...(key === undefined ? {} : { key }),
   };
+}
+
+/** The current context's server and credentials in one file; throws with the reason when incomplete. */
+export function credentialsFromKubeconfig(path: string): HttpsCredentials {
+  return credentialsFromSelection(
+    selectKubeconfigContext(parseKubeconfig(readFileSync(path, 'utf8'), path)),
+  );
 }
 
 const PatchContentType: Record<PatchKind, string> = {
@@ -372,10 +339,27 @@ export class HttpsResourceClient implements ResourceClient {
     object: T,
     options: ClientWriteOptions = {},
   ): Promise<T> {
+    return this.#replaceSubresource(ref, object, 'status', options);
+  }
+
+  updateApproval<T extends ApiObject>(
+    ref: ResourceRef,
+    object: T,
+    options: ClientWriteOptions = {},
+  ): Promise<T> {
+    return this.#replaceSubresource(ref, object, 'approval', options);
+  }
+
+  #replaceSubresource<T extends ApiObject>(
+    ref: ResourceRef,
+    object: T,
+    subresource: 'status' | 'approval',
+    options: ClientWriteOptions,
+  ): Promise<T> {
     const name = object.metadata.name ?? '';
     return this.#call<T>(
       'PUT',
-      `${path(ref, object.metadata.namespace, name, 'status')}${writeQuery(options)}`,
+      `${path(ref, object.metadata.namespace, name, subresource)}${writeQuery(options)}`,
       {
         body: object,
         signal: options.signal,

@@ -20,6 +20,7 @@
  *   rejects with a StatusError Expired; an ERROR event becomes `{ type: 'ERROR', status }`; the
  *   end of the stream resolves; aborting the signal resolves.
  */
+import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
 import {
@@ -30,6 +31,7 @@ import {
   Observable,
   PatchStrategy,
   V1Eviction,
+  VersionApi,
   V1ObjectMeta,
   Watch,
   setHeaderOptions,
@@ -39,6 +41,12 @@ import {
   type ResponseContext,
 } from '@kubernetes/client-node';
 import { StatusError } from '../api/meta/v1/status-error.js';
+import {
+  parseKubeconfig,
+  selectKubeconfigContext,
+  selectionDocument,
+  type KubeconfigSelection,
+} from '../lib/kubeconfig.js';
 import { StatusReason, type Status, type StatusDetails } from '../api/meta/v1/status.js';
 import type {
   ApiObject,
@@ -52,9 +60,19 @@ import type {
   ResourceRef,
 } from '../ports/resource-client.js';
 
+/**
+ * Where the credentials come from: a kubeconfig already loaded and merged (src/lib/kubeconfig.ts,
+ * as every `mco` command loads it), one kubeconfig file (its current context), or the in-cluster
+ * service account.
+ */
 export type KubeClientOptions =
-  | { readonly kubeconfigPath: string; readonly inCluster?: never }
-  | { readonly inCluster: true; readonly kubeconfigPath?: never };
+  | {
+      readonly selection: KubeconfigSelection;
+      readonly kubeconfigPath?: never;
+      readonly inCluster?: never;
+    }
+  | { readonly kubeconfigPath: string; readonly selection?: never; readonly inCluster?: never }
+  | { readonly inCluster: true; readonly selection?: never; readonly kubeconfigPath?: never };
 
 const PatchContentType: Record<PatchKind, string> = {
   merge: PatchStrategy.MergePatch,
@@ -209,12 +227,43 @@ function preMiddleware(
   };
 }
 
+/**
+ * client-node reads a token file only under the key `token-file`, where kubectl's is `tokenFile`:
+ * the token is read here, once, as client-node would.
+ */
+function clientNodeUser(s: KubeconfigSelection): KubeconfigSelection {
+  const { tokenFile, ...user } = s.user;
+  if (tokenFile === undefined || user.token !== undefined) return { ...s, user };
+  return { ...s, user: { ...user, token: readFileSync(tokenFile, 'utf8').trim() } };
+}
+
 /** Creates the client; the kubeconfig (or service account) is read now, the agent on first use. */
 export function createKubeClient(options: KubeClientOptions): ResourceClient {
   const kc = new KubeConfig();
   if (options.inCluster === true) kc.loadFromCluster();
-  else kc.loadFromFile(options.kubeconfigPath);
+  else {
+    const selection =
+      options.selection ??
+      selectKubeconfigContext(
+        parseKubeconfig(readFileSync(options.kubeconfigPath, 'utf8'), options.kubeconfigPath),
+      );
+    kc.loadFromString(JSON.stringify(selectionDocument(clientNodeUser(selection))));
+  }
   return new KubeClient(kc);
+}
+
+/** The server's `/version` (major, minor, gitVersion, …) as it answered. */
+export async function serverVersion(
+  selection: KubeconfigSelection,
+): Promise<Record<string, unknown>> {
+  const kc = new KubeConfig();
+  kc.loadFromString(JSON.stringify(selectionDocument(clientNodeUser(selection))));
+  try {
+    const v = await kc.makeApiClient(VersionApi).getCode();
+    return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined));
+  } catch (e) {
+    throw toStatusError(e, 'GET');
+  }
 }
 
 class KubeClient implements ResourceClient {
@@ -255,12 +304,17 @@ class KubeClient implements ResourceClient {
     return this.#agent;
   }
 
-  /** Per-request options: core-group path, shared agent, abort signal, extra headers. */
-  #options(signal?: AbortSignal, contentType?: string): ConfigurationOptions {
+  /**
+   * Per-request options: core-group path, shared agent, abort signal, extra headers; `approval`
+   * turns the generated client's `/status` call into one on `/approval`, which it has no call for.
+   */
+  #options(signal?: AbortSignal, contentType?: string, approval = false): ConfigurationOptions {
     const base: ConfigurationOptions = {
       middleware: [
         preMiddleware(async (ctx) => {
-          ctx.setUrl(ctx.getUrl().replace(/\/apis\/\/([^/]+)\//, '/api/$1/'));
+          let url = ctx.getUrl().replace(/\/apis\/\/([^/]+)\//, '/api/$1/');
+          if (approval) url = url.replace(/\/status(\?|$)/, '/approval$1');
+          ctx.setUrl(url);
           ctx.setAgent(await this.#sharedAgent());
           if (signal !== undefined) ctx.setSignal(signal);
           return ctx;
@@ -425,13 +479,22 @@ class KubeClient implements ResourceClient {
     return this.#replace(ref, object, options, true);
   }
 
+  async updateApproval<T extends ApiObject>(
+    ref: ResourceRef,
+    object: T,
+    options: ClientWriteOptions = {},
+  ): Promise<T> {
+    return this.#replace(ref, object, options, true, true);
+  }
+
   async #replace<T extends ApiObject>(
     ref: ResourceRef,
     object: T,
     options: ClientWriteOptions,
     status: boolean,
+    approval = false,
   ): Promise<T> {
-    const opts = this.#options(options.signal);
+    const opts = this.#options(options.signal, undefined, approval);
     const { group, version, plural } = ref;
     const { namespace, name = '' } = object.metadata;
     const write = writeParams(options);

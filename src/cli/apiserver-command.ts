@@ -1,16 +1,19 @@
 /**
  * `mco apiserver`: the embedded Kubernetes-compatible API server (SQLite, memory, or etcd storage),
- * `mco apiserver node-kubeconfig`, which mints a node identity on the running server, and
+ * `mco apiserver node-kubeconfig`, which issues a node identity (a client certificate signed with
+ * the cluster CA), and
  * `mco apiserver init-pki`, which makes the CA, serving certificate and tokens that several API
  * servers sharing one etcd cluster use (`--pki-dir`).
  */
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
 import { Command, Option } from 'commander';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { initPki, runApiServer, type ApiServerConfig } from '../cmd/apiserver.js';
 import { CliError, type CliIo } from './cli-io.js';
-import { mintNodeKubeconfig } from './node-kubeconfig.js';
+import { issueNodeKubeconfig } from './node-kubeconfig.js';
 
 /** The Kubernetes release `/version` reports: kubectl's version dispatcher runs the matching minor. */
 export const ServedKubernetesVersion = 'v1.32.5';
@@ -25,6 +28,7 @@ interface ServeOptions {
   readonly pkiDir?: string;
   readonly advertiseAddress: string[];
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
   readonly compactionInterval: string;
   readonly retainedRevisions: string;
   readonly gcInterval: string;
@@ -88,6 +92,7 @@ function serveConfig(options: ServeOptions): ApiServerConfig {
     ...(options.pkiDir === undefined ? {} : { pkiDir: resolve(options.pkiDir) }),
     advertiseAddresses: options.advertiseAddress,
     logLevel: options.logLevel,
+    ...(options.logFormat === undefined ? {} : { logFormat: options.logFormat }),
     compactionIntervalMs: seconds('--compaction-interval', options.compactionInterval),
     retainedRevisions: retained,
     gcIntervalMs: seconds('--gc-interval', options.gcInterval),
@@ -100,24 +105,26 @@ function serveConfig(options: ServeOptions): ApiServerConfig {
 function nodeKubeconfigCommand(io: CliIo): Command {
   return new Command('node-kubeconfig')
     .description(
-      'Mint a node identity (system:node:NAME) on the running server and print its kubeconfig',
+      'Issue a node identity (a client certificate for system:node:NAME, signed with the cluster CA) and print its kubeconfig',
     )
     .requiredOption('--node <name>', 'the node the identity speaks for')
-    .option('--server <url>', "server URL to use and to write (default: the admin kubeconfig's)")
+    .option('--server <url>', "server URL to write (default: the admin kubeconfig's)")
     .action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<{
         dataDir?: string;
+        pkiDir?: string;
         node: string;
         server?: string;
       }>();
       if (options.dataDir === undefined)
         throw new CliError("required option '--data-dir <dir>' not specified");
-      const server = options.server === undefined ? {} : { server: options.server };
       io.out(
-        await mintNodeKubeconfig({
+        await issueNodeKubeconfig({
           dataDir: resolve(options.dataDir),
+          ...(options.pkiDir === undefined ? {} : { pkiDir: resolve(options.pkiDir) }),
           node: options.node,
-          ...server,
+          ...(options.server === undefined ? {} : { server: options.server }),
+          now: Date.now(),
         }),
       );
     });
@@ -147,7 +154,9 @@ function initPkiCommand(io: CliIo): Command {
 
 export function apiserverCommand(io: CliIo): Command {
   return new Command('apiserver')
-    .description('Run the embedded Kubernetes-compatible API server (HTTPS, bearer tokens)')
+    .description(
+      'Run the embedded Kubernetes-compatible API server (HTTPS, client certificates and bearer tokens)',
+    )
     .option('--data-dir <dir>', 'where the PKI, credentials, kubeconfigs and state live')
     .option(
       '--listen <host:port>',
@@ -177,6 +186,7 @@ export function apiserverCommand(io: CliIo): Command {
       [],
     )
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .option('--compaction-interval <seconds>', 'how often old history is compacted', '300')
     .option(
       '--retained-revisions <n>',

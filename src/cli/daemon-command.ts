@@ -12,6 +12,8 @@
  * SIGKILL at those points of an update, each once when MCO_DAEMON_CRASH_STAMPS names a folder for
  * stamps.
  */
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Command } from 'commander';
@@ -27,7 +29,7 @@ import { createPinoLogger } from '../adapters/pino-logger.js';
 import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { Resources } from '../api/resource-refs.js';
-import { ApiEventRecorder } from '../controller/common/event-recorder.js';
+import { ApiEventRecorder } from '../runtime/event-recorder.js';
 import {
   crashPointsAt,
   crashPointsFrom,
@@ -62,6 +64,7 @@ interface DaemonCliOptions {
   readonly metricsPort?: string;
   readonly metricsAddress: string;
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
 }
 
 /** `mcd_host_os_and_version`'s labels from the node's os-release: ID upper-cased, VERSION_ID. */
@@ -262,7 +265,11 @@ async function runOnce(
 export async function runDaemon(o: DaemonCliOptions): Promise<void> {
   if (o.metricsPort !== undefined && !/^\d{1,5}$/.test(o.metricsPort))
     throw new CliError(`--metrics-port ${o.metricsPort}: expected a port number`);
-  const log = createPinoLogger({ name: 'machine-config-daemon', level: o.logLevel }).child({
+  const log = createPinoLogger({
+    name: 'machine-config-daemon',
+    level: o.logLevel,
+    ...(o.logFormat === undefined ? {} : { format: o.logFormat }),
+  }).child({
     node: o.node,
   });
   const host = createHost(o.host, resolve(o.root));
@@ -333,6 +340,7 @@ export function daemonCommand(): Command {
     .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics')
     .option('--metrics-address <ip>', 'address for the metrics listener', '127.0.0.1')
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .action(async (options: DaemonCliOptions) => {
       await runDaemon(options);
     });

@@ -2,15 +2,19 @@
  * `mco node`: simulated nodes (docs/daemon.md "OSTree host and simulated nodes").
  *
  * - `build-boot-image`: commits a rootfs folder into an archive OSTree repo with a version;
- * - `create`: a node folder from a boot image (real `ostree` sysroot), its identity minted on the
- *   API server, provisioned by the real Ignition from a pointer config;
- * - `run`: boots it and supervises it (kubelet, daemon, reboots) until SIGTERM or SIGINT;
+ * - `create`: a node folder from a boot image (real `ostree` sysroot), provisioned by the real
+ *   Ignition from a pointer config (which gives it the bootstrap kubeconfig);
+ * - `run`: boots it and supervises it (kubelet, daemon, reboots) until SIGTERM or SIGINT; the
+ *   kubelet gets its identity by TLS bootstrapping (a CSR, approved by the control plane) unless
+ *   the node was given one (`--node-kubeconfig`);
  * - `status`: booted and pending deployments with their kernel arguments;
  * - `kargs`, `stage`, `reboot`: what `rpm-ostree kargs`, `rpm-ostree rebase` and `systemctl
  *   reboot` are on a real node, through the same ostree Host the daemon uses;
  * - `delete`: removes the node folder (ostree's immutable deployment folders included).
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
@@ -23,14 +27,19 @@ import { buildOstreeCommit, readModesFile } from '../adapters/ostree-repo.js';
 import { OstreeCli, readBootEntries, deploymentOfEntry } from '../adapters/ostree.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { systemClock } from '../adapters/system-clock.js';
+import { isForbiddenNodeLabel } from '../apiserver/auth/node-restriction.js';
 import { splitKernelArguments } from '../logic/nodeplan/kernel-arguments.js';
 import type { NodeDefinition } from '../ports/node-machine.js';
 import { nodeFolderContainerRecords } from '../adapters/daemon-container-records.js';
 import { DaemonPodKeeper } from '../simulator/daemon-pod-keeper.js';
+import {
+  fixedIdentity,
+  KubeletCredentials,
+  type NodeIdentity,
+} from '../simulator/kubelet-credentials.js';
 import { createNode, NodeSupervisor, ProvisioningError } from '../simulator/node-supervisor.js';
 import { McoVersion } from '../version.js';
 import { CliError, type CliIo } from './cli-io.js';
-import { mintNodeKubeconfig } from './node-kubeconfig.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 /** bin/mco.js, whether this runs from src/cli or dist/src/cli. */
@@ -66,12 +75,18 @@ function parseCommand(flag: string, text: string | undefined): readonly string[]
   return parsed;
 }
 
+/** `--label`s, refusing what NodeRestriction would refuse the node, as the kubelet's `--node-labels`. */
 function parseLabels(labels: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const l of labels) {
     const eq = l.indexOf('=');
     if (eq <= 0) throw new CliError(`--label ${l}: expected key=value`);
-    out[l.slice(0, eq)] = l.slice(eq + 1);
+    const key = l.slice(0, eq);
+    if (isForbiddenNodeLabel(key))
+      throw new CliError(
+        `--label ${l}: a node may not set ${key} on itself (NodeRestriction); roles and other kubernetes.io labels come from its Machine or an administrator`,
+      );
+    out[key] = l.slice(eq + 1);
   }
   return out;
 }
@@ -176,13 +191,10 @@ interface CreateOptions {
   bootRepo: string;
   ref: string;
   bootImage?: string;
-  role: string;
   label: string[];
   zone?: string;
   karg: string[];
   kubeconfig?: string;
-  apiserverDataDir?: string;
-  apiserverUrl?: string;
   nodeKubeconfig?: string;
   pointerConfig?: string;
   pods: string;
@@ -190,6 +202,7 @@ interface CreateOptions {
   firstbootCommand?: string;
   daemonMetricsPort?: string;
   logLevel: string;
+  logFormat?: LogFormat;
 }
 
 function definitionOf(o: CreateOptions, nodeKubeconfig: string | undefined): NodeDefinition {
@@ -197,7 +210,6 @@ function definitionOf(o: CreateOptions, nodeKubeconfig: string | undefined): Nod
   const firstbootCommand = parseCommand('--firstboot-command', o.firstbootCommand);
   return {
     name: o.name,
-    role: o.role,
     labels: parseLabels(o.label),
     ...(o.zone === undefined ? {} : { zone: o.zone }),
     bootImage: {
@@ -220,29 +232,17 @@ function definitionOf(o: CreateOptions, nodeKubeconfig: string | undefined): Nod
 async function runCreate(o: CreateOptions, io: CliIo): Promise<void> {
   const dir = resolve(o.dir);
   if (existsSync(join(dir, 'node.json'))) throw new CliError(`${dir} already holds a node`);
-  if (o.apiserverDataDir !== undefined && o.nodeKubeconfig !== undefined)
-    throw new CliError('--apiserver-data-dir and --node-kubeconfig are mutually exclusive');
   const pointer =
     o.pointerConfig === undefined ? undefined : readText(o.pointerConfig, 'the pointer config');
-  const nodeKubeconfig =
-    o.nodeKubeconfig !== undefined
-      ? resolve(o.nodeKubeconfig)
-      : o.apiserverDataDir !== undefined
-        ? join(dir, 'node.kubeconfig')
-        : undefined;
+  const nodeKubeconfig = o.nodeKubeconfig === undefined ? undefined : resolve(o.nodeKubeconfig);
+  if (nodeKubeconfig !== undefined) readText(nodeKubeconfig, 'the node kubeconfig');
   const definition = definitionOf(o, nodeKubeconfig);
   const existedBefore = existsSync(dir);
-  const log = createPinoLogger({ name: 'node-supervisor', level: o.logLevel });
-  // The identity first: if the API server refuses, nothing is left behind but the folder.
-  if (o.apiserverDataDir !== undefined && nodeKubeconfig !== undefined) {
-    const text = await mintNodeKubeconfig({
-      dataDir: resolve(o.apiserverDataDir),
-      node: o.name,
-      ...(o.apiserverUrl === undefined ? {} : { server: o.apiserverUrl }),
-    });
-    mkdirSync(dir, { recursive: true, mode: 0o755 });
-    writeFileSync(nodeKubeconfig, text, { mode: 0o600 });
-  }
+  const log = createPinoLogger({
+    name: 'node-supervisor',
+    level: o.logLevel,
+    ...(o.logFormat === undefined ? {} : { format: o.logFormat }),
+  });
   const machine = machineFor(dir);
   try {
     await createNode(machine, definition, {
@@ -266,14 +266,19 @@ function createCommand(io: CliIo): Command {
     .requiredOption('--boot-repo <dir>', 'the OSTree repository holding the boot image')
     .requiredOption('--ref <ref>', 'the boot image ref in that repository')
     .option('--boot-image <pullspec>', 'the OS image the boot image is (recorded in its origin)')
-    .option('--role <role>', 'node-role.kubernetes.io/<role>', 'worker')
-    .option('--label <key=value>', 'an extra Node label (repeatable)', collect, [])
+    .option(
+      '--label <key=value>',
+      'an extra label the node registers with (repeatable; no roles: those come from its Machine)',
+      collect,
+      [],
+    )
     .option('--zone <zone>', 'topology.kubernetes.io/zone')
     .option('--karg <arg>', 'a kernel argument of the first deployment (repeatable)', collect, [])
     .option('--kubeconfig <file>', 'an admin kubeconfig, to create the node’s workload pods')
-    .option('--apiserver-data-dir <dir>', 'mint the node identity on this `mco apiserver`')
-    .option('--apiserver-url <url>', 'the API server URL for the node kubeconfig')
-    .option('--node-kubeconfig <file>', 'an existing node identity kubeconfig')
+    .option(
+      '--node-kubeconfig <file>',
+      'a node identity made beforehand (default: TLS bootstrapping from /etc/kubernetes/kubeconfig)',
+    )
     .option('--pointer-config <file>', 'the Ignition (pointer) config to provision the node with')
     .option('--pods <n>', 'workload pods on the node', '3')
     .option(
@@ -286,6 +291,7 @@ function createCommand(io: CliIo): Command {
       "serve the default daemon's metrics on 127.0.0.1:<port>/metrics",
     )
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .action((o: CreateOptions) => runCreate(o, io));
 }
 
@@ -296,6 +302,7 @@ interface RunOptions {
   firstbootCommand?: string;
   noDaemon?: boolean;
   logLevel: string;
+  logFormat?: LogFormat;
 }
 
 function waitForSignal(stop: AbortController): void {
@@ -309,23 +316,30 @@ function waitForSignal(stop: AbortController): void {
 async function runNode(o: RunOptions): Promise<void> {
   const dir = resolve(o.dir);
   requireNode(dir);
-  const log = createPinoLogger({ name: 'node-supervisor', level: o.logLevel });
+  const log = createPinoLogger({
+    name: 'node-supervisor',
+    level: o.logLevel,
+    ...(o.logFormat === undefined ? {} : { format: o.logFormat }),
+  });
   const machine = machineFor(dir);
   const def = await machine.definition();
   const heartbeat = Number(o.heartbeatSeconds);
   if (!Number.isFinite(heartbeat) || heartbeat <= 0)
     throw new CliError(`--heartbeat-seconds ${o.heartbeatSeconds}: expected seconds > 0`);
-  // The Kubernetes client is large; nodes without an identity never load it.
-  const kube =
-    def.nodeKubeconfig === undefined && def.adminKubeconfig === undefined
-      ? undefined
-      : await import('../adapters/kube-client.js');
-  const client = (path: string | undefined) =>
-    path === undefined || kube === undefined
-      ? undefined
-      : kube.createKubeClient({ kubeconfigPath: path });
-  const nodeClient = client(def.nodeKubeconfig);
-  const workloadClient = client(def.adminKubeconfig);
+  const kube = await import('../adapters/kube-client.js');
+  const clientFor = (path: string) => kube.createKubeClient({ kubeconfigPath: path });
+  const identity: NodeIdentity =
+    def.nodeKubeconfig === undefined
+      ? new KubeletCredentials({
+          nodeName: def.name,
+          files: createOstreeHost({ root: machine.root, runner: runner() }).files,
+          clientFor,
+          clock: systemClock,
+          log: log.child({ part: 'kubelet' }),
+        })
+      : fixedIdentity({ client: clientFor(def.nodeKubeconfig), kubeconfig: def.nodeKubeconfig });
+  const workloadClient =
+    def.adminKubeconfig === undefined ? undefined : clientFor(def.adminKubeconfig);
   const daemonCommand =
     o.noDaemon === true
       ? undefined
@@ -337,14 +351,13 @@ async function runNode(o: RunOptions): Promise<void> {
   const firstbootCommand =
     parseCommand('--firstboot-command', o.firstbootCommand) ?? def.firstbootCommand;
   // The daemon as its DaemonSet's pod: created with the control-plane identity (the DaemonSet
-  // controller's part), its status written with the node's (the kubelet's).
+  // controller's part), its status written with the node's (the kubelet's, once it has one).
   const daemonPod =
-    daemonCommand === undefined || nodeClient === undefined || workloadClient === undefined
+    daemonCommand === undefined || workloadClient === undefined
       ? undefined
       : new DaemonPodKeeper({
           nodeName: def.name,
           creator: workloadClient,
-          kubelet: nodeClient,
           records: nodeFolderContainerRecords(dir),
           clock: systemClock,
           log,
@@ -355,7 +368,7 @@ async function runNode(o: RunOptions): Promise<void> {
     launcher: createChildProcessLauncher(process.env),
     clock: systemClock,
     log,
-    ...(nodeClient === undefined ? {} : { nodeClient }),
+    identity,
     ...(workloadClient === undefined ? {} : { workloadClient }),
     ...(daemonCommand === undefined ? {} : { daemonCommand }),
     ...(daemonPod === undefined ? {} : { daemonPod }),
@@ -376,6 +389,7 @@ function runCommand(): Command {
     .option('--no-daemon', 'run no daemon (the kubelet only)')
     .option('--firstboot-command <json>', 'override the first-boot step (JSON array)')
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .action((o: RunOptions) => runNode(o));
 }
 

@@ -8,13 +8,22 @@
  * - Progress is printed while nodes come up; once every pool is Updated with all its nodes, the
  *   ready banner tells how to use the cluster (KUBECONFIG, kubectl, the dashboard URL).
  * - A child that dies is restarted (after a delay that grows when it keeps dying).
- * - Ctrl-C or SIGTERM stops everything in reverse order, each process by its PID, waiting for it;
- *   a second Ctrl-C kills what is left. `DIR/pids.json` lists every PID while it runs, so a start
- *   after a crash stops leftovers first. Children run in their own process group, so the
- *   terminal's Ctrl-C reaches only this process and the shutdown order holds.
+ * - Ctrl-C, SIGTERM or SIGHUP (the terminal closed) stops everything in reverse order, each
+ *   process by its PID, waiting for it (SIGKILL after a few seconds); a second Ctrl-C kills what
+ *   is left; a fatal error stops everything before the process exits. A closed stdout or stderr
+ *   (the `| tee` reading it exited) stops nothing: what it prints also goes to
+ *   `DIR/logs/start.log`, stop included (start-supervision.ts). `DIR/pids.json` lists every PID
+ *   while it runs, so a start after a crash stops leftovers first. Children run in their own
+ *   process group, so the terminal's Ctrl-C reaches only this process and the shutdown order
+ *   holds.
  * - Starting again with the same folder resumes: same state, same nodes, same ports.
+ * - Nodes join as on OpenShift: the box creates each node's Machine, the node gets only its pool's
+ *   pointer config (the MCS requires the box's token, which the pointer config carries) and asks
+ *   for its client certificate with the served bootstrap kubeconfig; the controller approves,
+ *   signs and labels (docs/adr/0008-tls-bootstrapping.md).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   copyFileSync,
@@ -36,15 +45,26 @@ import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-c
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
+import { ManagedProcess } from '../adapters/managed-process.js';
 import { ensurePki } from '../adapters/pki.js';
 import { buildOstreeCommit, readModesFile } from '../adapters/ostree-repo.js';
 import { OsImageUrlConfigMapName } from '../logic/operator/os-image-urls.js';
 import { describePointerConfigError, pointerConfig } from '../logic/pointer-config.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import { McoVersion } from '../version.js';
+import { ensureMachine } from './box-machines.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { clusterLayout, DefaultDataDir, type ClusterLayout } from './cluster-layout.js';
 import { readKubeconfig } from './kubeconfig.js';
+import {
+  killGroup,
+  processAlive,
+  runsFrom,
+  StartLog,
+  stopStages,
+  stopStagesNow,
+  type StopStage,
+} from './start-supervision.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const RepoRoot = join(here, here.includes('/dist/') ? '../../..' : '../..');
@@ -111,90 +131,9 @@ export function nodeSpecs(masters: number, workers: number): NodeSpec[] {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Whether `pid` runs a command line that mentions `dir` (so a recycled PID is left alone). */
-function runsFrom(pid: number, dir: string): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir);
-  } catch {
-    return false;
-  }
-}
-
-/** One supervised child: restarted when it dies, stopped by PID. */
-class Child {
-  readonly name: string;
-  readonly #args: readonly string[];
-  readonly #logFile: string;
-  readonly #onExit: (child: Child, code: number | null, signal: string | null) => void;
-  #process: ChildProcess | undefined;
-  #exited: Promise<void> = Promise.resolve();
-  stopping = false;
-  restarts = 0;
-
-  constructor(
-    name: string,
-    args: readonly string[],
-    logFile: string,
-    onExit: (child: Child, code: number | null, signal: string | null) => void,
-  ) {
-    this.name = name;
-    this.#args = args;
-    this.#logFile = logFile;
-    this.#onExit = onExit;
-  }
-
-  get pid(): number | undefined {
-    const p = this.#process;
-    return p !== undefined && p.exitCode === null && p.signalCode === null ? p.pid : undefined;
-  }
-
-  start(): void {
-    const fd = openSync(this.#logFile, 'a');
-    const child = spawn(process.execPath, [McoBin, ...this.#args], {
-      stdio: ['ignore', fd, fd],
-      detached: true,
-    });
-    closeSync(fd);
-    this.#process = child;
-    this.#exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        resolve();
-        if (!this.stopping) this.#onExit(this, code, signal);
-      });
-      child.once('error', () => {
-        resolve();
-      });
-    });
-  }
-
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it exited. */
-  async stop(graceMs: number): Promise<void> {
-    this.stopping = true;
-    const pid = this.pid;
-    if (pid === undefined) return;
-    process.kill(pid, 'SIGTERM');
-    const timer = setTimeout(() => {
-      if (alive(pid)) process.kill(pid, 'SIGKILL');
-    }, graceMs);
-    await this.#exited;
-    clearTimeout(timer);
-  }
-
-  kill(): void {
-    this.stopping = true;
-    const pid = this.pid;
-    if (pid !== undefined) process.kill(pid, 'SIGKILL');
-  }
-}
+/** Restart delays of a child that keeps dying: 1 s, 2 s, 4 s … 30 s at most. */
+const restartDelayMs = (restarts: number): number =>
+  Math.min(30_000, 1000 * 2 ** Math.min(restarts, 5));
 
 export interface StartOptions {
   readonly dataDir: string;
@@ -206,11 +145,13 @@ export interface StartOptions {
 }
 
 interface Ctx {
-  readonly io: CliIo;
+  readonly io: StartLog;
   readonly layout: ClusterLayout;
   readonly record: ClusterRecord;
   readonly ports: ClusterPorts;
-  readonly children: Child[];
+  readonly children: ManagedProcess[];
+  /** PIDs of `mco node create` runs in progress (each the leader of its own process group). */
+  readonly creating: Set<number>;
   readonly stop: AbortController;
 }
 
@@ -224,7 +165,7 @@ async function stopLeftovers(layout: ClusterLayout, io: CliIo): Promise<void> {
   if (!existsSync(layout.pidsFile)) return;
   const recorded = JSON.parse(readFileSync(layout.pidsFile, 'utf8')) as Record<string, number>;
   const left = Object.entries(recorded).filter(
-    ([, pid]) => alive(pid) && runsFrom(pid, layout.dir),
+    ([, pid]) => processAlive(pid) && runsFrom(pid, layout.dir),
   );
   if (left.length === 0) return;
   io.err(
@@ -232,8 +173,8 @@ async function stopLeftovers(layout: ClusterLayout, io: CliIo): Promise<void> {
   );
   for (const [, pid] of left) process.kill(pid, 'SIGTERM');
   const deadline = Date.now() + 15_000;
-  while (left.some(([, pid]) => alive(pid)) && Date.now() < deadline) await sleep(200);
-  for (const [, pid] of left) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  while (left.some(([, pid]) => processAlive(pid)) && Date.now() < deadline) await sleep(200);
+  for (const [, pid] of left) if (processAlive(pid)) killGroup(pid);
 }
 
 function writePids(ctx: Ctx): void {
@@ -242,23 +183,27 @@ function writePids(ctx: Ctx): void {
   writeFileSync(ctx.layout.pidsFile, `${JSON.stringify(pids, null, 2)}\n`);
 }
 
-function launch(ctx: Ctx, name: string, args: readonly string[]): Child {
-  const child = new Child(name, args, ctx.layout.log(name), (c, code, signal) => {
-    if (ctx.stop.signal.aborted) return;
-    c.restarts += 1;
-    const delay = Math.min(30_000, 1000 * 2 ** Math.min(c.restarts - 1, 5));
-    ctx.io.err(
-      `${c.name} exited (${signal ?? `code ${String(code)}`}); restarting in ${delay / 1000}s (log: ${ctx.layout.log(c.name)})\n`,
-    );
-    setTimeout(() => {
+/** Starts `mco ARGS…` as a supervised child, restarted when it dies; its output goes to its log. */
+function launch(ctx: Ctx, name: string, args: readonly string[]): ManagedProcess {
+  const log = ctx.layout.log(name);
+  const child = new ManagedProcess({
+    name,
+    argv: [process.execPath, McoBin, ...args],
+    logFile: log,
+    detached: true,
+    restartAfterMs: restartDelayMs,
+    onExit: (exit, delay) => {
       if (ctx.stop.signal.aborted) return;
-      c.start();
+      ctx.io.err(
+        `${name} exited (${exit.signal ?? `code ${String(exit.code)}`}); restarting in ${(delay ?? 0) / 1000}s (log: ${log})\n`,
+      );
+    },
+    onStart: () => {
       writePids(ctx);
-    }, delay).unref();
+    },
   });
-  child.start();
   ctx.children.push(child);
-  writePids(ctx);
+  child.start();
   return child;
 }
 
@@ -338,9 +283,23 @@ async function startApiServer(ctx: Ctx): Promise<ResourceClient> {
   return client;
 }
 
-/** The MCS's CA and certificate, and the bootstrap token folder it serves node kubeconfigs from. */
+/** The bearer token the box's MCS requires on /config (Ignition sends it from the pointer config). */
+const mcsTokenFile = (layout: ClusterLayout): string => join(layout.mcsDir, 'require-token');
+
+function mcsToken(layout: ClusterLayout): string {
+  return readFileSync(mcsTokenFile(layout), 'utf8').trim();
+}
+
+/**
+ * The MCS's CA and certificate, the token it requires (made once), and the bootstrap token folder
+ * it serves node kubeconfigs from.
+ */
 async function prepareMcs(layout: ClusterLayout): Promise<void> {
   mkdirSync(layout.bootstrapTokenDir, { recursive: true, mode: 0o700 });
+  if (!existsSync(mcsTokenFile(layout)))
+    writeFileSync(mcsTokenFile(layout), `${randomBytes(32).toString('base64url')}\n`, {
+      mode: 0o600,
+    });
   await ensurePki({ dir: layout.mcsDir, hosts: ['127.0.0.1'], now: Date.now() });
   const bootstrap = readKubeconfig(
     readFileSync(join(layout.apiserverDir, 'bootstrap.kubeconfig'), 'utf8'),
@@ -414,6 +373,8 @@ function startControlPlane(ctx: Ctx): void {
     mcsUrl,
     '--mcs-ca-file',
     join(layout.mcsDir, 'ca.crt'),
+    '--mcs-token-file',
+    mcsTokenFile(layout),
     '--metrics-port',
     String(ports.operatorMetrics),
     '--poll-interval',
@@ -433,6 +394,15 @@ function startControlPlane(ctx: Ctx): void {
     '1s',
     '--drain-update-delay',
     '1s',
+    // Nodes join by TLS bootstrapping: this process approves their CSRs (as OpenShift's machine
+    // approver), signs them with the cluster CA (as kube-controller-manager) and labels the Nodes
+    // from their Machines (as machine-api).
+    '--controllers',
+    '*,csr-signer,node-csr-approver,machine-node-link',
+    '--cluster-signing-cert-file',
+    join(layout.apiserverDir, 'ca.crt'),
+    '--cluster-signing-key-file',
+    join(layout.apiserverDir, 'ca.key'),
   ]);
   launch(ctx, 'mcs', [
     'server',
@@ -452,6 +422,8 @@ function startControlPlane(ctx: Ctx): void {
     `https://127.0.0.1:${ports.apiserver}`,
     '--bootstrap-token-dir',
     layout.bootstrapTokenDir,
+    '--require-token',
+    mcsTokenFile(layout),
     '--metrics-port',
     String(ports.mcsMetrics),
   ]);
@@ -474,7 +446,10 @@ function mcsStatus(ctx: Ctx, pool: string): Promise<number> {
         port: ctx.ports.mcsSecure,
         path: `/config/${pool}`,
         ca,
-        headers: { Accept: 'application/vnd.coreos.ignition+json;version=3.3.0' },
+        headers: {
+          Accept: 'application/vnd.coreos.ignition+json;version=3.3.0',
+          Authorization: `Bearer ${mcsToken(ctx.layout)}`,
+        },
       },
       (res) => {
         res.resume();
@@ -493,6 +468,7 @@ function writePointerConfig(ctx: Ctx, pool: string): string {
     pool,
     serverUrl: `https://127.0.0.1:${ctx.ports.mcsSecure}`,
     caBundle: readFileSync(join(ctx.layout.mcsDir, 'ca.crt')),
+    token: mcsToken(ctx.layout),
     // Debian's Ignition 2.14 reads spec 3.3.0 at most.
     specVersion: '3.3.0',
   });
@@ -561,9 +537,11 @@ export function metricsTargets(
   ];
 }
 
-function createNode(ctx: Ctx, spec: NodeSpec): Promise<void> {
+async function createNode(ctx: Ctx, client: ResourceClient, spec: NodeSpec): Promise<void> {
   const { layout, record } = ctx;
   const nodes = nodeSpecs(record.masters, record.workers);
+  // The Machine first: it is what lets the node's CSR be approved and gives the Node its role.
+  await ensureMachine(client, { name: spec.name, role: spec.pool, zone: spec.zone });
   const pointer = writePointerConfig(ctx, spec.pool);
   const firstboot = firstbootCommand();
   const args = [
@@ -579,14 +557,10 @@ function createNode(ctx: Ctx, spec: NodeSpec): Promise<void> {
     BootRef,
     '--boot-image',
     record.bootImage,
-    '--role',
-    spec.pool,
     '--zone',
     spec.zone,
     '--kubeconfig',
     layout.adminKubeconfig,
-    '--apiserver-data-dir',
-    layout.apiserverDir,
     '--pointer-config',
     pointer,
     '--pods',
@@ -596,17 +570,21 @@ function createNode(ctx: Ctx, spec: NodeSpec): Promise<void> {
     ...(firstboot === undefined ? [] : ['--firstboot-command', JSON.stringify(firstboot)]),
   ];
   const log = openSync(layout.log(`create-${spec.name}`), 'a');
-  return new Promise((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [McoBin, ...args], {
       stdio: ['ignore', log, log],
       detached: true,
     });
     closeSync(log);
+    const pid = child.pid;
+    if (pid !== undefined) ctx.creating.add(pid);
+    // Half-provisioned: nothing to keep, the next start creates the node again.
     const onAbort = () => {
-      if (child.pid !== undefined && alive(child.pid)) process.kill(child.pid, 'SIGKILL');
+      if (pid !== undefined) killGroup(pid);
     };
     ctx.stop.signal.addEventListener('abort', onAbort, { once: true });
     child.once('exit', (code) => {
+      if (pid !== undefined) ctx.creating.delete(pid);
       ctx.stop.signal.removeEventListener('abort', onAbort);
       if (code === 0) resolve();
       else
@@ -705,27 +683,66 @@ async function watchProgress(ctx: Ctx, client: ResourceClient, expected: number)
   }
 }
 
+/** The order things stop in: nodes (their supervisors stop the daemons), the control plane, the API server. */
+function stopOrder(ctx: Ctx): StopStage[] {
+  const nodes = ctx.children.filter((c) => c.name.startsWith('node-'));
+  const apiserver = ctx.children.filter((c) => c.name === 'apiserver');
+  const controlPlane = ctx.children.filter((c) => !nodes.includes(c) && !apiserver.includes(c));
+  return [
+    { what: 'the nodes', processes: nodes, graceMs: NodeStopGraceMs },
+    { what: 'the control plane', processes: controlPlane, graceMs: ControlPlaneStopGraceMs },
+    { what: 'the API server', processes: apiserver, graceMs: ApiServerStopGraceMs },
+  ];
+}
+
+/** Daemons (and first-boot steps) a node supervisor left running: it was killed, or it crashed. */
+function nodeLeftovers(ctx: Ctx): number[] {
+  const recorded = (file: string): number[] => {
+    try {
+      return Object.values(JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>);
+    } catch {
+      // absent, or being rewritten by a supervisor that just stopped: nothing to read
+      return [];
+    }
+  };
+  return ctx.children
+    .filter((c) => c.name.startsWith('node-'))
+    .flatMap((c) =>
+      recorded(join(ctx.layout.nodeDir(c.name.slice('node-'.length)), 'state/processes.json')),
+    )
+    .filter((pid) => processAlive(pid) && runsFrom(pid, ctx.layout.dir));
+}
+
 async function shutdown(ctx: Ctx, reason: string): Promise<void> {
-  ctx.io.err(`\n${reason}: stopping the cluster…\n`);
-  const byName = (prefix: string) => ctx.children.filter((c) => c.name.startsWith(prefix));
-  // Nodes first (their supervisors stop the daemons), then the control plane, the API server last.
-  await Promise.all(byName('node-').map((c) => c.stop(20_000)));
-  await Promise.all(
-    ctx.children
-      .filter((c) => !c.name.startsWith('node-') && c.name !== 'apiserver')
-      .map((c) => c.stop(10_000)),
-  );
-  await Promise.all(byName('apiserver').map((c) => c.stop(15_000)));
-  // Daemons the supervisors may have left (a supervisor killed after its grace period).
-  for (const c of byName('node-')) {
-    const file = join(ctx.layout.nodeDir(c.name.slice('node-'.length)), 'state/processes.json');
-    if (!existsSync(file)) continue;
-    const pids = JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
-    for (const pid of Object.values(pids))
-      if (alive(pid) && runsFrom(pid, ctx.layout.dir)) process.kill(pid, 'SIGKILL');
-  }
+  const say = (line: string) => {
+    ctx.io.err(`${line}\n`);
+  };
+  say(`\n${reason}: stopping the cluster…`);
+  for (const pid of ctx.creating) killGroup(pid);
+  await stopStages(stopOrder(ctx), say);
+  const left = [...ctx.creating, ...nodeLeftovers(ctx)];
+  if (left.length > 0) say(`killing what the node supervisors left: ${left.join(', ')}`);
+  for (const pid of left) killGroup(pid);
   writeFileSync(ctx.layout.pidsFile, `${JSON.stringify({}, null, 2)}\n`);
-  ctx.io.err('stopped\n');
+  say('stopped');
+}
+
+/**
+ * For an exit that did not go through `shutdown` (a fatal error ends the process): the same
+ * order, synchronously, so no child outlives `mco start`.
+ */
+function shutdownNow(ctx: Ctx): void {
+  const stages = stopOrder(ctx);
+  const left = stages.flatMap((s) => s.processes).filter((c) => c.pid !== undefined);
+  if (left.length === 0 && ctx.creating.size === 0) return;
+  const say = (line: string) => {
+    ctx.io.err(`${line}\n`);
+  };
+  say('exiting: stopping the cluster…');
+  for (const pid of ctx.creating) killGroup(pid);
+  stopStagesNow(stages, say);
+  for (const pid of nodeLeftovers(ctx)) killGroup(pid);
+  say('stopped');
 }
 
 function resolveRecord(
@@ -755,12 +772,27 @@ function resolveRecord(
   return record;
 }
 
-export async function runStart(options: StartOptions, io: CliIo): Promise<void> {
+/** How long each stage of the stop waits before SIGKILL (the whole stop stays under 10 s). */
+const NodeStopGraceMs = 5000;
+const ControlPlaneStopGraceMs = 2500;
+const ApiServerStopGraceMs = 2000;
+
+/** The signals that stop the cluster: Ctrl-C, `kill`, and the terminal closing. */
+const StopSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+export async function runStart(options: StartOptions, terminal: CliIo): Promise<void> {
   const layout = clusterLayout(options.dataDir);
   // Traversable: Ignition and the nodes' services reach into DIR/nodes as other users.
   mkdirSync(layout.dir, { recursive: true, mode: 0o755 });
   mkdirSync(layout.logsDir, { recursive: true, mode: 0o700 });
   mkdirSync(layout.nodesDir, { recursive: true });
+  const io = new StartLog(terminal, layout.log('start'), () => new Date());
+  io.note(`mco start (PID ${process.pid}) in ${layout.dir}\n`);
+  terminal.onOutputClosed?.((stream, error) => {
+    io.note(
+      `${stream} is closed (${(error as NodeJS.ErrnoException).code ?? error.message}); still running, telling only ${io.file}\n`,
+    );
+  });
   await stopLeftovers(layout, io);
   const saved = readRecord(layout);
   io.out(`${saved === undefined ? 'Creating' : 'Resuming'} the cluster in ${layout.dir}\n`);
@@ -773,21 +805,38 @@ export async function runStart(options: StartOptions, io: CliIo): Promise<void> 
     record,
     ports: clusterPorts(record.portBase),
     children: [],
+    creating: new Set(),
     stop: new AbortController(),
   };
 
   let stopping: Promise<void> | undefined;
+  const stopOnce = (reason: string): Promise<void> => {
+    if (stopping === undefined) {
+      ctx.stop.abort();
+      stopping = shutdown(ctx, reason);
+    }
+    return stopping;
+  };
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping !== undefined) {
-      io.err('killing what is left\n');
-      for (const c of ctx.children) c.kill();
+      io.err(`${signal} again: killing what is left\n`);
+      for (const c of ctx.children) void c.kill();
+      for (const pid of ctx.creating) killGroup(pid);
       return;
     }
-    ctx.stop.abort();
-    stopping = shutdown(ctx, signal);
+    void stopOnce(signal);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // A bug must not leave the cluster running without its supervisor: stop it, then fail.
+  const onFatal = (e: unknown) => {
+    io.err(`fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    void stopOnce('fatal error').finally(() => process.exit(2));
+  };
+  const onExit = () => {
+    shutdownNow(ctx);
+  };
+  for (const signal of StopSignals) process.on(signal, onSignal);
+  process.on('uncaughtException', onFatal);
+  process.on('exit', onExit);
 
   try {
     const client = await startApiServer(ctx);
@@ -818,7 +867,7 @@ export async function runStart(options: StartOptions, io: CliIo): Promise<void> 
           io.out(
             `creating ${fresh.map((s) => s.name).join(', ')} (Ignition from the ${pool} pointer config)\n`,
           );
-          await Promise.all(fresh.map((s) => createNode(ctx, s)));
+          await Promise.all(fresh.map((s) => createNode(ctx, client, s)));
         }
         for (const s of specs.filter((x) => x.pool === pool))
           launch(ctx, `node-${s.name}`, ['node', 'run', '--dir', layout.nodeDir(s.name)]);
@@ -827,15 +876,16 @@ export async function runStart(options: StartOptions, io: CliIo): Promise<void> 
     await progress;
   } catch (e) {
     if (!ctx.stop.signal.aborted) {
-      ctx.stop.abort();
-      stopping = shutdown(ctx, 'error');
-      await stopping;
+      // The terminal gets it from the entry point; the log would not.
+      io.note(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+      await stopOnce('error');
       throw e;
     }
   }
   await stopping;
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  for (const signal of StopSignals) process.off(signal, onSignal);
+  process.off('uncaughtException', onFatal);
+  process.off('exit', onExit);
 }
 
 function count(flag: string, min: number) {

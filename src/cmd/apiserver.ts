@@ -16,16 +16,19 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
-import { createPinoLogger } from '../adapters/pino-logger.js';
+import { createPinoLogger, type LogFormat } from '../adapters/pino-logger.js';
 import { EtcdStorage } from '../adapters/etcd-storage.js';
 import { ensurePki, type ApiServerPki } from '../adapters/pki.js';
 import { NodeFolderPodLogs } from '../adapters/node-folder-pod-logs.js';
 import { PromApiServerMetrics } from '../adapters/prom-apiserver-metrics.js';
 import { SqliteStorage } from '../adapters/sqlite-storage.js';
 import { systemClock } from '../adapters/system-clock.js';
+import { certificateAdmission } from '../apiserver/auth/certificate-admission.js';
 import { DefaultAuthorizer } from '../apiserver/auth/default-authorizer.js';
+import { nodeRestrictionAdmission } from '../apiserver/auth/node-restriction.js';
 import { withRestrictionAdmission } from '../apiserver/auth/restriction-admission.js';
 import { TokenAuthenticator } from '../apiserver/auth/token-authenticator.js';
+import { UnionAuthenticator, X509Authenticator } from '../apiserver/auth/x509-authenticator.js';
 import { createApiServerApp } from '../apiserver/http/create-api-server-app.js';
 import { OpenStreams } from '../apiserver/http/open-streams.js';
 import { ResourceTypeRegistry } from '../apiserver/resource-types.js';
@@ -57,6 +60,7 @@ export interface ApiServerConfig {
   readonly pkiDir?: string;
   readonly advertiseAddresses: readonly string[];
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
   /** How often history is compacted, keeping `retainedRevisions` revisions. */
   readonly compactionIntervalMs: number;
   readonly retainedRevisions: number;
@@ -174,27 +178,31 @@ export async function startApiServer(
 
   const storage = await openStorage(config, log);
   const registry = new ResourceTypeRegistry();
+  const authorizer = new DefaultAuthorizer();
+  const approvals = certificateAdmission(authorizer);
   const store = createResourceStore({
     storage,
     clock: systemClock,
     newUid: randomUUID,
     log: log.child({ part: 'store' }),
     registry,
+    admission: async (attributes) => {
+      await nodeRestrictionAdmission(attributes);
+      await approvals(attributes);
+    },
   });
   await store.seedNamespaces();
-  const secrets = registry.byKind('', 'Secret');
-  if (secrets === undefined) throw new Error('the registry serves no core/v1 Secret');
+  const authnLog = log.child({ part: 'authn' });
   const streams = new OpenStreams();
   const app = createApiServerApp({
     store: withRestrictionAdmission(store, registry.byKind('', 'Pod')),
     registry,
-    authenticator: new TokenAuthenticator({
-      staticTokens: credentials.tokens,
-      store,
-      secrets,
-      log: log.child({ part: 'authn' }),
-    }),
-    authorizer: new DefaultAuthorizer(),
+    // Client certificates first, as kube-apiserver's union: nodes, then the static tokens.
+    authenticator: new UnionAuthenticator([
+      new X509Authenticator({ caPem: pki.caCertPem, clock: systemClock, log: authnLog }),
+      new TokenAuthenticator({ staticTokens: credentials.tokens }),
+    ]),
+    authorizer,
     clock: systemClock,
     log: log.child({ part: 'http' }),
     version: config.kubernetesVersion,
@@ -208,7 +216,15 @@ export async function startApiServer(
   const server = createAdaptorServer({
     fetch: app.fetch,
     createServer: createHttpsServer,
-    serverOptions: { key: pki.servingKeyPem, cert: pki.servingCertPem },
+    // A client certificate is asked for, never required: token clients send none, and one that
+    // does not verify is no identity (401 unless a token says who the caller is), not a TLS error.
+    serverOptions: {
+      key: pki.servingKeyPem,
+      cert: pki.servingCertPem,
+      requestCert: true,
+      rejectUnauthorized: false,
+      ca: pki.caCertPem,
+    },
   }) as HttpsServer;
   // Watches stay open for as long as clients keep them: no request or socket timeouts.
   server.requestTimeout = 0;
@@ -275,7 +291,11 @@ export async function startApiServer(
 
 /** Starts the server and keeps it running until SIGTERM/SIGINT; writes and removes the PID file. */
 export async function runApiServer(config: ApiServerConfig): Promise<void> {
-  const log = createPinoLogger({ name: 'apiserver', level: config.logLevel });
+  const log = createPinoLogger({
+    name: 'apiserver',
+    level: config.logLevel,
+    ...(config.logFormat === undefined ? {} : { format: config.logFormat }),
+  });
   const running = await startApiServer(config, log);
   const pidFile = join(config.dataDir, PidFileName);
   writeFileSync(pidFile, `${process.pid}\n`);

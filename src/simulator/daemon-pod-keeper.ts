@@ -40,8 +40,8 @@ export interface DaemonPodKeeperOptions {
   readonly nodeName: string;
   /** Creates the DaemonSet and its pods (the DaemonSet controller's part). */
   readonly creator: ResourceClient;
-  /** The node identity: the pod's status (the kubelet's part). */
-  readonly kubelet: ResourceClient;
+  /** The node identity: the pod's status (the kubelet's part); else given by `useKubelet`. */
+  readonly kubelet?: ResourceClient;
   readonly records: DaemonContainerRecordStore;
   readonly clock: Clock;
   readonly log: Logger;
@@ -69,8 +69,16 @@ export class DaemonPodKeeper {
   #nextSyncAt = 0;
   #failures = 0;
 
+  #kubelet: ResourceClient | undefined;
+
   constructor(options: DaemonPodKeeperOptions) {
     this.#o = options;
+    this.#kubelet = options.kubelet;
+  }
+
+  /** The node identity, once the kubelet has one (TLS bootstrapping). */
+  useKubelet(client: ResourceClient): void {
+    this.#kubelet = client;
   }
 
   async #loadRecord(): Promise<DaemonContainerRecord> {
@@ -254,13 +262,13 @@ export class DaemonPodKeeper {
         ? {}
         : { previousConditions: pod.status.conditions }),
     });
-    this.#pod = await this.#o.kubelet.patch<Pod>(
-      Resources.pod,
-      pod.metadata.name,
-      { status },
-      'merge',
-      { namespace: DaemonNamespace, subresource: 'status' },
-    );
+    const kubelet = this.#kubelet;
+    // no node identity yet: the status waits (dirty) for the next sync
+    if (kubelet === undefined) throw new Error('the kubelet has no node identity yet');
+    this.#pod = await kubelet.patch<Pod>(Resources.pod, pod.metadata.name, { status }, 'merge', {
+      namespace: DaemonNamespace,
+      subresource: 'status',
+    });
     this.#statusDirty = false;
     await this.#updateDaemonSetStatus();
   }

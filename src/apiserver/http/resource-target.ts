@@ -14,7 +14,7 @@ export interface ResourceTarget {
   readonly rt: ResourceType;
   readonly namespace: string | undefined;
   readonly name: string;
-  readonly subresource: '' | 'status' | 'eviction' | 'log';
+  readonly subresource: '' | 'status' | 'approval' | 'eviction' | 'log';
 }
 
 function subresourceOf(rt: ResourceType, sub: string): ResourceTarget['subresource'] | undefined {
@@ -41,8 +41,11 @@ function locate(info: ResourceInfo, registry: ResourceTypeRegistry): ResourceTar
   };
 }
 
-const SubresourceVerbs: Readonly<Record<'status' | 'eviction' | 'log', readonly string[]>> = {
+const SubresourceVerbs: Readonly<
+  Record<'status' | 'approval' | 'eviction' | 'log', readonly string[]>
+> = {
   status: ['get', 'update', 'patch'],
+  approval: ['get', 'update', 'patch'],
   eviction: ['create'],
   log: ['get'],
 };
