@@ -18,7 +18,7 @@ describe('servedResourceTypes', () => {
     ]);
     expect(rows).toEqual([
       ['v1', 'Node', 'nodes', false, 'no', 'status', true],
-      ['v1', 'Pod', 'pods', true, 'po', 'status,eviction', true],
+      ['v1', 'Pod', 'pods', true, 'po', 'status,eviction,log', true],
       ['v1', 'Namespace', 'namespaces', false, 'ns', 'status', true],
       ['v1', 'Event', 'events', true, 'ev', '', true],
       ['v1', 'Secret', 'secrets', true, '', '', true],

@@ -54,7 +54,7 @@ interface BuiltInSpec {
   readonly shortNames?: readonly string[];
   readonly categories?: readonly string[];
   readonly verbs?: readonly Verb[];
-  readonly subresources?: readonly ('status' | 'approval' | 'eviction')[];
+  readonly subresources?: readonly ('status' | 'approval' | 'eviction' | 'log')[];
 }
 
 function builtIn(spec: BuiltInSpec): ResourceType {
@@ -145,7 +145,7 @@ export function servedResourceTypes(): ResourceType[] {
       schema: PodSchema,
       shortNames: ['po'],
       categories: ['all'],
-      subresources: ['status', 'eviction'],
+      subresources: ['status', 'eviction', 'log'],
     }),
     builtIn({
       group: '',

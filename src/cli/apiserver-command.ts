@@ -32,6 +32,7 @@ interface ServeOptions {
   readonly compactionInterval: string;
   readonly retainedRevisions: string;
   readonly gcInterval: string;
+  readonly nodesDir?: string;
 }
 
 /** `host:port`, `[v6]:port` or `:port` (all interfaces). */
@@ -96,6 +97,7 @@ function serveConfig(options: ServeOptions): ApiServerConfig {
     retainedRevisions: retained,
     gcIntervalMs: seconds('--gc-interval', options.gcInterval),
     kubernetesVersion: ServedKubernetesVersion,
+    ...(options.nodesDir === undefined ? {} : { nodesDir: resolve(options.nodesDir) }),
   };
 }
 
@@ -192,6 +194,10 @@ export function apiserverCommand(io: CliIo): Command {
       '10000',
     )
     .option('--gc-interval <seconds>', 'how often owner-reference garbage collection sweeps', '60')
+    .option(
+      '--nodes-dir <dir>',
+      "serve pods/log from the simulated nodes' folders here (the cluster in a box's DIR/nodes)",
+    )
     .addCommand(nodeKubeconfigCommand(io))
     .addCommand(initPkiCommand(io))
     .action(async (options: Omit<ServeOptions, 'dataDir'> & { dataDir?: string }) => {

@@ -23,6 +23,7 @@ import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
 import { fsFileWatcher } from '../adapters/fs-file-watcher.js';
 import { HttpsResourceClient } from '../adapters/https-resource-client.js';
 import { createOstreeHost } from '../adapters/ostree-host.js';
+import { NodeRoot } from '../adapters/node-root.js';
 import { nodeOsImageFetcher } from '../adapters/registry-os-image-fetcher.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
@@ -66,8 +67,24 @@ interface DaemonCliOptions {
   readonly logFormat?: LogFormat;
 }
 
-/** The daemon's metrics on prom-client with upstream's names. */
-export function promDaemonMetrics(registry: Registry): DaemonMetrics {
+/** `mcd_host_os_and_version`'s labels from the node's os-release: ID upper-cased, VERSION_ID. */
+export function hostOsLabels(osRelease: string | undefined): { os: string; version: string } {
+  if (osRelease === undefined) return { os: 'unsupported', version: '' };
+  const field = (key: string): string => {
+    const m = new RegExp(`^${key}=(.*)$`, 'm').exec(osRelease);
+    return (m?.[1] ?? '').trim().replace(/^(["'])(.*)\1$/, '$2');
+  };
+  const id = field('ID');
+  return id === ''
+    ? { os: 'unsupported', version: '' }
+    : { os: id.toUpperCase(), version: field('VERSION_ID') };
+}
+
+/**
+ * The daemon's metrics on prom-client with upstream's names and types; `osRelease` (the node's
+ * os-release text) labels mcd_host_os_and_version.
+ */
+export function promDaemonMetrics(registry: Registry, osRelease?: string): DaemonMetrics {
   const n = DaemonMetricNames;
   const state = new Gauge({ ...n.state, labelNames: ['state', 'reason'], registers: [registry] });
   const update = new Gauge({
@@ -77,7 +94,11 @@ export function promDaemonMetrics(registry: Registry): DaemonMetrics {
   });
   const drift = new Gauge({ ...n.configDrift, registers: [registry] });
   const reboots = new Counter({ ...n.rebootsFailed, registers: [registry] });
-  const pivots = new Counter({ ...n.pivotErrors, registers: [registry] });
+  const pivots = new Gauge({ ...n.pivotErrors, registers: [registry] });
+  new Gauge({ ...n.hostOs, labelNames: ['os', 'version'], registers: [registry] }).set(
+    hostOsLabels(osRelease),
+    1,
+  );
   update.set({ config: '', err: '' }, 0);
   return {
     setState(s, reason) {
@@ -97,7 +118,24 @@ export function promDaemonMetrics(registry: Registry): DaemonMetrics {
     pivotError() {
       pivots.inc();
     },
+    pivotSucceeded() {
+      pivots.set(0);
+    },
   };
+}
+
+/** The node's os-release (/etc, else /usr/lib, as systemd reads it; resolved inside the root). */
+async function readOsRelease(root: string): Promise<string | undefined> {
+  try {
+    const node = new NodeRoot(root);
+    for (const path of ['/etc/os-release', '/usr/lib/os-release']) {
+      const bytes = await node.readFile(path);
+      if (bytes !== undefined) return bytes.toString('utf8');
+    }
+  } catch {
+    // unreadable: reported as unsupported, as upstream does on an error
+  }
+  return undefined;
 }
 
 function createHost(kind: string, root: string): Host {
@@ -256,7 +294,7 @@ export async function runDaemon(o: DaemonCliOptions): Promise<void> {
     clock: systemClock,
     log,
     events: nodeEvents(client, log, o.node),
-    metrics: promDaemonMetrics(registry),
+    metrics: promDaemonMetrics(registry, await readOsRelease(resolve(o.root))),
     watcher: fsFileWatcher,
     crash,
   });

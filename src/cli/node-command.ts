@@ -30,12 +30,15 @@ import { systemClock } from '../adapters/system-clock.js';
 import { isForbiddenNodeLabel } from '../apiserver/auth/node-restriction.js';
 import { splitKernelArguments } from '../logic/nodeplan/kernel-arguments.js';
 import type { NodeDefinition } from '../ports/node-machine.js';
+import { nodeFolderContainerRecords } from '../adapters/daemon-container-records.js';
+import { DaemonPodKeeper } from '../simulator/daemon-pod-keeper.js';
 import {
   fixedIdentity,
   KubeletCredentials,
   type NodeIdentity,
 } from '../simulator/kubelet-credentials.js';
 import { createNode, NodeSupervisor, ProvisioningError } from '../simulator/node-supervisor.js';
+import { McoVersion } from '../version.js';
 import { CliError, type CliIo } from './cli-io.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
@@ -99,6 +102,12 @@ function readText(path: string, what: string): string {
 function positiveInt(flag: string, text: string): number {
   const n = Number(text);
   if (!Number.isInteger(n) || n < 0) throw new CliError(`${flag} ${text}: expected a whole number`);
+  return n;
+}
+
+function port(flag: string, text: string): number {
+  const n = positiveInt(flag, text);
+  if (n < 1 || n > 65_535) throw new CliError(`${flag} ${text}: expected a port (1-65535)`);
   return n;
 }
 
@@ -191,6 +200,7 @@ interface CreateOptions {
   pods: string;
   daemonCommand?: string;
   firstbootCommand?: string;
+  daemonMetricsPort?: string;
   logLevel: string;
   logFormat?: LogFormat;
 }
@@ -213,6 +223,9 @@ function definitionOf(o: CreateOptions, nodeKubeconfig: string | undefined): Nod
     pods: positiveInt('--pods', o.pods),
     ...(daemonCommand === undefined ? {} : { daemonCommand }),
     ...(firstbootCommand === undefined ? {} : { firstbootCommand }),
+    ...(o.daemonMetricsPort === undefined
+      ? {}
+      : { daemonMetricsPort: port('--daemon-metrics-port', o.daemonMetricsPort) }),
   };
 }
 
@@ -273,6 +286,10 @@ function createCommand(io: CliIo): Command {
       'the daemon command line as a JSON array (default: mco daemon)',
     )
     .option('--firstboot-command <json>', 'the first-boot step as a JSON array')
+    .option(
+      '--daemon-metrics-port <port>',
+      "serve the default daemon's metrics on 127.0.0.1:<port>/metrics",
+    )
     .option('--log-level <level>', 'pino log level', 'info')
     .addOption(logFormatOption())
     .action((o: CreateOptions) => runCreate(o, io));
@@ -328,9 +345,24 @@ async function runNode(o: RunOptions): Promise<void> {
       ? undefined
       : (parseCommand('--daemon-command', o.daemonCommand) ??
         def.daemonCommand ??
-        DefaultDaemonCommand);
+        (def.daemonMetricsPort === undefined
+          ? DefaultDaemonCommand
+          : [...DefaultDaemonCommand, '--metrics-port', String(def.daemonMetricsPort)]));
   const firstbootCommand =
     parseCommand('--firstboot-command', o.firstbootCommand) ?? def.firstbootCommand;
+  // The daemon as its DaemonSet's pod: created with the control-plane identity (the DaemonSet
+  // controller's part), its status written with the node's (the kubelet's, once it has one).
+  const daemonPod =
+    daemonCommand === undefined || workloadClient === undefined
+      ? undefined
+      : new DaemonPodKeeper({
+          nodeName: def.name,
+          creator: workloadClient,
+          records: nodeFolderContainerRecords(dir),
+          clock: systemClock,
+          log,
+          image: `localhost/mco:${McoVersion.raw}`,
+        });
   const supervisor = new NodeSupervisor({
     machine,
     launcher: createChildProcessLauncher(process.env),
@@ -339,6 +371,7 @@ async function runNode(o: RunOptions): Promise<void> {
     identity,
     ...(workloadClient === undefined ? {} : { workloadClient }),
     ...(daemonCommand === undefined ? {} : { daemonCommand }),
+    ...(daemonPod === undefined ? {} : { daemonPod }),
     ...(firstbootCommand === undefined ? {} : { firstbootCommand }),
     heartbeatMs: heartbeat * 1000,
   });

@@ -77,6 +77,9 @@ const BootTimestamp = 1_700_000_000;
 
 export const DefaultPortBase = 26443;
 
+/** The cluster's metrics endpoints as a Prometheus file_sd list, in the data folder. */
+export const MetricsTargetsFile = 'metrics-targets.json';
+
 /** Ports from the base: API server, MCS (TLS, plain), dashboard, metrics of the control plane. */
 export interface ClusterPorts {
   readonly apiserver: number;
@@ -251,6 +254,9 @@ async function startApiServer(ctx: Ctx): Promise<ResourceClient> {
     `127.0.0.1:${ports.apiserver}`,
     '--storage',
     'sqlite',
+    // pods/log of the daemon pods reads the nodes' daemon logs
+    '--nodes-dir',
+    layout.nodesDir,
   ];
   const child = launch(ctx, 'apiserver', args);
   const pidFile = join(layout.apiserverDir, 'apiserver.pid');
@@ -498,8 +504,42 @@ function firstbootCommand(): string[] | undefined {
   ];
 }
 
+/**
+ * Each node's daemon serves its metrics on its own port, after the control plane's: the base + 7
+ * + the node's place among the nodes (masters first), so a resumed cluster keeps them.
+ */
+export function daemonMetricsPort(
+  ports: ClusterPorts,
+  nodes: readonly NodeSpec[],
+  name: string,
+): number {
+  return ports.apiserver + 7 + nodes.findIndex((n) => n.name === name);
+}
+
+/**
+ * Every /metrics endpoint of the cluster, as a Prometheus file_sd target list (`DIR/metrics-targets.json`):
+ * the one place a Prometheus outside the box scrapes from.
+ */
+export function metricsTargets(
+  ports: ClusterPorts,
+  nodes: readonly NodeSpec[],
+): { targets: string[]; labels: Record<string, string> }[] {
+  const at = (port: number) => [`127.0.0.1:${port}`];
+  return [
+    { targets: at(ports.controllerMetrics), labels: { job: 'machine-config-controller' } },
+    { targets: at(ports.operatorMetrics), labels: { job: 'machine-config-operator' } },
+    { targets: at(ports.mcsMetrics), labels: { job: 'machine-config-server' } },
+    { targets: at(ports.dashboard), labels: { job: 'mco-dashboard' } },
+    ...nodes.map((n) => ({
+      targets: at(daemonMetricsPort(ports, nodes, n.name)),
+      labels: { job: 'machine-config-daemon', node: n.name },
+    })),
+  ];
+}
+
 async function createNode(ctx: Ctx, client: ResourceClient, spec: NodeSpec): Promise<void> {
   const { layout, record } = ctx;
+  const nodes = nodeSpecs(record.masters, record.workers);
   // The Machine first: it is what lets the node's CSR be approved and gives the Node its role.
   await ensureMachine(client, { name: spec.name, role: spec.pool, zone: spec.zone });
   const pointer = writePointerConfig(ctx, spec.pool);
@@ -525,6 +565,8 @@ async function createNode(ctx: Ctx, client: ResourceClient, spec: NodeSpec): Pro
     pointer,
     '--pods',
     '2',
+    '--daemon-metrics-port',
+    String(daemonMetricsPort(ctx.ports, nodes, spec.name)),
     ...(firstboot === undefined ? [] : ['--firstboot-command', JSON.stringify(firstboot)]),
   ];
   const log = openSync(layout.log(`create-${spec.name}`), 'a');
@@ -598,6 +640,13 @@ function banner(ctx: Ctx): string {
     '  kubectl get nodes',
     `  dashboard: http://127.0.0.1:${ports.dashboard}/`,
     `  metrics:   http://127.0.0.1:${ports.controllerMetrics}/metrics (controller), http://127.0.0.1:${ports.dashboard}/metrics (dashboard)`,
+    `             ${nodeSpecs(record.masters, record.workers)
+      .map(
+        (n) =>
+          `http://127.0.0.1:${daemonMetricsPort(ports, nodeSpecs(record.masters, record.workers), n.name)}/metrics (${n.name})`,
+      )
+      .join(', ')}`,
+    `             every endpoint, for Prometheus file_sd: ${join(layout.dir, MetricsTargetsFile)}`,
     '  logs:      mco logs node/worker-0 -f, and ' + layout.logsDir,
     '',
     'Ctrl-C stops everything; `mco start` with the same --data-dir resumes it.',
@@ -621,6 +670,10 @@ async function watchProgress(ctx: Ctx, client: ResourceClient, expected: number)
       }
       if (p.ready && !announced) {
         announced = true;
+        writeFileSync(
+          join(ctx.layout.dir, MetricsTargetsFile),
+          `${JSON.stringify(metricsTargets(ctx.ports, nodeSpecs(ctx.record.masters, ctx.record.workers)), null, 2)}\n`,
+        );
         ctx.io.out(banner(ctx));
       }
     } catch {

@@ -20,6 +20,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { createPinoLogger, type LogFormat } from '../adapters/pino-logger.js';
 import { EtcdStorage } from '../adapters/etcd-storage.js';
 import { ensurePki, type ApiServerPki } from '../adapters/pki.js';
+import { NodeFolderPodLogs } from '../adapters/node-folder-pod-logs.js';
 import { securePrivateDir } from '../adapters/private-dir.js';
 import { PromApiServerMetrics } from '../adapters/prom-apiserver-metrics.js';
 import { SqliteStorage } from '../adapters/sqlite-storage.js';
@@ -70,6 +71,8 @@ export interface ApiServerConfig {
   readonly gcIntervalMs: number;
   /** The Kubernetes version `/version` reports (its minor picks the kubectl binary). */
   readonly kubernetesVersion: string;
+  /** The simulated nodes' folders (one per Node name), whose daemon pods' logs `pods/log` serves. */
+  readonly nodesDir?: string;
 }
 
 export const StateFileName = 'state.db';
@@ -242,6 +245,9 @@ export async function startApiServer(
     version: config.kubernetesVersion,
     metrics: new PromApiServerMetrics(),
     streams,
+    ...(config.nodesDir === undefined
+      ? {}
+      : { podLogs: new NodeFolderPodLogs({ nodesDir: config.nodesDir }) }),
   });
 
   const server = createAdaptorServer({

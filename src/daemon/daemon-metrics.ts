@@ -1,6 +1,6 @@
 /**
- * The daemon's metrics with upstream's names (pkg/daemon/metrics.go): the CLI backs them with
- * prom-client on `--metrics-port`.
+ * The daemon's metrics with upstream's names, types and labels (docs/reference/metrics.md §2.2):
+ * the CLI backs them with prom-client on `--metrics-port`.
  */
 
 export const DaemonMetricNames = {
@@ -8,9 +8,14 @@ export const DaemonMetricNames = {
   updateState: { name: 'mcd_update_state', help: 'completed update config or error' },
   configDrift: { name: 'mcd_config_drift', help: 'timestamp for config drift' },
   rebootsFailed: { name: 'mcd_reboots_failed_total', help: 'Total number of reboots that failed.' },
+  // a gauge upstream despite its name: set back to 0 once an OS step succeeds
   pivotErrors: {
     name: 'mcd_pivot_errors_total',
     help: 'Total number of errors encountered during pivot.',
+  },
+  hostOs: {
+    name: 'mcd_host_os_and_version',
+    help: 'os that MCD is running on and version if RHCOS',
   },
 } as const;
 
@@ -22,7 +27,10 @@ export interface DaemonMetrics {
   /** mcd_config_drift = the time (seconds since the epoch) drift was detected. */
   configDrift(atMs: number): void;
   rebootFailed(): void;
+  /** mcd_pivot_errors_total + 1: an OS update step failed. */
   pivotError(): void;
+  /** mcd_pivot_errors_total = 0: an OS update step succeeded. */
+  pivotSucceeded(): void;
 }
 
 export const noDaemonMetrics: DaemonMetrics = {
@@ -31,4 +39,5 @@ export const noDaemonMetrics: DaemonMetrics = {
   configDrift: () => undefined,
   rebootFailed: () => undefined,
   pivotError: () => undefined,
+  pivotSucceeded: () => undefined,
 };

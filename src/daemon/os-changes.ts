@@ -56,6 +56,7 @@ export async function applyOsChanges(deps: OsChangeDeps, plan: OsPlan): Promise<
       deps.metrics.pivotError();
       throw DaemonError.degraded(`failed to update OS to ${image}: ${errorText(e)}`, e);
     }
+    deps.metrics.pivotSucceeded();
     deps.crash.reached('image-staged');
   } else if (plan.imageAlreadyBooted) {
     log.info('the booted OS image is already the target; no rebase');

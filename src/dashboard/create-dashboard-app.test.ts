@@ -115,7 +115,7 @@ describe('createDashboardApp', () => {
     const { app } = setup();
     const res = await app.request('/metrics');
     expect(res.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
-    expect(await res.text()).toContain('mco_updated_machine_count{pool="worker"} 1\n');
+    expect(await res.text()).toContain('mco_dashboard_pool_updated_machines{pool="worker"} 1\n');
   });
 
   it('is healthy only once the watches have listed', async () => {

@@ -1,8 +1,9 @@
 /**
  * The dashboard's `/metrics`: the pool machine counts it shows, in the Prometheus text format under
- * the controller's own names (upstream pkg/controller/common/metrics.go). Both come from the pool
- * status the node controller writes, so a scrape of the dashboard and of the controller agree once
- * the status is written; the end-to-end test compares them.
+ * names of its own (`mco_dashboard_*`). The controller serves the same counts as upstream's
+ * `mco_*_machine_count`; the dashboard re-exporting those names would make every sum over a
+ * scrape of both count each pool twice. Both come from the pool status the node controller
+ * writes, so the two agree once the status is written; the end-to-end test compares them.
  */
 import type { DashboardSnapshot, PoolView } from './dashboard-snapshot.js';
 
@@ -14,23 +15,23 @@ interface Gauge {
 
 export const PoolGauges: readonly Gauge[] = [
   {
-    name: 'mco_machine_count',
-    help: 'total number of machines in specified pool',
+    name: 'mco_dashboard_pool_machines',
+    help: 'number of machines in the pool, as the dashboard shows it',
     value: (p) => p.machineCount,
   },
   {
-    name: 'mco_updated_machine_count',
-    help: 'total number of updated machines in specified pool',
+    name: 'mco_dashboard_pool_updated_machines',
+    help: 'number of updated machines in the pool, as the dashboard shows it',
     value: (p) => p.updatedMachineCount,
   },
   {
-    name: 'mco_degraded_machine_count',
-    help: 'total number of degraded machines in specified pool',
+    name: 'mco_dashboard_pool_degraded_machines',
+    help: 'number of degraded machines in the pool, as the dashboard shows it',
     value: (p) => p.degradedMachineCount,
   },
   {
-    name: 'mco_unavailable_machine_count',
-    help: 'total number of unavailable machines in specified pool',
+    name: 'mco_dashboard_pool_unavailable_machines',
+    help: 'number of unavailable machines in the pool, as the dashboard shows it',
     value: (p) => p.unavailableMachineCount,
   },
 ];

@@ -35,6 +35,8 @@ export interface NodeDefinition {
   readonly daemonCommand?: readonly string[];
   /** The first-boot step, run while the encapsulated config exists, before the kubelet. */
   readonly firstbootCommand?: readonly string[];
+  /** Where the default daemon serves its metrics (127.0.0.1); none: it serves none. */
+  readonly daemonMetricsPort?: number;
 }
 
 /** One boot, as recorded by the firmware. */

@@ -25,6 +25,7 @@ import type {
 } from '../ports/node-machine.js';
 import type { LaunchedProcess, ProcessLauncher } from '../ports/process-launcher.js';
 import type { ResourceClient } from '../ports/resource-client.js';
+import type { DaemonPodKeeper } from './daemon-pod-keeper.js';
 import { SimulatedKubelet } from './kubelet.js';
 import type { NodeCredentials, NodeIdentity } from './kubelet-credentials.js';
 
@@ -99,6 +100,8 @@ export interface NodeSupervisorOptions {
   readonly workloadClient?: ResourceClient;
   /** The daemon command line (placeholders as in expandCommand); none: no daemon. */
   readonly daemonCommand?: readonly string[];
+  /** Shows the daemon as its DaemonSet's pod on this node (pod, status, container record). */
+  readonly daemonPod?: DaemonPodKeeper;
   readonly firstbootCommand?: readonly string[];
   readonly heartbeatMs?: number;
   /** How often the reboot channel and the daemon are looked at. */
@@ -153,6 +156,12 @@ export class NodeSupervisor {
         continue;
       }
       await this.#watchDaemon();
+      if ((await this.#o.daemonPod?.sync()) === 'recreated' && this.#daemon !== undefined) {
+        // Its pod was deleted: the container goes with it and starts again in the new pod.
+        this.#log().info('daemon pod replaced; restarting the daemon in it');
+        await this.#stopDaemon();
+        await this.#startDaemon();
+      }
       await this.#o.clock.sleep(pollMs, signal).catch(() => undefined);
     }
     await this.shutdown('the node supervisor is stopping');
@@ -194,6 +203,8 @@ export class NodeSupervisor {
         });
         await this.#register(this.#kubelet, booted, signal);
       }
+      if (credentials !== undefined) this.#o.daemonPod?.useKubelet(credentials.client);
+      await this.#o.daemonPod?.sync(true);
       await this.#startDaemon();
       return booted;
     }
@@ -301,10 +312,12 @@ export class NodeSupervisor {
     if (command === undefined) return;
     const def = await this.#def();
     const argv = this.#expand(def, command);
+    await this.#o.daemonPod?.beginInstance();
     this.#daemon = await this.#o.launcher.launch(argv, {
       logFile: this.#o.machine.logFile('daemon'),
     });
     await this.#o.machine.recordProcesses({ daemon: this.#daemon.pid });
+    await this.#o.daemonPod?.running(this.#daemon.pid);
     this.#log().info('daemon started', { node: def.name, pid: this.#daemon.pid, argv });
   }
 
@@ -315,6 +328,7 @@ export class NodeSupervisor {
     const now = this.#o.clock.now();
     if (this.#daemonRestartAt === 0) {
       const exit = await daemon.exited;
+      await this.#o.daemonPod?.finished(exit);
       this.#daemonRestartAt = now + (this.#o.daemonRestartDelayMs ?? 5_000);
       this.#log().warn('daemon exited; restarting it', {
         node: (await this.#def()).name,
@@ -336,6 +350,7 @@ export class NodeSupervisor {
     if (daemon === undefined) return;
     const exit = await daemon.stop(this.#o.daemonStopGraceMs ?? 10_000);
     await this.#o.machine.recordProcesses({});
+    await this.#o.daemonPod?.finished(exit);
     this.#log().info('daemon stopped', { pid: daemon.pid, code: exit.code, signal: exit.signal });
   }
 

@@ -13,6 +13,7 @@ import { isStatusError, StatusError } from '../../api/meta/v1/status-error.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { Authenticator, Authorizer, ClientConnection } from '../auth.js';
+import type { PodLogSource } from '../../ports/pod-log-source.js';
 import type { KubeObject, ResourceStore, UserInfo } from '../resource-store.js';
 import type { ResourceTypeRegistry } from '../resource-types.js';
 import { forbidden, requestAttributes } from './authorization.js';
@@ -40,8 +41,10 @@ export interface ApiServerAppOptions {
   readonly version: string;
   /** Request metrics, also served at `/metrics` (default: none). */
   readonly metrics?: RequestMetrics;
-  /** The open watches, which shutdown ends (default: tracked, never shut down). */
+  /** The open watches and log streams, which shutdown ends (default: tracked, never shut down). */
   readonly streams?: OpenStreams;
+  /** Where `pods/log` reads containers' logs (default: none has one). */
+  readonly podLogs?: PodLogSource;
 }
 
 /** What one request came to, for its metrics and its log line. */
@@ -145,6 +148,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
           user,
           body,
           signal: AbortSignal.any([request.signal, streams.shutdown]),
+          ...(options.podLogs === undefined ? {} : { podLogs: options.podLogs }),
           dropConnection,
         }),
       );
@@ -172,7 +176,9 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
         userAgent: request.headers.get('User-Agent') ?? '',
       });
     };
-    if (info?.verb !== 'watch' || response.body === null || response.status !== 200) {
+    // long-running as kube-apiserver counts them: watches and log streams
+    const longRunning = info?.verb === 'watch' || info?.subresource === 'log';
+    if (!longRunning || response.body === null || response.status !== 200) {
       done();
       return response;
     }

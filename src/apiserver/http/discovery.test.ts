@@ -145,6 +145,11 @@ describe('aggregated discovery', () => {
           responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' },
           verbs: ['create'],
         },
+        {
+          subresource: 'log',
+          responseKind: { group: '', version: 'v1', kind: 'Pod' },
+          verbs: ['get'],
+        },
       ],
     });
   });

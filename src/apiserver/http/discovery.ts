@@ -10,6 +10,7 @@ import { compareStrings } from './json-access.js';
 /** The verbs of a subresource entry. */
 const StatusVerbs: readonly Verb[] = ['get', 'patch', 'update'];
 const EvictionVerbs: readonly Verb[] = ['create'];
+const LogVerbs: readonly Verb[] = ['get'];
 
 export interface GroupVersions {
   readonly group: string;
@@ -88,9 +89,15 @@ function legacyResources(rt: ResourceType): LegacyResource[] {
   if (rt.categories.length > 0) main.categories = [...rt.categories];
   const subs = rt.subresources.map((sub): LegacyResource => {
     const base = { name: `${rt.plural}/${sub}`, singularName: '', namespaced: rt.namespaced };
-    return sub === 'eviction'
-      ? { ...base, group: 'policy', version: 'v1', kind: 'Eviction', verbs: [...EvictionVerbs] }
-      : { ...base, kind: rt.kind, verbs: [...StatusVerbs] };
+    if (sub === 'eviction')
+      return {
+        ...base,
+        group: 'policy',
+        version: 'v1',
+        kind: 'Eviction',
+        verbs: [...EvictionVerbs],
+      };
+    return { ...base, kind: rt.kind, verbs: [...(sub === 'log' ? LogVerbs : StatusVerbs)] };
   });
   return [main, ...subs];
 }
@@ -155,7 +162,11 @@ function resourceDiscovery(rt: ResourceType): ResourceDiscovery {
             responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' },
             verbs: [...EvictionVerbs],
           }
-        : { subresource: sub, responseKind: { ...responseKind }, verbs: [...StatusVerbs] },
+        : {
+            subresource: sub,
+            responseKind: { ...responseKind },
+            verbs: [...(sub === 'log' ? LogVerbs : StatusVerbs)],
+          },
     );
   }
   return out;

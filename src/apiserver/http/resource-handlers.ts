@@ -34,6 +34,8 @@ import {
   type ResponseFormat,
 } from './negotiate.js';
 import { boolParam, includeObjectParam, intParam, listQuery, writeOptions } from './query.js';
+import type { PodLogSource } from '../../ports/pod-log-source.js';
+import { podLogOptions } from '../pod-logs.js';
 import type { ResourceInfo } from './request-info.js';
 import type { ResourceTarget } from './resource-target.js';
 import { jsonResponse, methodNotAllowed, warningHeaders, yamlResponse } from './responses.js';
@@ -53,6 +55,8 @@ export interface ResourceCall {
   readonly body: Uint8Array;
   /** Aborts when the client goes away or the server shuts down (ends watches). */
   readonly signal: AbortSignal;
+  /** Where `pods/log` streams from (the kubelet's part); none: no pod has a log. */
+  readonly podLogs?: PodLogSource;
   /** Ends the connection at once (a watcher whose client does not read). */
   readonly dropConnection?: () => void;
 }
@@ -359,12 +363,26 @@ async function removeCollection(call: ResourceCall): Promise<Response> {
   );
 }
 
+/** `pods/<name>/log`: the container's log as plain text, streamed while `follow` goes on. */
+async function podLog(call: ResourceCall): Promise<Response> {
+  const { rt, namespace, name } = call.target;
+  const pod = await call.store.get(rt, namespace, name);
+  const options = podLogOptions(call.url.searchParams, pod, call.clock.now());
+  if (call.podLogs === undefined)
+    throw StatusError.badRequest(
+      `container ${JSON.stringify(options.container)} in pod ${JSON.stringify(name)}: this API server serves no container logs`,
+    );
+  const body = await call.podLogs.stream(pod, options, call.signal);
+  return new Response(body, { status: 200, headers: { 'Content-Type': 'text/plain' } });
+}
+
 /** Runs the request's verb. */
 export async function serveResource(call: ResourceCall): Promise<Response> {
   // negotiated before acting, so an unacceptable Accept never leaves a write behind
   const format = outputFormat(call);
   switch (call.info.verb) {
     case 'get': {
+      if (call.target.subresource === 'log') return podLog(call);
       const { rt, namespace, name } = call.target;
       return encoded(
         format,

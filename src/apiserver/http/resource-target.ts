@@ -14,7 +14,7 @@ export interface ResourceTarget {
   readonly rt: ResourceType;
   readonly namespace: string | undefined;
   readonly name: string;
-  readonly subresource: '' | 'status' | 'approval' | 'eviction';
+  readonly subresource: '' | 'status' | 'approval' | 'eviction' | 'log';
 }
 
 function subresourceOf(rt: ResourceType, sub: string): ResourceTarget['subresource'] | undefined {
@@ -41,10 +41,13 @@ function locate(info: ResourceInfo, registry: ResourceTypeRegistry): ResourceTar
   };
 }
 
-const SubresourceVerbs: Readonly<Record<'status' | 'approval' | 'eviction', readonly string[]>> = {
+const SubresourceVerbs: Readonly<
+  Record<'status' | 'approval' | 'eviction' | 'log', readonly string[]>
+> = {
   status: ['get', 'update', 'patch'],
   approval: ['get', 'update', 'patch'],
   eviction: ['create'],
+  log: ['get'],
 };
 
 /** Whether a route exists for the verb: upstream registers no other (405). */
