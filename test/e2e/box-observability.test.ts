@@ -14,38 +14,16 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { McoBin, RepoRoot } from '../support/run-mco.js';
 import { until } from '../support/until.js';
+import { freePortBase } from '../support/ports.js';
 
 const Minute = 60_000;
 const Namespace = 'openshift-machine-config-operator';
 const Kubectl = (minor: number) => `/usr/lib/google-cloud-sdk/bin/kubectl.1.${minor}`;
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once('error', () => {
-      resolve(false);
-    });
-    s.listen(port, '127.0.0.1', () =>
-      s.close(() => {
-        resolve(true);
-      }),
-    );
-  });
-}
-
-async function freePortBase(): Promise<number> {
-  for (;;) {
-    const base = 30_000 + Math.floor(Math.random() * 20_000);
-    const free = await Promise.all(Array.from({ length: 7 }, (_, i) => portFree(base + i)));
-    if (free.every(Boolean)) return base;
-  }
-}
 
 const WorkerFile = `apiVersion: machineconfiguration.openshift.io/v1
 kind: MachineConfig

@@ -38,6 +38,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepoRoot } from '../support/run-mco.js';
 import { until } from '../support/until.js';
+import { freePortBase } from '../support/ports.js';
 
 const Minute = 60_000;
 const Readme = readFileSync(join(RepoRoot, 'README.md'), 'utf8');
@@ -168,15 +169,6 @@ async function warnings(
       message: e.message ?? '',
     }))
     .filter(keep);
-}
-
-/** 7 consecutive free ports (mco start's --port-base range). */
-async function freePortBase(): Promise<number> {
-  for (;;) {
-    const base = 30_000 + Math.floor(Math.random() * 20_000);
-    const free = await Promise.all(Array.from({ length: 7 }, (_, i) => portFree(base + i)));
-    if (free.every(Boolean)) return base;
-  }
 }
 
 function alive(pid: number): boolean {

@@ -1,5 +1,6 @@
 /**
- * Free ports for tests that start a whole box: `mco start --port-base P` needs P … P+6.
+ * Free ports for tests that start a whole box: `mco start --port-base P` needs P … P+6, and
+ * P+7+i for node i's daemon metrics.
  */
 import { createServer } from 'node:net';
 
@@ -17,8 +18,8 @@ export function portFree(port: number): Promise<boolean> {
   });
 }
 
-/** `count` consecutive free ports (7: mco start's --port-base range); the first of them. */
-export async function freePortBase(count = 7): Promise<number> {
+/** `count` consecutive free ports (16: mco start's range for up to 9 nodes); the first of them. */
+export async function freePortBase(count = 16): Promise<number> {
   for (;;) {
     const base = 30_000 + Math.floor(Math.random() * 20_000);
     const free = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));
