@@ -14,6 +14,7 @@ import { logsCommand } from '../cli/logs-command.js';
 import { daemonCommand } from '../cli/daemon-command.js';
 import { haCommand } from '../cli/ha-command.js';
 import { ManifestLoadError } from '../cli/load-manifests.js';
+import { manifestsCommand } from '../cli/manifests-command.js';
 import { nodeCommand } from '../cli/node-command.js';
 import { operatorCommand } from '../cli/operator-command.js';
 import { osImageCommand } from '../cli/os-image-command.js';
@@ -66,6 +67,7 @@ function program(): Command {
       .addCommand(releaseCommand(io))
       .addCommand(upgradeCommand(io, process.env['KUBECONFIG']))
       .addCommand(firstbootCommand(io))
+      .addCommand(manifestsCommand(io))
   );
 }
 
