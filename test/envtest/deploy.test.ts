@@ -1,0 +1,286 @@
+/**
+ * deploy/ and the components against a real kube-apiserver (Node,RBAC authorization,
+ * NodeRestriction, bootstrap tokens), envtest style: MCO_TEST_KUBE_APISERVER names the binary,
+ * etcd is Debian's. Without the variable the suite is skipped and says so.
+ *
+ * The components run as local processes of the built `mco` (npm run build), each with a
+ * kubeconfig holding its ServiceAccount's bound token from the TokenRequest API, in place of the
+ * pods deploy/ describes: no kubelet runs here to start those.
+ *
+ * `MCO_ENVTEST_RECORD=1` rewrites the recorded `kubectl auth can-i --list` output in testdata/.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/adapters/etcd-cluster-process.js';
+import { McoNamespace } from '../../src/api/machineconfiguration/v1/constants.js';
+import { loadManifests } from '../../src/cli/load-manifests.js';
+import { NoMachineApiNotice } from '../../src/logic/operator/user-data-secret.js';
+import { TestPki } from '../support/kube-apiserver-pki.js';
+import { KubeApiserverEnv, TestKubeApiServer } from '../support/kube-apiserver.js';
+import { McoProcess } from '../support/mco-processes.js';
+import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
+import { until } from '../support/until.js';
+import { grantedRows, parseCanIList, rowLines } from './granted-rules.js';
+
+const binary = process.env[KubeApiserverEnv] ?? '';
+const record = process.env['MCO_ENVTEST_RECORD'] === '1';
+const DeployDir = fileURLToPath(new URL('../../deploy', import.meta.url));
+const TestData = fileURLToPath(new URL('testdata', import.meta.url));
+const DaemonSa = `system:serviceaccount:${McoNamespace}:machine-config-daemon`;
+
+if (binary === '')
+  console.log(
+    `test/envtest skipped: set ${KubeApiserverEnv} to a kube-apiserver binary (v1.26) to run deploy/ and the components against a real API server`,
+  );
+const suite = binary === '' ? describe.skip : describe;
+
+interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+  message?: string;
+}
+
+interface IgnitionFiles {
+  storage?: { files?: { path: string; contents?: { source?: string } }[] };
+}
+
+/** A file's text from an Ignition config's data URL. */
+function servedFile(config: IgnitionFiles, path: string): string {
+  const source = config.storage?.files?.find((f) => f.path === path)?.contents?.source ?? '';
+  const comma = source.indexOf(',');
+  return source.slice(0, comma).endsWith(';base64')
+    ? Buffer.from(source.slice(comma + 1), 'base64').toString()
+    : decodeURIComponent(source.slice(comma + 1));
+}
+
+suite('deploy/ on a real kube-apiserver', () => {
+  let kas: TestKubeApiServer;
+  let tmp: TmpDir;
+  const processes: McoProcess[] = [];
+
+  const getJson = async <T>(args: readonly string[]): Promise<T> =>
+    JSON.parse(await kas.kubectlOk([...args, '-o', 'json'])) as T;
+
+  /** A kubeconfig with `sa`'s bound token; the CA inline or as a file path. */
+  const saKubeconfig = async (sa: string, inlineCa: boolean): Promise<string> =>
+    kas.tokenKubeconfig(sa, await kas.serviceAccountToken(McoNamespace, sa), { inlineCa });
+
+  beforeAll(async () => {
+    kas = await TestKubeApiServer.start({ binary });
+    tmp = makeTmpDir('mco-envtest-run-');
+  }, 180_000);
+
+  afterAll(async () => {
+    await Promise.all(processes.map((p) => p.stop()));
+    await (kas as TestKubeApiServer | undefined)?.dispose();
+    (tmp as TmpDir | undefined)?.remove();
+  }, 60_000);
+
+  it('kubectl apply -R -f deploy/ creates every object on a fresh cluster, and again changes nothing', async () => {
+    const objects = loadManifests([DeployDir]);
+    const first = await kas.kubectl(['apply', '-R', '-f', DeployDir]);
+    expect(first.stderr).toBe('');
+    expect(first.code).toBe(0);
+    const lines = first.stdout.trim().split('\n');
+    expect(lines).toHaveLength(objects.length);
+    for (const line of lines) expect(line).toMatch(/ created$/);
+    await kas.kubectlOk(['wait', '--for=condition=Established', 'crd', '--all', '--timeout=60s']);
+    const again = await kas.kubectl(['apply', '-R', '-f', DeployDir]);
+    expect(again.code).toBe(0);
+    for (const line of again.stdout.trim().split('\n')) expect(line).toMatch(/ unchanged$/);
+  });
+
+  it.each([McoNamespace, 'default'])(
+    'kubectl auth can-i --list as machine-config-daemon (namespace %s) shows what deploy/ grants',
+    async (namespace) => {
+      const out = await kas.kubectlOk([
+        'auth',
+        'can-i',
+        '--list',
+        `--as=${DaemonSa}`,
+        '-n',
+        namespace,
+      ]);
+      const expected = grantedRows(
+        loadManifests([DeployDir]),
+        { namespace: McoNamespace, name: 'machine-config-daemon' },
+        namespace,
+      );
+      expect(rowLines(parseCanIList(out))).toEqual(rowLines(expected));
+      // The real server's words, for the embedded server's RBAC to be compared with.
+      const file = join(TestData, `can-i-list-machine-config-daemon-${namespace}.txt`);
+      if (record) writeFileSync(file, out);
+      expect(out).toBe(readFileSync(file, 'utf8'));
+    },
+  );
+
+  it('node-bootstrapper may create and read CSRs, and nothing of the cluster', async () => {
+    const kubeconfig = await saKubeconfig('node-bootstrapper', true);
+    const can = async (...args: string[]): Promise<string> =>
+      (await kas.kubectl(['auth', 'can-i', ...args], { kubeconfig })).stdout.trim();
+    expect(await can('create', 'certificatesigningrequests')).toBe('yes');
+    expect(await can('watch', 'certificatesigningrequests')).toBe('yes');
+    expect(await can('list', 'nodes')).toBe('no');
+    expect(await can('get', 'machineconfigs')).toBe('no');
+    expect(await can('get', 'secrets', '-n', McoNamespace)).toBe('no');
+  });
+
+  it('operator, controller and server run as their ServiceAccounts: Available, not Degraded, no forbidden', async () => {
+    const mcsPki = await TestPki.create();
+    const mcsCa = tmp.write('mcs/ca.crt', mcsPki.caPem);
+    const serving = await mcsPki.serving('machine-config-server');
+    const cert = tmp.write('mcs/tls.crt', serving.certPem);
+    const key = tmp.write('mcs/tls.key', serving.keyPem);
+    // What the token controller would put in node-bootstrapper-token on a cluster with a
+    // kube-controller-manager.
+    tmp.write(
+      'bootstrap-token/token',
+      await kas.serviceAccountToken(McoNamespace, 'node-bootstrapper'),
+    );
+    tmp.write('bootstrap-token/ca.crt', readFileSync(kas.caFile, 'utf8'));
+    const [securePort, insecurePort] = [await freePort(), await freePort()];
+    const mcsUrl = `https://127.0.0.1:${String(securePort)}`;
+
+    processes.push(
+      new McoProcess('operator', [
+        'operator',
+        '--kubeconfig',
+        // the CA by file path: the operator must hand it to nodes all the same
+        await saKubeconfig('machine-config-operator', false),
+        '--leader-elect',
+        '--mcs-url',
+        mcsUrl,
+        '--mcs-ca-file',
+        mcsCa,
+        '--poll-interval',
+        '1s',
+      ]),
+      new McoProcess('controller', [
+        'controller',
+        '--kubeconfig',
+        await saKubeconfig('machine-config-controller', true),
+        '--leader-elect',
+      ]),
+      new McoProcess('server', [
+        'server',
+        '--kubeconfig',
+        await saKubeconfig('machine-config-server', true),
+        '--cert',
+        cert,
+        '--key',
+        key,
+        '--apiserver-url',
+        kas.url,
+        '--bootstrap-token-dir',
+        join(tmp.path, 'bootstrap-token'),
+        '--address',
+        '127.0.0.1',
+        '--secure-port',
+        String(securePort),
+        '--insecure-port',
+        String(insecurePort),
+      ]),
+    );
+
+    const co = await until(
+      'ClusterOperator machine-config Available and not Degraded',
+      async () => {
+        const c = await getJson<{
+          status?: { conditions?: Condition[]; extension?: Record<string, string> };
+        }>(['get', 'clusteroperator', 'machine-config']);
+        const cond = (t: string) => c.status?.conditions?.find((x) => x.type === t);
+        if (cond('Available')?.status !== 'True' || cond('Degraded')?.status !== 'False')
+          throw new Error(JSON.stringify(c.status?.conditions));
+        return c;
+      },
+      { timeoutMs: 180_000, intervalMs: 1000 },
+    );
+    expect(co.status?.extension?.[NoMachineApiNotice.key]).toBe(NoMachineApiNotice.message);
+    expect(co.status?.extension?.['master']).toMatch(
+      /^all 0 nodes are at latest configuration rendered-master-/,
+    );
+
+    // The ControllerConfig carries the API server's CA, read from the operator's kubeconfig file.
+    const cc = await getJson<{ spec: { kubeAPIServerServingCAData?: string } }>([
+      'get',
+      'controllerconfig',
+      'machine-config-controller',
+    ]);
+    expect(Buffer.from(cc.spec.kubeAPIServerServingCAData ?? '', 'base64').toString()).toBe(
+      readFileSync(kas.caFile, 'utf8'),
+    );
+
+    // Both leaders hold their Leases.
+    const leases = await getJson<{
+      items: { metadata: { name: string }; spec: { holderIdentity?: string } }[];
+    }>(['get', 'lease', '-n', McoNamespace]);
+    expect(
+      leases.items
+        .filter((l) => (l.spec.holderIdentity ?? '') !== '')
+        .map((l) => l.metadata.name)
+        .sort(),
+    ).toEqual(['machine-config', 'machine-config-controller']);
+
+    // The server serves the worker config with a kubeconfig for node-bootstrapper, which the real
+    // server authenticates and lets create CSRs only.
+    const served = await until(
+      'the worker config from the machine config server',
+      async () => {
+        const r = await fetch(`http://127.0.0.1:${String(insecurePort)}/config/worker`, {
+          headers: { accept: 'application/vnd.coreos.ignition+json;version=3.4.0' },
+        });
+        return r.ok ? ((await r.json()) as IgnitionFiles) : undefined;
+      },
+      60_000,
+    );
+    const nodeKubeconfig = tmp.write(
+      'served.kubeconfig',
+      servedFile(served, '/etc/kubernetes/kubeconfig'),
+    );
+    const whoCan = await kas.kubectl(['auth', 'can-i', 'create', 'certificatesigningrequests'], {
+      kubeconfig: nodeKubeconfig,
+    });
+    expect(whoCan.stdout.trim()).toBe('yes');
+
+    // A Node appears: the operator gives it a MachineConfigNode, the controller counts it.
+    await kas.kubectlOk(['create', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: 'worker-0', labels: { 'node-role.kubernetes.io/worker': '' } },
+      }),
+    });
+    await until(
+      'MachineConfigNode worker-0',
+      async () =>
+        (await kas.kubectl(['get', 'machineconfignode', 'worker-0'])).code === 0 || undefined,
+      60_000,
+    );
+    await until(
+      'the worker pool to count worker-0',
+      async () => {
+        const p = await getJson<{ status?: { machineCount?: number } }>(['get', 'mcp', 'worker']);
+        return p.status?.machineCount === 1 || undefined;
+      },
+      60_000,
+    );
+    const after = await getJson<{ status?: { conditions?: Condition[] } }>([
+      'get',
+      'clusteroperator',
+      'machine-config',
+    ]);
+    expect(after.status?.conditions?.find((c) => c.type === 'Degraded')?.status).toBe('False');
+
+    for (const p of processes) {
+      expect(p.running, `${p.name} exited:\n${p.output()}`).toBe(true);
+      const forbidden = p
+        .output()
+        .split('\n')
+        .filter((l) => /forbidden/i.test(l));
+      expect(forbidden, `${p.name} logged forbidden errors`).toEqual([]);
+    }
+  }, 300_000);
+});
