@@ -8,12 +8,14 @@
  * Credentials come from a kubeconfig's current context: `server`, the CA
  * (`certificate-authority-data` or `certificate-authority`, or `insecure-skip-tls-verify`), and a
  * bearer `token` / `tokenFile` or a client certificate (`client-certificate[-data]`,
- * `client-key[-data]`).
+ * `client-key[-data]`); or from the pod's ServiceAccount (in-cluster), whose token file is read
+ * again as the kubelet renews it.
  */
 import { readFileSync } from 'node:fs';
 import { Agent, request, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
-import { dirname, resolve } from 'node:path';
+import { isIP } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { StatusError } from '../api/meta/v1/status-error.js';
 import { StatusReason, type Status } from '../api/meta/v1/status.js';
@@ -59,55 +61,131 @@ export interface HttpsCredentials {
   readonly ca?: string;
   readonly insecure?: boolean;
   readonly token?: string;
+  /** Read again at most once a minute, as client-go does: a projected token is renewed in place. */
+  readonly tokenFile?: string;
   readonly cert?: string;
   readonly key?: string;
 }
 
 const b64 = (s: string): string => Buffer.from(s, 'base64').toString('utf8');
 
-/** The current context's server and credentials; throws with the reason when incomplete. */
-export function credentialsFromKubeconfig(path: string): HttpsCredentials {
-  const doc = (parse(readFileSync(path, 'utf8')) as KubeconfigDoc | null) ?? {};
-  const rel = (p: string): string => resolve(dirname(path), p);
+/** What a kubeconfig's current context holds: inline values and the files it names. */
+export interface KubeconfigParts {
+  readonly server: string;
+  readonly insecure: boolean;
+  readonly caData?: string;
+  readonly caFile?: string;
+  readonly token?: string;
+  readonly tokenFile?: string;
+  readonly certData?: string;
+  readonly certFile?: string;
+  readonly keyData?: string;
+  readonly keyFile?: string;
+}
+
+/** The current context's parts; throws when it names no cluster with a server. */
+export function kubeconfigParts(text: string, source: string): KubeconfigParts {
+  const doc = (parse(text) as KubeconfigDoc | null) ?? {};
   const context = (doc.contexts ?? []).find((c) => c.name === doc['current-context'])?.context;
   const cluster = (doc.clusters ?? []).find((c) => c.name === context?.cluster)?.cluster;
   const user = (doc.users ?? []).find((u) => u.name === context?.user)?.user ?? {};
   if (cluster?.server === undefined)
-    throw new Error(`${path}: the current context names no cluster with a server`);
-  const caData = cluster['certificate-authority-data'];
-  const caFile = cluster['certificate-authority'];
-  const certData = user['client-certificate-data'];
-  const keyData = user['client-key-data'];
-  const token =
-    user.token ??
-    (user.tokenFile === undefined ? undefined : readFileSync(rel(user.tokenFile), 'utf8').trim());
-  const cert =
-    certData !== undefined
-      ? b64(certData)
-      : user['client-certificate'] === undefined
-        ? undefined
-        : readFileSync(rel(user['client-certificate']), 'utf8');
-  const key =
-    keyData !== undefined
-      ? b64(keyData)
-      : user['client-key'] === undefined
-        ? undefined
-        : readFileSync(rel(user['client-key']), 'utf8');
-  const ca =
-    caData !== undefined
-      ? b64(caData)
-      : caFile === undefined
-        ? undefined
-        : readFileSync(rel(caFile), 'utf8');
-  return {
+    throw new Error(`${source}: the current context names no cluster with a server`);
+  const parts: Record<string, string | boolean | undefined> = {
     server: cluster.server,
+    insecure: cluster['insecure-skip-tls-verify'] === true,
+    caData: cluster['certificate-authority-data'],
+    caFile: cluster['certificate-authority'],
+    token: user.token,
+    tokenFile: user.tokenFile,
+    certData: user['client-certificate-data'],
+    certFile: user['client-certificate'],
+    keyData: user['client-key-data'],
+    keyFile: user['client-key'],
+  };
+  return Object.fromEntries(
+    Object.entries(parts).filter(([, v]) => v !== undefined),
+  ) as unknown as KubeconfigParts;
+}
+
+/** The files a kubeconfig names (CA, client certificate and key, token), as written in it. */
+export function kubeconfigFiles(parts: KubeconfigParts): string[] {
+  return [parts.caFile, parts.certFile, parts.keyFile, parts.tokenFile].filter(
+    (f) => f !== undefined,
+  );
+}
+
+/**
+ * Credentials from the parts, reading named files with `read` (given the path as written; inline
+ * data wins over a file, as in kubectl). A token file is read now unless `keepTokenFile`.
+ */
+export function resolveCredentials(
+  parts: KubeconfigParts,
+  read: (file: string) => string,
+  keepTokenFile?: (file: string) => string,
+): HttpsCredentials {
+  const either = (data: string | undefined, file: string | undefined): string | undefined =>
+    data !== undefined ? b64(data) : file === undefined ? undefined : read(file);
+  const ca = either(parts.caData, parts.caFile);
+  const cert = either(parts.certData, parts.certFile);
+  const key = either(parts.keyData, parts.keyFile);
+  const tokenFile =
+    parts.token === undefined && parts.tokenFile !== undefined && keepTokenFile !== undefined
+      ? keepTokenFile(parts.tokenFile)
+      : undefined;
+  const token =
+    parts.token ??
+    (parts.tokenFile === undefined || tokenFile !== undefined
+      ? undefined
+      : read(parts.tokenFile).trim());
+  return {
+    server: parts.server,
     ...(ca === undefined ? {} : { ca }),
-    ...(cluster['insecure-skip-tls-verify'] === true ? { insecure: true } : {}),
+    ...(parts.insecure ? { insecure: true } : {}),
     ...(token === undefined ? {} : { token }),
+    ...(tokenFile === undefined ? {} : { tokenFile }),
     ...(cert === undefined ? {} : { cert }),
     ...(key === undefined ? {} : { key }),
   };
 }
+
+/** The current context's server and credentials; files are relative to the kubeconfig. */
+export function credentialsFromKubeconfig(path: string): HttpsCredentials {
+  const rel = (p: string): string => resolve(dirname(path), p);
+  return resolveCredentials(
+    kubeconfigParts(readFileSync(path, 'utf8'), path),
+    (file) => readFileSync(rel(file), 'utf8'),
+    rel,
+  );
+}
+
+/** Where a pod's ServiceAccount credentials are mounted. */
+export const ServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/**
+ * client-go's InClusterConfig: the API at KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT, the
+ * pod's ServiceAccount token (read again as it is renewed) and the cluster CA.
+ */
+export function inClusterCredentials(
+  env: Readonly<Record<string, string | undefined>>,
+  dir = ServiceAccountDir,
+): HttpsCredentials {
+  const host = env['KUBERNETES_SERVICE_HOST'] ?? '';
+  const port = env['KUBERNETES_SERVICE_PORT'] ?? '';
+  if (host === '' || port === '')
+    throw new Error(
+      'unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined',
+    );
+  const tokenFile = join(dir, 'token');
+  readFileSync(tokenFile); // fail now, with the path, when there is no token
+  return {
+    server: `https://${isIP(host) === 6 ? `[${host}]` : host}:${port}`,
+    ca: readFileSync(join(dir, 'ca.crt'), 'utf8'),
+    tokenFile,
+  };
+}
+
+const TokenFileRereadMs = 60_000;
 
 const PatchContentType: Record<PatchKind, string> = {
   merge: 'application/merge-patch+json',
@@ -169,10 +247,13 @@ export class HttpsResourceClient implements ResourceClient {
   readonly #base: URL;
   readonly #agent: Agent;
   readonly #token: string | undefined;
+  readonly #tokenFile: string | undefined;
+  #fileToken: { readonly value: string; readonly readAt: number } | undefined;
 
   constructor(credentials: HttpsCredentials) {
     this.#base = new URL(credentials.server);
     this.#token = credentials.token;
+    this.#tokenFile = credentials.tokenFile;
     this.#agent = new Agent({
       keepAlive: true,
       maxSockets: 8,
@@ -187,6 +268,15 @@ export class HttpsResourceClient implements ResourceClient {
     return new HttpsResourceClient(credentialsFromKubeconfig(kubeconfigPath));
   }
 
+  /** The token, from the kubeconfig or its token file (read again after a minute). */
+  #bearer(): string | undefined {
+    if (this.#tokenFile === undefined) return this.#token;
+    const now = Date.now();
+    if (this.#fileToken === undefined || now - this.#fileToken.readAt > TokenFileRereadMs)
+      this.#fileToken = { value: readFileSync(this.#tokenFile, 'utf8').trim(), readAt: now };
+    return this.#fileToken.value;
+  }
+
   /** Closes idle keep-alive connections (the process can then exit). */
   close(): void {
     this.#agent.destroy();
@@ -198,6 +288,7 @@ export class HttpsResourceClient implements ResourceClient {
     headers: Record<string, string>,
     signal?: AbortSignal,
   ): RequestOptions {
+    const token = this.#bearer();
     return {
       method,
       host: this.#base.hostname,
@@ -206,7 +297,7 @@ export class HttpsResourceClient implements ResourceClient {
       agent: this.#agent,
       headers: {
         accept: 'application/json',
-        ...(this.#token === undefined ? {} : { authorization: `Bearer ${this.#token}` }),
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
         ...headers,
       },
       ...(signal === undefined ? {} : { signal }),
