@@ -13,8 +13,18 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stringify } from 'yaml';
+import {
+  credentialsFromKubeconfig,
+  HttpsResourceClient,
+} from '../../src/adapters/https-resource-client.js';
+import { NodeKubeconfigClient } from '../../src/adapters/node-kubeconfig-client.js';
+import { routeNodeWrites } from '../../src/adapters/node-writes-router.js';
+import { createRootedNodeFiles } from '../../src/adapters/rooted-node-files.js';
+import { isStatusError } from '../../src/api/meta/v1/status-error.js';
+import { Resources } from '../../src/api/resource-refs.js';
 import { freePort } from '../../src/adapters/etcd-cluster-process.js';
-import { McoNamespace } from '../../src/api/machineconfiguration/v1/constants.js';
+import { Annotation, McoNamespace } from '../../src/api/machineconfiguration/v1/constants.js';
 import { loadManifests } from '../../src/cli/load-manifests.js';
 import { NoMachineApiNotice } from '../../src/logic/operator/user-data-secret.js';
 import { TestPki } from '../support/kube-apiserver-pki.js';
@@ -283,4 +293,120 @@ suite('deploy/ on a real kube-apiserver', () => {
       expect(forbidden, `${p.name} logged forbidden errors`).toEqual([]);
     }
   }, 300_000);
+
+  it('the daemon reads as machine-config-daemon and writes its Node as the node (kubelet kubeconfig on the node, re-read on rotation)', async () => {
+    for (const name of ['worker-1', 'worker-2'])
+      await kas.kubectlOk(['create', '-f', '-'], {
+        input: JSON.stringify({ apiVersion: 'v1', kind: 'Node', metadata: { name } }),
+      });
+    // The node's root as the kubelet leaves it: its kubeconfig names files on the node.
+    const root = join(tmp.path, 'node-root');
+    const writeNodeCert = async (node: string): Promise<void> => {
+      const c = await kas.clientCertificate(`system:node:${node}`, ['system:nodes']);
+      tmp.write('node-root/var/lib/kubelet/pki/kubelet-client-current.pem', c.certPem + c.keyPem);
+    };
+    await writeNodeCert('worker-1');
+    tmp.write('node-root/etc/kubernetes/kubelet-ca.crt', kas.caPem);
+    tmp.write(
+      'node-root/var/lib/kubelet/kubeconfig',
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: 'local',
+            cluster: { server: kas.url, 'certificate-authority': '/etc/kubernetes/kubelet-ca.crt' },
+          },
+        ],
+        users: [
+          {
+            name: 'kubelet',
+            user: {
+              'client-certificate': '/var/lib/kubelet/pki/kubelet-client-current.pem',
+              'client-key': '/var/lib/kubelet/pki/kubelet-client-current.pem',
+            },
+          },
+        ],
+        contexts: [{ name: 'kubelet', context: { cluster: 'local', user: 'kubelet' } }],
+        'current-context': 'kubelet',
+      }),
+    );
+    const sa = new HttpsResourceClient(
+      credentialsFromKubeconfig(await saKubeconfig('machine-config-daemon', false)),
+    );
+    const node = new NodeKubeconfigClient(
+      createRootedNodeFiles({ root }),
+      '/var/lib/kubelet/kubeconfig',
+    );
+    const client = routeNodeWrites(sa, node);
+    const annotate = (name: string, value: string) =>
+      client.patch(
+        Resources.node,
+        name,
+        { metadata: { annotations: { [Annotation.state]: value } } },
+        'merge',
+      );
+    const forbidden = async (p: Promise<unknown>): Promise<string> => {
+      try {
+        await p;
+      } catch (e) {
+        if (isStatusError(e, 'Forbidden')) return e.message;
+        throw e;
+      }
+      throw new Error('expected 403 Forbidden');
+    };
+    try {
+      expect((await client.list(Resources.node)).items.length).toBeGreaterThan(0);
+      expect((await client.list(Resources.machineConfig)).items.length).toBeGreaterThan(0);
+      await annotate('worker-1', 'Done');
+      const seen = await getJson<{ metadata: { annotations?: Record<string, string> } }>([
+        'get',
+        'node',
+        'worker-1',
+      ]);
+      expect(seen.metadata.annotations?.[Annotation.state]).toBe('Done');
+      expect(await forbidden(annotate('worker-2', 'Done'))).toBe(
+        'nodes "worker-2" is forbidden: node "worker-1" is not allowed to modify node "worker-2"',
+      );
+      expect(
+        await forbidden(
+          client.patch(
+            Resources.node,
+            'worker-1',
+            { metadata: { labels: { 'node-role.kubernetes.io/master': '' } } },
+            'merge',
+          ),
+        ),
+      ).toBe(
+        'nodes "worker-1" is forbidden: is not allowed to modify labels: node-role.kubernetes.io/master',
+      );
+      // The ServiceAccount alone may not write Nodes at all.
+      expect(
+        await forbidden(
+          sa.patch(Resources.node, 'worker-1', { metadata: { annotations: { x: 'y' } } }, 'merge'),
+        ),
+      ).toMatch(
+        /User "system:serviceaccount:openshift-machine-config-operator:machine-config-daemon" cannot patch resource "nodes"/,
+      );
+      // Events as the node (the Node authorizer's static rules).
+      await node.create(Resources.event, {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { name: 'worker-1.envtest', namespace: 'default' },
+        involvedObject: { kind: 'Node', name: 'worker-1' },
+        reason: 'Envtest',
+        message: 'written as the node',
+        type: 'Normal',
+      });
+      // The kubelet rotates its certificate in place: the next write uses the new one.
+      await writeNodeCert('worker-2');
+      await annotate('worker-2', 'Working');
+      expect(await forbidden(annotate('worker-1', 'Working'))).toContain(
+        'node "worker-2" is not allowed to modify node "worker-1"',
+      );
+    } finally {
+      sa.close();
+      node.close();
+    }
+  });
 });

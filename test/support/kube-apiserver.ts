@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { EtcdClusterProcesses, freePort } from '../../src/adapters/etcd-cluster-process.js';
 import { kubectl, type KubectlResult } from '../e2e/apiserver-harness.js';
-import { TestPki, writeServiceAccountKeys } from './kube-apiserver-pki.js';
+import { TestPki, writeServiceAccountKeys, type IssuedCert } from './kube-apiserver-pki.js';
 import { sleep } from './until.js';
 
 /** The environment variable naming the kube-apiserver binary (the suite is skipped without it). */
@@ -204,6 +204,16 @@ export class TestKubeApiServer {
     const path = join(this.dir, `${user.replaceAll(':', '_')}.kubeconfig`);
     writeFileSync(path, this.#kubeconfigText(user, cert, options), { mode: 0o600 });
     return path;
+  }
+
+  /** A client certificate and key for `user` in `groups`, signed by the server's CA. */
+  clientCertificate(user: string, groups: readonly string[]): Promise<IssuedCert> {
+    return this.#pki.client(user, groups);
+  }
+
+  /** The server's CA, PEM. */
+  get caPem(): string {
+    return this.#pki.caPem;
   }
 
   /** A kubeconfig for a bearer token (e.g. a ServiceAccount's from TokenRequest); returns its path. */
