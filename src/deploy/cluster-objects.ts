@@ -1,16 +1,38 @@
 /**
  * What the operator needs in the cluster besides RBAC and its CRDs: the MCO namespace with
  * upstream's labels (a privileged pod-security level: the daemon is privileged and on the host's
- * network and PID namespace), and the `machine-config-osimageurl` ConfigMap the installer leaves
- * for the operator, written for this release (the operator refuses one of another release).
- * `OS_IMAGE` is a placeholder for the OS image the nodes run.
+ * network and PID namespace), and the ConfigMaps upstream's install/ leaves for the operator,
+ * written for this release as a release image would have them: `machine-config-osimageurl` (the
+ * operator refuses one of another release) and `machine-config-operator-images` (read when it
+ * follows release images). `OS_IMAGE` is a placeholder for the OS image the nodes run.
  */
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
 import { OsImageUrlConfigMapName } from '../logic/operator/os-image-urls.js';
+import {
+  OperatorImagesConfigMapName,
+  operatorImagesData,
+  osImageUrlData,
+} from '../operator/cluster-version-status.js';
+import type { ReleaseImageInfo } from '../operator/release-payload-source.js';
 import { McoVersion } from '../version.js';
 import type { Manifest } from './manifest.js';
+import { McoImage } from './workloads.js';
 
 export const OsImagePlaceholder = 'OS_IMAGE';
+
+const ThisRelease: ReleaseImageInfo = {
+  version: McoVersion.raw,
+  osImage: OsImagePlaceholder,
+  osExtensionsImage: '',
+  operatorImage: McoImage,
+};
+
+const configMap = (name: string, data: Record<string, string>): Manifest => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: McoNamespace },
+  data,
+});
 
 export function clusterObjects(): { namespaces: Manifest[]; configMaps: Manifest[] } {
   return {
@@ -31,17 +53,8 @@ export function clusterObjects(): { namespaces: Manifest[]; configMaps: Manifest
       },
     ],
     configMaps: [
-      {
-        apiVersion: 'v1',
-        kind: 'ConfigMap',
-        metadata: { name: OsImageUrlConfigMapName, namespace: McoNamespace },
-        data: {
-          releaseVersion: McoVersion.raw,
-          baseOSContainerImage: OsImagePlaceholder,
-          baseOSExtensionsContainerImage: '',
-          osImageURL: '',
-        },
-      },
+      configMap(OsImageUrlConfigMapName, osImageUrlData(ThisRelease)),
+      configMap(OperatorImagesConfigMapName, operatorImagesData(ThisRelease)),
     ],
   };
 }

@@ -41,9 +41,9 @@ export function deployFiles(): DeployFile[] {
       objects: cluster.namespaces,
     },
     {
-      path: '01-machine-config-osimageurl.yaml',
+      path: '01-config-maps.yaml',
       comment:
-        'The OS images of this release, read by the operator. Replace OS_IMAGE with the image your nodes run.',
+        "This release's OS images and operator image, read by the operator. Replace OS_IMAGE with the image your nodes run.",
       objects: cluster.configMaps,
     },
     {
