@@ -74,6 +74,16 @@ suite('deploy/ on a real kube-apiserver', () => {
   const getJson = async <T>(args: readonly string[]): Promise<T> =>
     JSON.parse(await kas.kubectlOk([...args, '-o', 'json'])) as T;
 
+  /** Every line a component logged with `forbidden` in it (prefixed with its name). */
+  const forbiddenLines = (...only: McoProcess[]): string[] =>
+    (only.length > 0 ? only : processes).flatMap((p) =>
+      p
+        .output()
+        .split('\n')
+        .filter((l) => /forbidden/i.test(l))
+        .map((l) => `${p.name}: ${l}`),
+    );
+
   /** A kubeconfig with `sa`'s bound token; the CA inline or as a file path. */
   const saKubeconfig = async (sa: string, inlineCa: boolean): Promise<string> =>
     kas.tokenKubeconfig(sa, await kas.serviceAccountToken(McoNamespace, sa), { inlineCa });
@@ -138,7 +148,7 @@ suite('deploy/ on a real kube-apiserver', () => {
     expect(await can('get', 'secrets', '-n', McoNamespace)).toBe('no');
   });
 
-  it('operator, controller and server run as their ServiceAccounts: Available, not Degraded, no forbidden', async () => {
+  it('operator, controller, server and dashboard run as their ServiceAccounts: Available, not Degraded, no forbidden', async () => {
     const mcsPki = await TestPki.create();
     const mcsCa = tmp.write('mcs/ca.crt', mcsPki.caPem);
     const serving = await mcsPki.serving('machine-config-server');
@@ -153,6 +163,7 @@ suite('deploy/ on a real kube-apiserver', () => {
     tmp.write('bootstrap-token/ca.crt', readFileSync(kas.caFile, 'utf8'));
     const [securePort, insecurePort] = [await freePort(), await freePort()];
     const mcsUrl = `https://127.0.0.1:${String(securePort)}`;
+    const dashboardPort = await freePort();
 
     processes.push(
       new McoProcess('operator', [
@@ -173,6 +184,13 @@ suite('deploy/ on a real kube-apiserver', () => {
         '--kubeconfig',
         await saKubeconfig('machine-config-controller', true),
         '--leader-elect',
+      ]),
+      new McoProcess('dashboard', [
+        'dashboard',
+        '--kubeconfig',
+        await saKubeconfig('machine-config-dashboard', true),
+        '--listen',
+        `127.0.0.1:${String(dashboardPort)}`,
       ]),
       new McoProcess('server', [
         'server',
@@ -207,7 +225,10 @@ suite('deploy/ on a real kube-apiserver', () => {
         return c;
       },
       { timeoutMs: 180_000, intervalMs: 1000 },
-    );
+    ).catch((e: unknown) => {
+      // a missing grant shows as a wait that never ends: name the refusals
+      throw new Error(`${String(e)}\nforbidden:\n${forbiddenLines().join('\n')}`, { cause: e });
+    });
     expect(co.status?.extension?.[NoMachineApiNotice.key]).toBe(NoMachineApiNotice.message);
     expect(co.status?.extension?.['master']).toMatch(
       /^all 0 nodes are at latest configuration rendered-master-/,
@@ -255,6 +276,14 @@ suite('deploy/ on a real kube-apiserver', () => {
     });
     expect(whoCan.stdout.trim()).toBe('yes');
 
+    // The dashboard's watches all listed, as machine-config-dashboard.
+    await until(
+      'the dashboard healthy',
+      async () =>
+        (await fetch(`http://127.0.0.1:${String(dashboardPort)}/healthz`)).ok || undefined,
+      60_000,
+    );
+
     // A Node appears: the operator gives it a MachineConfigNode, the controller counts it.
     await kas.kubectlOk(['create', '-f', '-'], {
       input: JSON.stringify({
@@ -286,11 +315,7 @@ suite('deploy/ on a real kube-apiserver', () => {
 
     for (const p of processes) {
       expect(p.running, `${p.name} exited:\n${p.output()}`).toBe(true);
-      const forbidden = p
-        .output()
-        .split('\n')
-        .filter((l) => /forbidden/i.test(l));
-      expect(forbidden, `${p.name} logged forbidden errors`).toEqual([]);
+      expect(forbiddenLines(p), `${p.name} logged forbidden errors`).toEqual([]);
     }
   }, 300_000);
 
