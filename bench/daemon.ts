@@ -1,26 +1,27 @@
 /**
- * bench/daemon: what the machine config daemon costs on a node (issue 6).
+ * bench/daemon: what the subject's machine config daemon costs on a node. The daemon runs on the
+ * system core, as does its baseline; this process only starts them.
  *
  * 1. Applying N files (default 1,000): `mco daemon --host ostree --once-from <MachineConfig>` on a
  *    fresh folder root, which runs the daemon's update code (journal, prior-state capture,
- *    `.mcdnoorig` stamps, atomic writes, currentconfig, reboot request). Timed against a bash
- *    baseline doing the same atomic writes in the same run: for each file write a temp file beside
- *    it, fsync it (`sync FILE`), rename it over the path, fsync the folder — what the daemon's
- *    writeAtomic does. Printed: the process's wall time, the update's own time (its log from
- *    "applying once" to "once-from finished"), and both ratios to the baseline (target ≤ 1.5).
- * 2. Idle RSS of one `mco daemon` (target ≤ 80 MiB): a real `mco apiserver`, a Node that is Done
- *    on a rendered config, a root that matches it; the daemon validates, reports Done, starts its
- *    drift monitor, then sits idle; VmRSS and Pss (/proc/<pid>/smaps_rollup) after a few seconds.
- * 3. RSS of D daemons at once (default 50), one Node and one root each: the sum of VmRSS and of
- *    Pss (Pss shares the node binary's pages among the processes), per daemon too.
+ *    `.mcdnoorig` stamps, atomic writes, currentconfig, reboot request), against
+ *    bench/daemon-baseline.py making the same syscalls in one Python process (stamp and file
+ *    each written atomically: temp file, fchmod, write, fsync, fchown, rename, folder fsync) in the
+ *    same repeat. Rows P5: the update itself (its log, "applying once" → "once-from finished")
+ *    against the Python loop (goal ≤ 1.5×), and the whole process against the whole Python
+ *    process.
+ * 2. Idle RSS of one `mco daemon` (goal ≤ 64 MiB): the subject's `mco apiserver` (on the load
+ *    core), a Node that is Done on a rendered config, a root that matches it; the daemon
+ *    validates, reports Done, starts its drift monitor, then sits idle; VmRSS and Pss
+ *    (/proc/<pid>/smaps_rollup) after `--idle-seconds`.
+ * 3. With `--daemons D` (default 0: off), D daemons at once, one Node and one root each: VmRSS and
+ *    Pss per daemon (Pss shares the node binary's pages among the processes).
  *
  * The OS side of the root is a folder with the supervisor's booted.json (no sysroot: nothing here
  * stages an OS change). Every process is stopped by PID; the temp folder is removed.
  *
- * Run: npm run bench:daemon [-- --files 1000 --daemons 50 --idle-seconds 5 --rounds 1]
- * (`--rounds n`: the file bench n times, the best of each printed.)
+ * Run: node dist/bench/daemon.js [--files 1000 --idle-seconds 5 --daemons 0] [--mco DIR]…
  */
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -30,37 +31,38 @@ import type { Node } from '../src/api/core/v1/node.js';
 import { Annotation } from '../src/api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../src/api/machineconfiguration/v1/machine-config.js';
 import { Resources } from '../src/api/resource-refs.js';
-import { BenchApiServer, McoBin, McoProcess, type LogLine } from '../test/support/mco-processes.js';
+import {
+  BenchApiServer,
+  McoProcess,
+  RepoRoot,
+  type LogLine,
+} from '../test/support/mco-processes.js';
+import { sleep } from '../test/support/until.js';
+import {
+  Bench,
+  BenchOptions,
+  processMemory,
+  type Figures,
+  type ProcessMemory,
+  type RowDef,
+  type Subject,
+} from './support/bench-harness.js';
 
 const OsImage = 'bench:os';
 const Filler = 'x'.repeat(200);
-const MiB = 1024 * 1024;
 
-interface BenchOptions {
-  readonly files: number;
-  readonly daemons: number;
-  readonly idleSeconds: number;
-  readonly rounds: number;
-}
-
-function options(): BenchOptions {
-  const { values } = parseArgs({
-    options: {
-      files: { type: 'string', default: '1000' },
-      daemons: { type: 'string', default: '50' },
-      'idle-seconds': { type: 'string', default: '5' },
-      rounds: { type: 'string', default: '1' },
-    },
-  });
-  return {
-    files: Number(values.files),
-    daemons: Number(values.daemons),
-    idleSeconds: Number(values['idle-seconds']),
-    rounds: Math.max(1, Number(values.rounds)),
-  };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const { values } = parseArgs({
+  options: {
+    ...BenchOptions,
+    files: { type: 'string', default: '1000' },
+    daemons: { type: 'string', default: '0' },
+    'idle-seconds': { type: 'string', default: '5' },
+  },
+});
+const Files = Number(values.files);
+const Daemons = Number(values.daemons);
+const IdleSeconds = Number(values['idle-seconds']);
+const Baseline = join(RepoRoot, 'bench/daemon-baseline.py');
 
 /** The i-th bench file: its path and contents (the bash baseline prints the same bytes). */
 function benchFile(i: number): { path: string; contents: string } {
@@ -119,35 +121,6 @@ function makeRoot(dir: string): string {
   return root;
 }
 
-function run(argv: readonly string[]): Promise<{ ms: number; out: string; code: number | null }> {
-  const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const [cmd, ...args] = argv;
-    const child = spawn(cmd ?? '', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (out += c.toString()));
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      resolve({ ms: performance.now() - started, out, code });
-    });
-  });
-}
-
-const BashBaseline = `
-set -euo pipefail
-root=$1; n=$2; filler=$3
-for ((d = 0; d < 10; d++)); do mkdir -p "$root/etc/bench/d$d"; done
-for ((i = 0; i < n; i++)); do
-  dir="$root/etc/bench/d$((i % 10))"
-  tmp="$dir/.f$i.conf.$$.tmp"
-  printf '# bench file %d\\n%s\\n' "$i" "$filler" > "$tmp"
-  sync "$tmp"
-  mv -f "$tmp" "$dir/f$i.conf"
-  sync "$dir"
-done
-`;
-
 function logTime(out: string, msg: string): number | undefined {
   for (const line of out.split('\n')) {
     if (!line.startsWith('{')) continue;
@@ -161,23 +134,40 @@ function logTime(out: string, msg: string): number | undefined {
   return undefined;
 }
 
-async function applyFiles(work: string, files: number, rounds: number): Promise<void> {
-  const mcFile = join(work, 'files.json');
-  writeFileSync(mcFile, JSON.stringify(machineConfig('rendered-bench-files', files)));
-  const rows: { daemonMs: number; updateMs: number; shellMs: number }[] = [];
-  for (let round = 0; round < rounds; round++) {
-    const shellRoot = makeRoot(join(work, `shell-${String(round)}`));
-    const shell = await run(['bash', '-c', BashBaseline, 'bash', shellRoot, String(files), Filler]);
-    if (shell.code !== 0) throw new Error(`bash baseline failed: ${shell.out}`);
-    // the baseline wrote the bytes the daemon writes
-    const probe = benchFile(files - 1);
-    if (readFileSync(join(shellRoot, probe.path), 'utf8') !== probe.contents)
-      throw new Error('the bash baseline wrote other bytes than the daemon');
+/** A process on the system core: its wall time from spawn to exit, and what it printed. */
+async function timed(
+  argv: readonly string[],
+  name: string,
+): Promise<{ ms: number; proc: McoProcess }> {
+  const started = performance.now();
+  const proc = new McoProcess(name, [], argv);
+  const { code, signal } = await proc.exited;
+  const ms = performance.now() - started;
+  if (code !== 0)
+    throw new Error(`${name} exited ${String(code ?? signal)}:\n${proc.output().slice(-3000)}`);
+  return { ms, proc };
+}
 
-    const root = makeRoot(join(work, `daemon-${String(round)}`));
-    const daemon = await run([
-      process.execPath,
-      McoBin,
+/** Part 1: the daemon's update against the Python baseline, one of each. */
+async function applyFiles(work: string, subject: Subject, repeat: number): Promise<Figures> {
+  const mcFile = join(work, 'files.json');
+  writeFileSync(mcFile, JSON.stringify(machineConfig('rendered-bench-files', Files)));
+  const probe = benchFile(Files - 1);
+  const tag = `${subject.id}-${String(repeat)}`;
+
+  const pyRoot = makeRoot(join(work, `python-${tag}`));
+  const py = await timed(
+    bench.cores.pinned('system', ['/usr/bin/python3', Baseline, pyRoot, String(Files), Filler]),
+    'python baseline',
+  );
+  if (readFileSync(join(pyRoot, probe.path), 'utf8') !== probe.contents)
+    throw new Error('the Python baseline wrote other bytes than the daemon');
+  const pyLoop = (JSON.parse(py.proc.output()) as { seconds: number }).seconds * 1000;
+
+  const root = makeRoot(join(work, `daemon-${tag}`));
+  const daemon = await timed(
+    [
+      ...bench.mcoCommand(subject),
       'daemon',
       '--node',
       'bench',
@@ -187,51 +177,35 @@ async function applyFiles(work: string, files: number, rounds: number): Promise<
       'ostree',
       '--once-from',
       mcFile,
-    ]);
-    if (daemon.code !== 0) throw new Error(`mco daemon --once-from failed:\n${daemon.out}`);
-    if (readFileSync(join(root, probe.path), 'utf8') !== probe.contents)
-      throw new Error('mco daemon did not write the files');
-    const began = logTime(daemon.out, 'applying once');
-    const ended = logTime(daemon.out, 'once-from finished');
-    rows.push({
-      daemonMs: daemon.ms,
-      updateMs: began !== undefined && ended !== undefined ? ended - began : Number.NaN,
-      shellMs: shell.ms,
-    });
-  }
-  const best = (k: 'daemonMs' | 'updateMs' | 'shellMs') => Math.min(...rows.map((r) => r[k]));
-  const shellMs = best('shellMs');
-  console.log(`apply ${String(files)} files (best of ${String(rows.length)}):`);
-  console.log(`  bash baseline (temp, fsync, rename, fsync dir): ${shellMs.toFixed(0)} ms`);
-  console.log(
-    `  mco daemon --once-from, whole process:           ${best('daemonMs').toFixed(0)} ms  (${(best('daemonMs') / shellMs).toFixed(2)}× the baseline)`,
+    ],
+    'mco daemon --once-from',
   );
-  console.log(
-    `  mco daemon, the update itself (from its log):     ${best('updateMs').toFixed(0)} ms  (${(best('updateMs') / shellMs).toFixed(2)}× the baseline; target ≤ 1.5×)`,
-  );
-}
-
-interface Memory {
-  rss: number;
-  pss: number;
-}
-
-function memoryOf(pid: number): Memory {
-  const status = readFileSync(`/proc/${String(pid)}/status`, 'utf8');
-  const rss = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? Number.NaN) * 1024;
-  let pss = Number.NaN;
-  try {
-    const rollup = readFileSync(`/proc/${String(pid)}/smaps_rollup`, 'utf8');
-    pss = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? Number.NaN) * 1024;
-  } catch {
-    // no smaps_rollup on this kernel
-  }
-  return { rss, pss };
+  if (readFileSync(join(root, probe.path), 'utf8') !== probe.contents)
+    throw new Error('mco daemon did not write the files');
+  const out = daemon.proc.output();
+  const began = logTime(out, 'applying once');
+  const ended = logTime(out, 'once-from finished');
+  rmSync(pyRoot, { recursive: true, force: true });
+  rmSync(root, { recursive: true, force: true });
+  return {
+    update:
+      began !== undefined && ended !== undefined
+        ? ended - began
+        : 'n/a: no update times in its log',
+    pythonLoop: pyLoop,
+    process: daemon.ms,
+    pythonProcess: py.ms,
+  };
 }
 
 /** D daemons, each Done on a small rendered config, idle; their memory. */
-async function idleDaemons(work: string, count: number, idleSeconds: number): Promise<Memory[]> {
-  const server = await BenchApiServer.start('memory');
+async function idleDaemons(
+  parent: string,
+  subject: Subject,
+  count: number,
+): Promise<ProcessMemory[]> {
+  const work = mkdtempSync(join(parent, 'idle-'));
+  const server = await BenchApiServer.start('memory', bench.mcoCommand(subject, 'load'));
   const admin = HttpsResourceClient.fromKubeconfig(server.kubeconfig('admin'));
   const daemons: McoProcess[] = [];
   try {
@@ -272,17 +246,21 @@ async function idleDaemons(work: string, count: number, idleSeconds: number): Pr
     // start them a few at a time: each start costs a CPU second or so
     for (let i = 0; i < count; i++) {
       daemons.push(
-        new McoProcess(`daemon-${String(i)}`, [
-          'daemon',
-          '--node',
-          `bench-${String(i)}`,
-          '--root',
-          join(work, `idle-${String(i)}`, 'rootfs'),
-          '--kubeconfig',
-          server.kubeconfig('admin'),
-          '--host',
-          'ostree',
-        ]),
+        new McoProcess(
+          `daemon-${String(i)}`,
+          [
+            'daemon',
+            '--node',
+            `bench-${String(i)}`,
+            '--root',
+            join(work, `idle-${String(i)}`, 'rootfs'),
+            '--kubeconfig',
+            server.kubeconfig('admin'),
+            '--host',
+            'ostree',
+          ],
+          bench.mcoCommand(subject),
+        ),
       );
       if (i % 5 === 4) await sleep(1000);
     }
@@ -298,36 +276,74 @@ async function idleDaemons(work: string, count: number, idleSeconds: number): Pr
         );
       await sleep(250);
     }
-    await sleep(idleSeconds * 1000);
-    return daemons.map((d) => memoryOf(d.pid));
+    await sleep(IdleSeconds * 1000);
+    return daemons.map((d) => processMemory(d.pid));
   } finally {
     await Promise.all(daemons.map((d) => d.stop('SIGKILL')));
     admin.close();
     await server.dispose();
-  }
-}
-
-const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
-
-async function main(): Promise<void> {
-  const o = options();
-  const work = mkdtempSync(join(tmpdir(), 'mco-bench-daemon-'));
-  try {
-    await applyFiles(work, o.files, o.rounds);
-    const [one] = await idleDaemons(work, 1, o.idleSeconds);
-    if (one === undefined) throw new Error('no daemon measured');
-    console.log(
-      `idle RSS of one daemon: ${mib(one.rss)} (Pss ${mib(one.pss)}; target ≤ 80 MiB RSS)`,
-    );
-    const many = await idleDaemons(work, o.daemons, o.idleSeconds);
-    const rss = many.reduce((s, m) => s + m.rss, 0);
-    const pss = many.reduce((s, m) => s + m.pss, 0);
-    console.log(
-      `${String(many.length)} idle daemons: RSS ${mib(rss)} in all (${mib(rss / many.length)} each), Pss ${mib(pss)} in all (${mib(pss / many.length)} each)`,
-    );
-  } finally {
     rmSync(work, { recursive: true, force: true });
   }
 }
 
-await main();
+function rows(): RowDef[] {
+  const n = Files.toLocaleString('en-US');
+  const list: RowDef[] = [
+    {
+      id: 'P5',
+      measure: `daemon applies ${n} files, the update (from its log)`,
+      unit: 'ms',
+      ours: 'update',
+      baseline: { label: 'same syscalls in one Python process', key: 'pythonLoop' },
+      goal: { on: 'ratio', op: '<=', value: 1.5 },
+    },
+    {
+      id: 'P5',
+      measure: `daemon applies ${n} files, whole process`,
+      unit: 'ms',
+      ours: 'process',
+      baseline: { label: 'whole Python process', key: 'pythonProcess' },
+    },
+    {
+      id: 'P5',
+      measure: 'idle RSS of one daemon',
+      unit: 'MiB',
+      ours: 'idleRss',
+      goal: { on: 'ours', op: '<=', value: 64 },
+    },
+    { id: 'P5', measure: 'idle Pss of one daemon', unit: 'MiB', ours: 'idlePss' },
+  ];
+  if (Daemons <= 0) return list;
+  return [
+    ...list,
+    { id: 'P5', measure: `RSS per daemon, ${Daemons} idle at once`, unit: 'MiB', ours: 'manyRss' },
+    { id: 'P5', measure: `Pss per daemon, ${Daemons} idle at once`, unit: 'MiB', ours: 'manyPss' },
+  ];
+}
+
+const bench = Bench.open('daemon', values);
+bench.describe(
+  `mco daemon --host ostree on a folder root; daemon and Python baseline on the system core; idle after ${IdleSeconds} s`,
+);
+const work = mkdtempSync(join(tmpdir(), 'mco-bench-daemon-'));
+try {
+  await bench.run(async ({ subject, repeat }) => {
+    const files = await applyFiles(work, subject, repeat);
+    const [one] = await idleDaemons(work, subject, 1);
+    if (one === undefined) throw new Error('no daemon measured');
+    const figures: Record<string, number | string> = {
+      ...files,
+      idleRss: one.rss,
+      idlePss: one.pss,
+    };
+    if (Daemons > 0) {
+      const many = await idleDaemons(work, subject, Daemons);
+      figures['manyRss'] = many.reduce((s, m) => s + m.rss, 0) / many.length;
+      figures['manyPss'] = many.reduce((s, m) => s + m.pss, 0) / many.length;
+    }
+    return figures;
+  });
+  bench.report(rows());
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,117 +1,63 @@
 /**
- * bench/mcs: the machine config server as a real process (cluster mode, against `mco apiserver`)
- * under `wrk` (64 connections, 10 s) on `/config/worker`, over HTTPS and plain HTTP, measured
- * against nginx serving the same bytes as a static file with the same certificate and TLS
- * protocols, in the same run. Both write an access log to a file; nginx keeps connections open as
- * Node does (no keepalive_requests limit) and runs one worker process, as the server runs one
- * event loop.
+ * bench/mcs: the subject's machine config server as a real process (cluster mode, against the
+ * subject's `mco apiserver`) under `wrk` (64 connections) on `/config/worker`, over HTTPS and plain
+ * HTTP, against nginx serving the same bytes as a static file with the same certificate and TLS
+ * protocols, in the same repeat. The server, its API server and nginx run on the system core, wrk
+ * on the load generator's core. Both servers write an access log to a file; nginx keeps
+ * connections open as Node does (no keepalive_requests limit) and runs one worker process, as the
+ * server runs one event loop. Every repeat starts both from scratch.
  *
- * Reports requests/s, p99 latency, and the ratio to nginx. Run: npm run bench:mcs
- * (BENCH_ROUNDS=n repeats each measurement and keeps the best; default 2.)
+ * Rows P2: requests/s and p99 latency, HTTPS and HTTP, against nginx; goals ≥ 0.8× and ≤ 2×.
+ *
+ * Run: node dist/bench/mcs.js [--seconds 10 --connections 64 --wrk-threads 1] [--mco DIR]…
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
   mkdtempSync,
-  openSync,
   readFileSync,
   readdirSync,
   rmSync,
   statSync,
   writeFileSync,
-  existsSync,
 } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { freeLoopbackPort } from '../src/adapters/oci/distribution-registry.js';
 import type { MachineConfig } from '../src/api/machineconfiguration/v1/machine-config.js';
 import type { ControllerConfig } from '../src/api/machineconfiguration/v1/controller-config.js';
 import { builtInPool } from '../src/logic/pools/built-in-pools.js';
 import { renderPool } from '../src/logic/render/render-pool.js';
 import { generateTemplateMachineConfigs } from '../src/logic/template/generate-template-configs.js';
 import { McoVersion } from '../src/version.js';
+import { BenchApiServer, McoProcess, RepoRoot } from '../test/support/mco-processes.js';
+import { sleep } from '../test/support/until.js';
+import { apiExpect, targetFromKubeconfig } from './support/api-target.js';
+import { Bench, BenchOptions, type Figures, type Subject } from './support/bench-harness.js';
 
-const RepoRoot = fileURLToPath(new URL('../..', import.meta.url));
-const McoBin = join(RepoRoot, 'bin/mco.js');
-const Connections = 64;
-const Seconds = 10;
-const Threads = 2;
-const Rounds = Number(process.env['BENCH_ROUNDS'] ?? '2');
+const { values } = parseArgs({
+  options: {
+    ...BenchOptions,
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '64' },
+    'wrk-threads': { type: 'string', default: '1' },
+  },
+});
+const Connections = Number(values.connections);
+const Seconds = Number(values.seconds);
+const Threads = Number(values['wrk-threads']);
 const Accept = 'application/vnd.coreos.ignition+json;version=3.3.0, */*;q=0.1';
 const Mco = '/apis/machineconfiguration.openshift.io/v1';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => {
-        resolve(port);
-      });
-    });
-  });
-}
-
-function run(cmd: string, args: readonly string[]): string {
+function run(argv: readonly string[]): string {
+  const [cmd = '', ...args] = argv;
   const r = spawnSync(cmd, args, { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')}: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`${argv.join(' ')}: ${r.stderr}`);
   return r.stdout;
-}
-
-interface Proc {
-  readonly pid: number;
-  stop(): Promise<void>;
-}
-
-function spawnProc(cmd: string, args: readonly string[], logFile: string): Proc {
-  const fd = openSync(logFile, 'a');
-  const child: ChildProcess = spawn(cmd, args, { stdio: ['ignore', fd, fd] });
-  const exited = new Promise<void>((resolve) =>
-    child.once('exit', () => {
-      resolve();
-    }),
-  );
-  const pid = child.pid;
-  if (pid === undefined) throw new Error(`${cmd} did not start`);
-  return {
-    pid,
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      process.kill(pid, 'SIGTERM');
-      const t = setTimeout(() => {
-        if (child.exitCode === null) process.kill(pid, 'SIGKILL');
-      }, 10_000);
-      await exited;
-      clearTimeout(t);
-    },
-  };
-}
-
-function https(
-  url: string,
-  method: string,
-  options: { ca: string; token?: string; body?: unknown; accept?: string },
-): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const headers: Record<string, string> = { accept: options.accept ?? 'application/json' };
-    if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`;
-    if (options.body !== undefined) headers['content-type'] = 'application/json';
-    const req = httpsRequest(url, { method, headers, ca: options.ca, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
-    req.on('error', reject);
-    req.end(options.body === undefined ? undefined : JSON.stringify(options.body));
-  });
 }
 
 function certificates(work: string): { ca: string; cert: string; key: string } {
@@ -119,7 +65,8 @@ function certificates(work: string): { ca: string; cert: string; key: string } {
   const caKey = join(work, 'ca.key');
   const cert = join(work, 'tls.crt');
   const key = join(work, 'tls.key');
-  run('openssl', [
+  run([
+    'openssl',
     'req',
     '-x509',
     '-newkey',
@@ -140,7 +87,8 @@ function certificates(work: string): { ca: string; cert: string; key: string } {
     '-addext',
     'keyUsage=critical,keyCertSign',
   ]);
-  run('openssl', [
+  run([
+    'openssl',
     'req',
     '-newkey',
     'ec',
@@ -158,7 +106,8 @@ function certificates(work: string): { ca: string; cert: string; key: string } {
     join(work, 'ext.cnf'),
     'subjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n',
   );
-  run('openssl', [
+  run([
+    'openssl',
     'x509',
     '-req',
     '-in',
@@ -247,43 +196,6 @@ function workerConfigs(): { cc: ControllerConfig; rendered: MachineConfig } {
   return { cc, rendered: r.value.config };
 }
 
-async function startApiServer(
-  work: string,
-): Promise<{ proc: Proc; url: string; token: string; ca: string; dataDir: string }> {
-  const dataDir = join(work, 'apiserver');
-  mkdirSync(dataDir);
-  const proc = spawnProc(
-    process.execPath,
-    [
-      McoBin,
-      'apiserver',
-      '--data-dir',
-      dataDir,
-      '--listen',
-      '127.0.0.1:0',
-      '--storage',
-      'memory',
-      '--log-level',
-      'warn',
-    ],
-    join(work, 'apiserver.log'),
-  );
-  const pidFile = join(dataDir, 'apiserver.pid');
-  const deadline = Date.now() + 60_000;
-  while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() !== String(proc.pid)) {
-    if (Date.now() > deadline) throw new Error('mco apiserver did not start');
-    await sleep(50);
-  }
-  const kubeconfig = readFileSync(join(dataDir, 'admin.kubeconfig'), 'utf8');
-  return {
-    proc,
-    dataDir,
-    url: /server: (\S+)/.exec(kubeconfig)?.[1] ?? '',
-    token: /token: (\S+)/.exec(kubeconfig)?.[1] ?? '',
-    ca: readFileSync(join(dataDir, 'ca.crt'), 'utf8'),
-  };
-}
-
 interface WrkResult {
   readonly rps: number;
   readonly p99Ms: number;
@@ -296,15 +208,18 @@ function toMs(value: string, unit: string): number {
 }
 
 function wrk(url: string): WrkResult {
-  const out = run('wrk', [
-    `-t${Threads}`,
-    `-c${Connections}`,
-    `-d${Seconds}s`,
-    '--latency',
-    '-H',
-    `Accept: ${Accept}`,
-    url,
-  ]);
+  const out = run(
+    bench.cores.pinned('load', [
+      'wrk',
+      `-t${Threads}`,
+      `-c${Connections}`,
+      `-d${Seconds}s`,
+      '--latency',
+      '-H',
+      `Accept: ${Accept}`,
+      url,
+    ]),
+  );
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 'NaN');
   const p99 = /\s99%\s+([\d.]+)(us|ms|s|m)\b/.exec(out);
   const errors = [/Socket errors:.*/.exec(out)?.[0], /Non-2xx or 3xx responses: \d+/.exec(out)?.[0]]
@@ -368,147 +283,162 @@ async function waitListening(port: number): Promise<void> {
   }
 }
 
-function best(results: WrkResult[]): WrkResult {
-  return results.reduce((a, b) => (b.rps > a.rps ? b : a));
+/** One HTTPS GET with its own connection. */
+function httpsGet(url: string, ca: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { ca, agent: false, headers: { accept: Accept } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }
 
-async function main(): Promise<void> {
-  const work = mkdtempSync(join(tmpdir(), 'bench-mcs-'));
-  // nginx's worker runs unprivileged: it must be able to reach the static file.
-  chmodSync(work, 0o755);
-  const procs: Proc[] = [];
+/** The subject's API server with the worker pool at its rendered config. */
+async function seededApiServer(subject: Subject): Promise<BenchApiServer> {
+  const server = await BenchApiServer.start('memory', bench.mcoCommand(subject));
+  const api = targetFromKubeconfig(server.kubeconfig('admin'));
+  const name = Rendered.rendered.metadata.name ?? '';
+  const worker = builtInPool('worker');
+  await apiExpect(201, api, false, 'POST', `${Mco}/controllerconfigs`, Rendered.cc);
+  await apiExpect(201, api, false, 'POST', `${Mco}/machineconfigs`, Rendered.rendered);
+  const pool = JSON.parse(
+    (
+      await apiExpect(201, api, false, 'POST', `${Mco}/machineconfigpools`, {
+        ...worker,
+        spec: { ...worker.spec, configuration: { name } },
+      })
+    ).text,
+  ) as Record<string, unknown>;
+  await apiExpect(200, api, false, 'PUT', `${Mco}/machineconfigpools/worker/status`, {
+    ...pool,
+    status: { configuration: { name } },
+  });
+  return server;
+}
+
+async function measure(subject: Subject, repeat: number): Promise<Figures> {
+  const dir = join(Work, `repeat-${repeat}-${subject.id}`);
+  mkdirSync(dir);
+  chmodSync(dir, 0o755);
+  const procs: McoProcess[] = [];
+  const server = await seededApiServer(subject);
   try {
-    const certs = certificates(work);
-    const api = await startApiServer(work);
-    procs.push(api.proc);
-    const { cc, rendered } = workerConfigs();
-    const name = rendered.metadata.name ?? '';
-    for (const [path, body] of [
-      [`${Mco}/controllerconfigs`, cc],
-      [`${Mco}/machineconfigs`, rendered],
-      [
-        `${Mco}/machineconfigpools`,
-        {
-          ...builtInPool('worker'),
-          spec: { ...builtInPool('worker').spec, configuration: { name } },
-        },
-      ],
-    ] as const) {
-      const r = await https(`${api.url}${path}`, 'POST', { ca: api.ca, token: api.token, body });
-      if (r.status !== 201) throw new Error(`POST ${path}: ${r.status} ${r.body}`);
-    }
-    const pool = JSON.parse(
-      (
-        await https(`${api.url}${Mco}/machineconfigpools/worker`, 'GET', {
-          ca: api.ca,
-          token: api.token,
-        })
-      ).body,
-    ) as Record<string, unknown>;
-    const st = await https(`${api.url}${Mco}/machineconfigpools/worker/status`, 'PUT', {
-      ca: api.ca,
-      token: api.token,
-      body: { ...pool, status: { configuration: { name } } },
-    });
-    if (st.status !== 200) throw new Error(`pool status: ${st.status} ${st.body}`);
-    const tokenDir = join(work, 'bootstrap-token');
+    const tokenDir = join(dir, 'bootstrap-token');
     mkdirSync(tokenDir);
     writeFileSync(join(tokenDir, 'token'), 'bench-token');
-    writeFileSync(join(tokenDir, 'ca.crt'), api.ca);
-
-    const mcs = { https: await freePort(), http: await freePort() };
-    procs.push(
-      spawnProc(
-        process.execPath,
-        [
-          McoBin,
-          'server',
-          '--address',
-          '127.0.0.1',
-          '--secure-port',
-          String(mcs.https),
-          '--insecure-port',
-          String(mcs.http),
-          '--cert',
-          certs.cert,
-          '--key',
-          certs.key,
-          '--kubeconfig',
-          join(api.dataDir, 'mcs.kubeconfig'),
-          '--apiserver-url',
-          api.url,
-          '--bootstrap-token-dir',
-          tokenDir,
-        ],
-        join(work, 'mcs.log'),
-      ),
-    );
+    writeFileSync(join(tokenDir, 'ca.crt'), readFileSync(server.caFile));
+    const mcs = { https: await freeLoopbackPort(), http: await freeLoopbackPort() };
+    const mcsArgs = [
+      'server',
+      '--address',
+      '127.0.0.1',
+      '--secure-port',
+      String(mcs.https),
+      '--insecure-port',
+      String(mcs.http),
+      '--cert',
+      Certs.cert,
+      '--key',
+      Certs.key,
+      '--kubeconfig',
+      join(server.dataDir, 'mcs.kubeconfig'),
+      '--apiserver-url',
+      targetFromKubeconfig(server.kubeconfig('admin')).url,
+      '--bootstrap-token-dir',
+      tokenDir,
+    ];
+    procs.push(new McoProcess('mcs', mcsArgs, bench.mcoCommand(subject)));
     await waitListening(mcs.http);
-    const caPem = readFileSync(certs.ca, 'utf8');
-    let served = await https(`https://127.0.0.1:${mcs.https}/config/worker`, 'GET', {
-      ca: caPem,
-      accept: Accept,
-    });
+    const caPem = readFileSync(Certs.ca, 'utf8');
+    const url = `https://127.0.0.1:${mcs.https}/config/worker`;
+    let served = await httpsGet(url, caPem);
     for (let i = 0; served.status !== 200 && i < 100; i++) {
       await sleep(100);
-      served = await https(`https://127.0.0.1:${mcs.https}/config/worker`, 'GET', {
-        ca: caPem,
-        accept: Accept,
-      });
+      served = await httpsGet(url, caPem);
     }
     if (served.status !== 200) throw new Error(`the server answered ${served.status}`);
+    ServedBytes = Buffer.byteLength(served.body);
 
-    const www = join(work, 'www');
+    const www = join(dir, 'www');
     mkdirSync(join(www, 'config'), { recursive: true });
     writeFileSync(join(www, 'config/worker'), served.body);
-    mkdirSync(join(work, 'nginx-tmp'));
-    const nginx = { https: await freePort(), http: await freePort() };
-    const conf = join(work, 'nginx.conf');
-    writeFileSync(conf, nginxConfig(work, www, certs, nginx));
-    procs.push(spawnProc('/usr/sbin/nginx', ['-c', conf, '-p', work], join(work, 'nginx.log')));
+    mkdirSync(join(dir, 'nginx-tmp'));
+    const nginx = { https: await freeLoopbackPort(), http: await freeLoopbackPort() };
+    const conf = join(dir, 'nginx.conf');
+    writeFileSync(conf, nginxConfig(dir, www, Certs, nginx));
+    procs.push(
+      new McoProcess(
+        'nginx',
+        ['-c', conf, '-p', dir],
+        bench.cores.pinned('system', ['/usr/sbin/nginx']),
+      ),
+    );
     await waitListening(nginx.http);
-    const check = await https(`https://127.0.0.1:${nginx.https}/config/worker`, 'GET', {
-      ca: caPem,
-    });
+    const check = await httpsGet(`https://127.0.0.1:${nginx.https}/config/worker`, caPem);
     if (check.body !== served.body)
       throw new Error(
         `nginx does not serve the same bytes: ${check.status} ${check.body.slice(0, 300)}`,
       );
 
-    const targets = [
-      ['mco server HTTPS', `https://127.0.0.1:${mcs.https}/config/worker`],
-      ['nginx HTTPS', `https://127.0.0.1:${nginx.https}/config/worker`],
-      ['mco server HTTP', `http://127.0.0.1:${mcs.http}/config/worker`],
-      ['nginx HTTP', `http://127.0.0.1:${nginx.http}/config/worker`],
-    ] as const;
-    const results = new Map<string, WrkResult[]>();
-    for (let round = 0; round < Rounds; round++) {
-      for (const [label, url] of targets) {
-        const r = wrk(url);
-        results.set(label, [...(results.get(label) ?? []), r]);
-      }
+    const figures: Record<string, number> = {};
+    for (const [key, target] of [
+      ['https', `https://127.0.0.1:${mcs.https}/config/worker`],
+      ['nginxHttps', `https://127.0.0.1:${nginx.https}/config/worker`],
+      ['http', `http://127.0.0.1:${mcs.http}/config/worker`],
+      ['nginxHttp', `http://127.0.0.1:${nginx.http}/config/worker`],
+    ] as const) {
+      const r = wrk(target);
+      if (r.errors !== '') bench.log(`${subject.id} ${key}: wrk reports ${r.errors}`);
+      figures[`${key}Rps`] = r.rps;
+      figures[`${key}P99`] = r.p99Ms;
     }
-    const get = (label: string) => best(results.get(label) ?? []);
-    process.stdout.write(
-      `bench/mcs: GET /config/worker (${Buffer.byteLength(served.body)} bytes, spec 3.3.0), wrk -t${Threads} -c${Connections} -d${Seconds}s, best of ${Rounds}\n\n`,
-    );
-    process.stdout.write(
-      '| target | requests/s | p99 latency | vs nginx |\n|---|---:|---:|---:|\n',
-    );
-    for (const proto of ['HTTPS', 'HTTP']) {
-      const ours = get(`mco server ${proto}`);
-      const theirs = get(`nginx ${proto}`);
-      const line = (label: string, r: WrkResult, ratio: string) =>
-        `| ${label} | ${r.rps.toFixed(0)} | ${r.p99Ms.toFixed(2)} ms | ${ratio} |${r.errors === '' ? '' : ` ${r.errors}`}\n`;
-      process.stdout.write(
-        line(`mco server ${proto}`, ours, `${(ours.rps / theirs.rps).toFixed(2)}×`),
-      );
-      process.stdout.write(line(`nginx ${proto}`, theirs, '1.00×'));
-    }
+    return figures;
   } finally {
-    for (const p of procs.reverse()) await p.stop();
-    rmSync(work, { recursive: true, force: true });
+    for (const p of procs.reverse()) await p.stop('SIGTERM');
+    await server.dispose();
   }
 }
 
-await main();
+const bench = Bench.open('mcs', values);
+const Work = mkdtempSync(join(tmpdir(), 'mco-bench-mcs-'));
+// nginx's worker runs unprivileged: it must be able to reach the static file.
+chmodSync(Work, 0o755);
+const Certs = certificates(Work);
+const Rendered = workerConfigs();
+let ServedBytes = 0;
+try {
+  await bench.run(({ subject, repeat }) => measure(subject, repeat));
+  bench.describe(
+    `GET /config/worker (${ServedBytes} bytes, spec 3.3.0), wrk -t${Threads} -c${Connections} -d${Seconds}s; server, its API server and nginx (1 worker) on the system core`,
+  );
+  const rows = (['HTTPS', 'HTTP'] as const).flatMap((proto) => {
+    const k = proto === 'HTTPS' ? 'https' : 'http';
+    const n = proto === 'HTTPS' ? 'nginxHttps' : 'nginxHttp';
+    return [
+      {
+        id: 'P2',
+        measure: `MCS ${proto} requests/s`,
+        unit: 'req/s',
+        ours: `${k}Rps`,
+        baseline: { label: 'nginx', key: `${n}Rps` },
+        goal: { on: 'ratio', op: '>=', value: 0.8 },
+      },
+      {
+        id: 'P2',
+        measure: `MCS ${proto} p99 latency`,
+        unit: 'ms',
+        ours: `${k}P99`,
+        baseline: { label: 'nginx', key: `${n}P99` },
+        goal: { on: 'ratio', op: '<=', value: 2 },
+      },
+    ] as const;
+  });
+  bench.report(rows);
+} finally {
+  rmSync(Work, { recursive: true, force: true });
+}

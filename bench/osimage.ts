@@ -1,19 +1,20 @@
 /**
- * bench/osimage: how long a node takes to get onto an OS image of about 50 MB, our way against
- * the tools by hand, in the same run against the same registry.
+ * bench/osimage: how long a node takes to get onto an OS image of about 50 MB, the subject's way
+ * against the tools by hand, in the same repeat against the same registry.
  *
- * - ours: the daemon's OS image fetcher (registry-os-image-fetcher.ts: pull by digest through our
- *   registry client, unpack, `ostree pull-local` into the node's repository) and then the deploy
- *   the node supervisor does at the reboot (`ostree admin deploy`);
+ * - ours: the subject's OS image fetcher (registry-os-image-fetcher.ts: pull by digest through our
+ *   registry client, unpack, `ostree pull-local` into the node's repository), run in this process,
+ *   and then the deploy the node supervisor does at the reboot (`ostree admin deploy`);
  * - by hand: `skopeo copy` of the image into an OCI layout, `tar -xzf` of its layer, `ostree
  *   pull-local` of the commit, `ostree admin deploy`.
  *
- * The image is the repository's TestOS tree plus incompressible files up to `--mb`, built and pushed
- * with `mco os-image build` into a Distribution registry on loopback (`docker-registry`, started
- * here and stopped by PID). Each round starts from empty sysroots and an empty pull cache; rounds
- * alternate which side goes first. Prints each round and the medians with their ratio.
+ * Both sides run on the system core (this process moves there while they run; the tools it starts
+ * inherit it); the registry (`docker-registry`, started here and stopped by PID) serves from the
+ * load generator's core. The image is the repository's TestOS tree plus incompressible files up
+ * to `--mb`, built with the subject's `mco os-image build` and pushed to the registry. Each side
+ * starts from an empty sysroot and an empty pull cache; repeats alternate which side goes first.
  *
- * Run: npm run bench:osimage [-- --mb 50 --rounds 3]
+ * Run: node dist/bench/osimage.js [--mb 50] [--mco DIR]… [--repeats 3]
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,10 +23,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DistributionRegistry } from '../src/adapters/oci/distribution-registry.js';
-import { createExecCommandRunner } from '../src/adapters/exec-command-runner.js';
-import { OstreeCli } from '../src/adapters/ostree.js';
-import { createRegistryOsImageFetcher } from '../src/adapters/registry-os-image-fetcher.js';
-import { McoBin, RepoRoot } from '../test/support/mco-processes.js';
+import type * as ExecCommandRunner from '../src/adapters/exec-command-runner.js';
+import type * as Ostree from '../src/adapters/ostree.js';
+import type { OstreeCli } from '../src/adapters/ostree.js';
+import type * as RegistryOsImageFetcher from '../src/adapters/registry-os-image-fetcher.js';
+import { RepoRoot } from '../test/support/mco-processes.js';
+import { Bench, BenchOptions, type Figures, type Subject } from './support/bench-harness.js';
 
 const Ref = 'testos/x86_64/stable';
 const Os = 'testos';
@@ -35,12 +38,6 @@ interface Side {
   readonly pull: number;
   readonly deploy: number;
 }
-
-const seconds = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? Number.NaN;
-};
 
 function run(cmd: string, args: readonly string[]): string {
   return execFileSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -60,9 +57,14 @@ async function freshSysroot(ostree: OstreeCli, dir: string): Promise<string> {
   return dir;
 }
 
-async function ours(ostree: OstreeCli, image: string, scratch: string): Promise<Side> {
+async function ours(
+  ostree: OstreeCli,
+  createFetcher: typeof RegistryOsImageFetcher.createRegistryOsImageFetcher,
+  image: string,
+  scratch: string,
+): Promise<Side> {
   const sysroot = await freshSysroot(ostree, join(scratch, 'sysroot'));
-  const fetcher = createRegistryOsImageFetcher({ cacheDir: join(scratch, 'cache'), registry: {} });
+  const fetcher = createFetcher({ cacheDir: join(scratch, 'cache'), registry: {} });
   const t0 = performance.now();
   const fetched = await fetcher.fetch(image, { repo: join(sysroot, 'ostree/repo'), ostree });
   const t1 = performance.now();
@@ -123,75 +125,109 @@ async function byHand(
   return { pull: t1 - t0, deploy: t2 - t1 };
 }
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({
-    options: { mb: { type: 'string', default: '50' }, rounds: { type: 'string', default: '3' } },
-  });
-  const mb = Number(values.mb);
-  const rounds = Number(values.rounds);
-  const work = mkdtempSync(join(tmpdir(), 'mco-bench-osimage-'));
-  const ostree = new OstreeCli(createExecCommandRunner());
-  const registry = await DistributionRegistry.start({ dir: join(work, 'registry') });
-  try {
-    const rootfs = join(work, 'rootfs');
-    makeRootfs(rootfs, mb);
-    const image = run(process.execPath, [
-      McoBin,
-      'os-image',
-      'build',
-      '--rootfs',
-      rootfs,
-      '--modes',
-      join(RepoRoot, 'images/rootfs/testos.modes.json'),
-      '--version',
-      'bench',
-      '--ref',
-      Ref,
-      '--output',
-      `docker://${registry.address}/testos:bench`,
-    ]).trim();
-    const info = JSON.parse(
-      run(process.execPath, [McoBin, 'os-image', 'inspect', image, '-o', 'json']),
-    ) as { commit: string; layers: string[] };
-    const size = Number(run('du', ['-sb', join(work, 'registry/storage')]).split('\t')[0]);
-    console.log(`OS image ${image}`);
-    console.log(`  commit ${info.commit}, ${(size / 1024 / 1024).toFixed(1)} MiB in the registry`);
-    const mine: Side[] = [];
-    const hand: Side[] = [];
-    for (let r = 0; r < rounds; r++) {
-      const a = join(work, `round-${r}-ours`);
-      const b = join(work, `round-${r}-hand`);
-      mkdirSync(a);
-      mkdirSync(b);
-      if (r % 2 === 0) {
-        mine.push(await ours(ostree, image, a));
-        hand.push(await byHand(ostree, image, info.commit, b));
-      } else {
-        hand.push(await byHand(ostree, image, info.commit, b));
-        mine.push(await ours(ostree, image, a));
-      }
-      const m = mine[r] as Side;
-      const h = hand[r] as Side;
-      console.log(
-        `round ${r + 1}: ours pull ${seconds(m.pull)} + deploy ${seconds(m.deploy)} = ${seconds(m.pull + m.deploy)}; ` +
-          `by hand pull ${seconds(h.pull)} + deploy ${seconds(h.deploy)} = ${seconds(h.pull + h.deploy)}`,
-      );
-      await ostree.removeSysroot(join(a, 'sysroot'));
-      await ostree.removeSysroot(join(b, 'sysroot'));
-    }
-    const ourTotal = median(mine.map((s) => s.pull + s.deploy));
-    const handTotal = median(hand.map((s) => s.pull + s.deploy));
-    console.log(
-      `median ours:    pull ${seconds(median(mine.map((s) => s.pull)))}, deploy ${seconds(median(mine.map((s) => s.deploy)))}, total ${seconds(ourTotal)}`,
-    );
-    console.log(
-      `median by hand: pull ${seconds(median(hand.map((s) => s.pull)))}, deploy ${seconds(median(hand.map((s) => s.deploy)))}, total ${seconds(handTotal)}`,
-    );
-    console.log(`ratio ours / by hand: ${(ourTotal / handTotal).toFixed(2)}`);
-  } finally {
-    await registry.stop();
-    rmSync(work, { recursive: true, force: true });
-  }
+/** The subject's fetcher and ostree wrapper. */
+async function subjectOstree(subject: Subject): Promise<{
+  ostree: OstreeCli;
+  fetcher: typeof RegistryOsImageFetcher.createRegistryOsImageFetcher;
+}> {
+  const { OstreeCli: Cli } = await subject.import<typeof Ostree>('src/adapters/ostree.js');
+  const { createExecCommandRunner } = await subject.import<typeof ExecCommandRunner>(
+    'src/adapters/exec-command-runner.js',
+  );
+  const { createRegistryOsImageFetcher } = await subject.import<typeof RegistryOsImageFetcher>(
+    'src/adapters/registry-os-image-fetcher.js',
+  );
+  return { ostree: new Cli(createExecCommandRunner()), fetcher: createRegistryOsImageFetcher };
 }
 
-await main();
+interface Image {
+  readonly ref: string;
+  readonly commit: string;
+}
+
+/** Builds and pushes the image with the subject's `mco os-image build` (once per subject). */
+function buildImage(subject: Subject, rootfs: string, registry: string): Image {
+  const mco = (args: readonly string[]) => run(process.execPath, [subject.bin, ...args]).trim();
+  const ref = mco([
+    'os-image',
+    'build',
+    '--rootfs',
+    rootfs,
+    '--modes',
+    join(RepoRoot, 'images/rootfs/testos.modes.json'),
+    '--version',
+    'bench',
+    '--ref',
+    Ref,
+    '--output',
+    `docker://${registry}/testos:bench-${subject.id.toLowerCase()}`,
+  ]);
+  const info = JSON.parse(mco(['os-image', 'inspect', ref, '-o', 'json'])) as { commit: string };
+  return { ref, commit: info.commit };
+}
+
+const { values } = parseArgs({
+  options: { ...BenchOptions, mb: { type: 'string', default: '50' } },
+});
+const mb = Number(values.mb);
+const bench = Bench.open('osimage', values);
+const work = mkdtempSync(join(tmpdir(), 'mco-bench-osimage-'));
+// started while this process is on the load core: the registry stays there
+const registry = await DistributionRegistry.start({ dir: join(work, 'registry') });
+try {
+  const rootfs = join(work, 'rootfs');
+  makeRootfs(rootfs, mb);
+  const images = new Map<string, Image>();
+  await bench.run(async ({ subject, repeat }) => {
+    let image = images.get(subject.id);
+    if (image === undefined) {
+      image = buildImage(subject, rootfs, registry.address);
+      images.set(subject.id, image);
+    }
+    const { ostree, fetcher } = await subjectOstree(subject);
+    const a = join(work, `repeat-${repeat}-${subject.id}-ours`);
+    const b = join(work, `repeat-${repeat}-${subject.id}-hand`);
+    mkdirSync(a);
+    mkdirSync(b);
+    bench.cores.pinSelf('system');
+    let mine: Side;
+    let hand: Side;
+    try {
+      if (repeat % 2 === 0) {
+        mine = await ours(ostree, fetcher, image.ref, a);
+        hand = await byHand(ostree, image.ref, image.commit, b);
+      } else {
+        hand = await byHand(ostree, image.ref, image.commit, b);
+        mine = await ours(ostree, fetcher, image.ref, a);
+      }
+    } finally {
+      bench.cores.pinSelf('load');
+    }
+    await ostree.removeSysroot(join(a, 'sysroot'));
+    await ostree.removeSysroot(join(b, 'sysroot'));
+    rmSync(a, { recursive: true, force: true });
+    rmSync(b, { recursive: true, force: true });
+    const f: Figures = {
+      pull: mine.pull / 1000,
+      deploy: mine.deploy / 1000,
+      total: (mine.pull + mine.deploy) / 1000,
+      handPull: hand.pull / 1000,
+      handDeploy: hand.deploy / 1000,
+      handTotal: (hand.pull + hand.deploy) / 1000,
+    };
+    return f;
+  });
+  const size = Number(run('du', ['-sb', join(work, 'registry/storage')]).split('\t')[0]);
+  bench.describe(
+    `pull and deploy an OS image (TestOS + ${mb} MiB of random files; ${(size / 1024 / 1024).toFixed(1)} MiB in the registry for ${images.size} image(s)); both sides on the system core, the registry on the load core`,
+  );
+  const hand = (key: string) => ({ label: 'skopeo + tar + ostree by hand', key });
+  bench.report([
+    { id: 'OS', measure: 'pull + deploy', unit: 's', ours: 'total', baseline: hand('handTotal') },
+    { id: 'OS', measure: 'pull', unit: 's', ours: 'pull', baseline: hand('handPull') },
+    { id: 'OS', measure: 'deploy', unit: 's', ours: 'deploy', baseline: hand('handDeploy') },
+  ]);
+} finally {
+  await registry.stop();
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,16 +1,32 @@
 /**
- * bench/render: render one pool from 1,000 MachineConfigs with 10 files each, and compare with the
- * cost of JSON.parse + JSON.stringify of the same inputs, measured in the same run.
- * Run: npm run bench:render
+ * bench/render: render one pool from N MachineConfigs with F files each (default 1,000 × 10) with
+ * the subject's renderer, against JSON.parse + JSON.stringify of the same MachineConfigs, in the
+ * same repeat. The render runs in this process (the subject's dist/ loaded by dynamic import), so
+ * there is no load generator: the bench runs on the system core.
+ *
+ * Row P1: µs per MachineConfig, render against the baseline; goal ≤ 2×.
+ *
+ * Run: node dist/bench/render.js [--configs 1000 --files 10 --rounds 5] [--mco DIR]… [--repeats 3]
  */
+import { parseArgs } from 'node:util';
 import type { MachineConfig } from '../src/api/machineconfiguration/v1/machine-config.js';
-import { builtInPool } from '../src/logic/pools/built-in-pools.js';
-import { renderPool } from '../src/logic/render/render-pool.js';
-import { McoVersion } from '../src/version.js';
+import type * as BuiltInPools from '../src/logic/pools/built-in-pools.js';
+import type * as RenderPool from '../src/logic/render/render-pool.js';
+import type * as Version from '../src/version.js';
+import { Bench, BenchOptions } from './support/bench-harness.js';
 
-const ConfigCount = 1_000;
-const FilesPerConfig = 10;
-const Rounds = 7;
+const { values } = parseArgs({
+  options: {
+    ...BenchOptions,
+    configs: { type: 'string', default: '1000' },
+    files: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '5' },
+  },
+});
+const ConfigCount = Number(values.configs);
+const FilesPerConfig = Number(values.files);
+/** Timings per repeat (after one warm-up); the repeat's figure is their median. */
+const Rounds = Math.max(1, Number(values.rounds));
 
 function makeConfigs(): MachineConfig[] {
   const configs: MachineConfig[] = [];
@@ -43,36 +59,47 @@ function timeMs(f: () => void): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? NaN;
+/** The median of `Rounds` timings of `f`, after one untimed call. */
+function medianMs(f: () => void): number {
+  f();
+  const times = Array.from({ length: Rounds }, () => timeMs(f)).sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)] ?? Number.NaN;
 }
 
-const configs = makeConfigs();
-const pool = builtInPool('worker');
-let name = '';
-const render = (): void => {
-  const r = renderPool({ pool, configs, version: McoVersion, enforceVersionGates: false });
-  if (!r.ok) throw new Error('render failed');
-  name = r.value.config.metadata.name ?? '';
-};
-const baseline = (): void => {
-  JSON.parse(JSON.stringify(configs));
-};
-
-render();
-baseline();
-const renderTimes: number[] = [];
-const baselineTimes: number[] = [];
-for (let i = 0; i < Rounds; i++) {
-  baselineTimes.push(timeMs(baseline));
-  renderTimes.push(timeMs(render));
-}
-const r = median(renderTimes);
-const b = median(baselineTimes);
-console.log(`bench/render: ${ConfigCount} MachineConfigs x ${FilesPerConfig} files -> ${name}`);
-console.log(`  render (median of ${Rounds}):                        ${r.toFixed(1)} ms`);
-console.log(`  JSON.parse + JSON.stringify of inputs (baseline):   ${b.toFixed(1)} ms`);
-console.log(
-  `  ratio render / baseline:                            ${(r / b).toFixed(2)} (target <= 2)`,
+const bench = Bench.open('render', values);
+bench.cores.pinSelf('system');
+bench.describe(
+  `render one pool from ${ConfigCount} MachineConfigs × ${FilesPerConfig} files, in process (median of ${Rounds} timings per repeat)`,
 );
+const configs = makeConfigs();
+await bench.run(async ({ subject }) => {
+  const { renderPool } = await subject.import<typeof RenderPool>('src/logic/render/render-pool.js');
+  const { builtInPool } = await subject.import<typeof BuiltInPools>(
+    'src/logic/pools/built-in-pools.js',
+  );
+  const { McoVersion } = await subject.import<typeof Version>('src/version.js');
+  const pool = builtInPool('worker');
+  const render = (): void => {
+    const r = renderPool({ pool, configs, version: McoVersion, enforceVersionGates: false });
+    if (!r.ok) throw new Error(`render failed: ${JSON.stringify(r.error)}`);
+  };
+  const baseline = (): void => {
+    JSON.parse(JSON.stringify(configs));
+  };
+  const baselineMs = medianMs(baseline);
+  const renderMs = medianMs(render);
+  return {
+    render: (renderMs * 1000) / ConfigCount,
+    baseline: (baselineMs * 1000) / ConfigCount,
+  };
+});
+bench.report([
+  {
+    id: 'P1',
+    measure: `render ${ConfigCount} MCs × ${FilesPerConfig} files`,
+    unit: 'µs per MC',
+    ours: 'render',
+    baseline: { label: 'JSON parse+stringify', key: 'baseline' },
+    goal: { on: 'ratio', op: '<=', value: 2 },
+  },
+]);

@@ -1,13 +1,20 @@
 /**
- * bench/rollout: how close a rollout comes to the ideal time, with a real `mco apiserver` and a real
- * `mco controller` (processes) and N nodes played by in-process daemons (test/support/
- * node-agents.ts) that take a fixed time d to apply a config.
+ * bench/rollout: how close a rollout comes to the ideal time, with the subject's `mco apiserver`
+ * and `mco controller` as processes on the system core and N nodes played by in-process daemons
+ * (test/support/node-agents.ts, on the load generator's core) that take a fixed time d to apply a
+ * config.
  *
  * With maxUnavailable m, nodes update in ceil(N / m) waves of d each at best, so the ideal is
  * ceil(N / m) · d. The bench applies a MachineConfig and measures the wall time until the pool is
- * Updated with every node on the new config; it prints that, its ratio to the ideal, the
- * controller's CPU seconds (from /proc/<pid>/stat) and the largest number of nodes it saw
- * unavailable at once (never more than m).
+ * Updated with every node on the new config. Rows P3, per N:
+ * - the wall time against the ideal (goal ≤ 1.5× at low load);
+ * - control-plane CPU-seconds (API server + controller, from /proc/<pid>/stat) per 1,000 node
+ *   updates (goal ≤ 4), and each apart;
+ * - API requests per node update (goal ≤ 8): the API server's `apiserver_request_total` (summed
+ *   from its /metrics) over the rollout, less the bench's own polling, counted in this process;
+ *   the nodes' share is counted here too. "n/a" while the server has no such counter;
+ * - the most nodes seen unavailable at once (never more than m), and where the time goes
+ *   (first node targeted, targeted → drained, Done → next targeted).
  *
  * The controller runs with its event delays at 0 (`--render-delay`, `--node-update-delay`,
  * `--drain-update-delay`): upstream's 5 s delays would add about 3 × 5 s per wave and measure the
@@ -15,7 +22,8 @@
  * osimageurl ConfigMap and the ControllerConfig itself, so the operator's MachineConfigNode writes
  * do not load the server.
  *
- * Run: npm run bench:rollout [-- --nodes 100,1000 --apply-ms 200 --max-unavailable 10% --storage memory]
+ * Run: node dist/bench/rollout.js [--nodes 100,1000 --apply-ms 200 --max-unavailable 10%
+ *      --storage memory] [--mco DIR]… [--repeats 3]
  */
 import { parseArgs } from 'node:util';
 import { createKubeClient } from '../src/adapters/kube-client.js';
@@ -33,21 +41,31 @@ import { McoVersion } from '../src/version.js';
 import { BenchApiServer, McoProcess } from '../test/support/mco-processes.js';
 import { NodeAgents } from '../test/support/node-agents.js';
 import { until } from '../test/support/until.js';
+import { requestTotal, targetFromKubeconfig } from './support/api-target.js';
+import {
+  Bench,
+  type BenchArgs,
+  BenchOptions,
+  type Figures,
+  type RowDef,
+  type Subject,
+} from './support/bench-harness.js';
 
 const Namespace = 'openshift-machine-config-operator';
 const Release = '4.17.0';
 const OsImage = 'quay.io/openshift/os@sha256:bench';
 
-interface BenchOptions {
+interface RolloutOptions {
   readonly nodes: number[];
   readonly applyMs: number;
   readonly maxUnavailable: number | string;
   readonly storage: 'memory' | 'sqlite';
 }
 
-function options(): BenchOptions {
+function options(): RolloutOptions & { readonly common: BenchArgs } {
   const { values } = parseArgs({
     options: {
+      ...BenchOptions,
       nodes: { type: 'string', default: '100,1000' },
       'apply-ms': { type: 'string', default: '200' },
       'max-unavailable': { type: 'string', default: '10%' },
@@ -56,6 +74,7 @@ function options(): BenchOptions {
   });
   const mu = values['max-unavailable'];
   return {
+    common: values,
     nodes: values.nodes.split(',').map(Number),
     applyMs: Number(values['apply-ms']),
     maxUnavailable: /^\d+$/.test(mu) ? Number(mu) : mu,
@@ -142,25 +161,55 @@ interface RunResult {
   readonly controllerCpu: number;
   readonly apiserverCpu: number;
   readonly maxSeenUnavailable: number;
+  /** Requests of the nodes (agents) during the rollout, counted in this process. */
+  readonly nodeRequests: number;
+  /** Requests of the controller and the nodes, from the server's metrics; undefined without. */
+  readonly serverRequests: number | undefined;
 }
 
-async function run(n: number, opts: BenchOptions): Promise<RunResult> {
-  const server = await BenchApiServer.start(opts.storage);
-  const client = createKubeClient({ kubeconfigPath: server.kubeconfig('admin') });
-  const controller = new McoProcess('controller', [
+/** A client that counts the requests made through it (a watch counts once). */
+function counted(client: ResourceClient, counter: { requests: number }): ResourceClient {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]): unknown => {
+        counter.requests += 1;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+async function run(n: number, opts: RolloutOptions, subject: Subject): Promise<RunResult> {
+  const server = await BenchApiServer.start(opts.storage, bench.mcoCommand(subject));
+  const admin = createKubeClient({ kubeconfigPath: server.kubeconfig('admin') });
+  const metricsTarget = targetFromKubeconfig(server.kubeconfig('admin'));
+  const polls = { requests: 0 };
+  const nodeRequests = { requests: 0 };
+  const client = counted(admin, polls);
+  const controller = new McoProcess(
     'controller',
-    '--kubeconfig',
-    server.kubeconfig('controller'),
-    '--render-delay',
-    '0s',
-    '--node-update-delay',
-    '0s',
-    '--drain-update-delay',
-    '0s',
-    '--log-level',
-    'warn',
-  ]);
-  const agents = new NodeAgents({ client, applyMs: opts.applyMs, createParallel: 64 });
+    [
+      'controller',
+      '--kubeconfig',
+      server.kubeconfig('controller'),
+      '--render-delay',
+      '0s',
+      '--node-update-delay',
+      '0s',
+      '--drain-update-delay',
+      '0s',
+      '--log-level',
+      'warn',
+    ],
+    bench.mcoCommand(subject),
+  );
+  const agents = new NodeAgents({
+    client: counted(admin, nodeRequests),
+    applyMs: opts.applyMs,
+    createParallel: 64,
+  });
   try {
     await seedCluster(client, server, opts.maxUnavailable);
     const initial = await until(
@@ -198,6 +247,9 @@ async function run(n: number, opts: BenchOptions): Promise<RunResult> {
     const benchBefore = process.cpuUsage();
     const cpuBefore = controller.cpuSeconds() ?? 0;
     const apiBefore = server.process.cpuSeconds() ?? 0;
+    const requestsBefore = await requestTotal(metricsTarget);
+    const pollsBefore = polls.requests;
+    const nodesBefore = nodeRequests.requests;
     const started = performance.now();
     const appliedAt = Date.now();
     await client.create(Resources.machineConfig, workerConfig('50-bench'));
@@ -225,17 +277,27 @@ async function run(n: number, opts: BenchOptions): Promise<RunResult> {
     );
     const wallMs = performance.now() - started;
     clearInterval(sampler);
-    const bench = process.cpuUsage(benchBefore);
+    const benchCpu = process.cpuUsage(benchBefore);
+    const apiserverCpu = (server.process.cpuSeconds() ?? 0) - apiBefore;
+    const controllerCpu = (controller.cpuSeconds() ?? 0) - cpuBefore;
+    const pollRequests = polls.requests - pollsBefore;
+    const requestsAfter = await requestTotal(metricsTarget);
     return {
       phases: phases(agents, opts.applyMs, appliedAt),
-      benchCpu: (bench.user + bench.system) / 1e6,
+      benchCpu: (benchCpu.user + benchCpu.system) / 1e6,
       nodes: n,
       maxUnavailable: m.value,
       wallMs,
       idealMs: Math.ceil(n / m.value) * opts.applyMs,
-      controllerCpu: (controller.cpuSeconds() ?? 0) - cpuBefore,
-      apiserverCpu: (server.process.cpuSeconds() ?? 0) - apiBefore,
+      controllerCpu,
+      apiserverCpu,
       maxSeenUnavailable: maxSeen,
+      nodeRequests: nodeRequests.requests - nodesBefore,
+      // the API server's count over the rollout, less the bench's polling (the nodes stay in)
+      serverRequests:
+        requestsBefore === undefined || requestsAfter === undefined
+          ? undefined
+          : requestsAfter - requestsBefore - pollRequests,
     };
   } finally {
     await agents.stop();
@@ -265,25 +327,101 @@ function phases(agents: NodeAgents, applyMs: number, appliedAt: number): Phases 
   };
 }
 
-const opts = options();
-console.log(
-  `bench/rollout: apply time d = ${opts.applyMs} ms, maxUnavailable ${String(opts.maxUnavailable)}, storage ${opts.storage}, controller delays 0 s`,
-);
-for (const n of opts.nodes) {
-  const r = await run(n, opts);
-  console.log(
-    [
-      `${String(r.nodes).padStart(5)} nodes`,
-      `maxUnavailable ${r.maxUnavailable}`,
-      `wall ${(r.wallMs / 1000).toFixed(2)} s`,
-      `ideal ceil(${r.nodes}/${r.maxUnavailable})·${opts.applyMs} ms = ${(r.idealMs / 1000).toFixed(2)} s`,
-      `ratio ${(r.wallMs / r.idealMs).toFixed(2)}`,
-      `controller CPU ${r.controllerCpu.toFixed(2)} s`,
-      `apiserver CPU ${r.apiserverCpu.toFixed(2)} s`,
-      `max unavailable seen ${r.maxSeenUnavailable}`,
-    ].join(' | '),
-  );
-  console.log(
-    `        first node targeted after ${(r.phases.firstTargetedMs / 1000).toFixed(2)} s, last after ${(r.phases.lastTargetedMs / 1000).toFixed(2)} s; per node: targeted→drained ${r.phases.drainMs.toFixed(0)} ms, applied→Done ${r.phases.uncordonMs.toFixed(0)} ms (beyond d), Done→next targeted ${r.phases.refillMs.toFixed(0)} ms; bench (agents) CPU ${r.benchCpu.toFixed(2)} s`,
-  );
+const NoCounter = 'n/a: no apiserver_request_total at /metrics';
+
+function figures(r: RunResult): Figures {
+  const perNode = (x: number | undefined): number | string =>
+    x === undefined ? NoCounter : x / r.nodes;
+  const n = String(r.nodes);
+  return {
+    [`wall${n}`]: r.wallMs / 1000,
+    [`ideal${n}`]: r.idealMs / 1000,
+    [`cpu${n}`]: ((r.apiserverCpu + r.controllerCpu) * 1000) / r.nodes,
+    [`apiCpu${n}`]: r.apiserverCpu,
+    [`controllerCpu${n}`]: r.controllerCpu,
+    [`requests${n}`]: perNode(r.serverRequests),
+    [`controllerRequests${n}`]: perNode(
+      r.serverRequests === undefined ? undefined : r.serverRequests - r.nodeRequests,
+    ),
+    [`nodeRequests${n}`]: perNode(r.nodeRequests),
+    [`maxUnavailable${n}`]: r.maxSeenUnavailable,
+    [`firstTargeted${n}`]: r.phases.firstTargetedMs / 1000,
+    [`drain${n}`]: r.phases.drainMs,
+    [`refill${n}`]: r.phases.refillMs,
+    [`benchCpu${n}`]: r.benchCpu,
+  };
 }
+
+function rows(n: number, m: number): RowDef[] {
+  const at = `${n.toLocaleString('en-US')} nodes`;
+  return [
+    {
+      id: 'P3',
+      measure: `rollout ${at}, maxUnavailable ${m}, d = ${opts.applyMs} ms`,
+      unit: 's',
+      ours: `wall${n}`,
+      baseline: { label: `ideal ceil(${n}/${m})·d`, key: `ideal${n}` },
+      goal: { on: 'ratio', op: '<=', value: 1.5, note: 'at low load' },
+    },
+    {
+      id: 'P3',
+      measure: `control-plane CPU per 1,000 node updates (${at})`,
+      unit: 'CPU-s',
+      ours: `cpu${n}`,
+      goal: { on: 'ours', op: '<=', value: 4 },
+    },
+    { id: 'P3', measure: `API server CPU (${at})`, unit: 'CPU-s', ours: `apiCpu${n}` },
+    { id: 'P3', measure: `controller CPU (${at})`, unit: 'CPU-s', ours: `controllerCpu${n}` },
+    {
+      id: 'P3',
+      measure: `API requests per node update, controller + node (${at})`,
+      unit: 'requests',
+      ours: `requests${n}`,
+      goal: { on: 'ours', op: '<=', value: 8 },
+    },
+    {
+      id: 'P3',
+      measure: `… of them by the controller (${at})`,
+      unit: 'requests',
+      ours: `controllerRequests${n}`,
+    },
+    {
+      id: 'P3',
+      measure: `… of them by the node (${at})`,
+      unit: 'requests',
+      ours: `nodeRequests${n}`,
+    },
+    {
+      id: 'P3',
+      measure: `most nodes unavailable at once (${at})`,
+      unit: 'nodes',
+      ours: `maxUnavailable${n}`,
+      goal: { on: 'ours', op: '<=', value: m },
+    },
+    {
+      id: 'P3',
+      measure: `first node targeted after (${at})`,
+      unit: 's',
+      ours: `firstTargeted${n}`,
+    },
+    { id: 'P3', measure: `targeted → drained, mean (${at})`, unit: 'ms', ours: `drain${n}` },
+    { id: 'P3', measure: `Done → next targeted, mean (${at})`, unit: 'ms', ours: `refill${n}` },
+  ];
+}
+
+const opts = options();
+const bench = Bench.open('rollout', opts.common);
+bench.describe(
+  `apply time d = ${opts.applyMs} ms, maxUnavailable ${String(opts.maxUnavailable)}, storage ${opts.storage}, controller delays 0 s; API server and controller on the system core, the node agents on the load core`,
+);
+const unavailable = new Map<number, number>();
+await bench.run(async ({ subject }) => {
+  let all: Figures = {};
+  for (const n of opts.nodes) {
+    const r = await run(n, opts, subject);
+    unavailable.set(n, r.maxUnavailable);
+    all = { ...all, ...figures(r) };
+  }
+  return all;
+});
+bench.report(opts.nodes.flatMap((n) => rows(n, unavailable.get(n) ?? Number.NaN)));

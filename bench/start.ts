@@ -1,26 +1,31 @@
 /**
- * bench/start: how long the cluster in a box takes to come up. Runs `mco start` (1 master and 2
- * workers by default) in a fresh data folder and measures the wall time from the spawn to every
- * pool Updated with all its nodes (`mco start`'s "The cluster is up" banner, checked against the
- * pools it then lists), with the time of each step `mco start` prints on the way. Then Ctrl-C
- * (SIGINT) and the time to stop; with `--resume`, a second start of the same folder is timed too.
+ * bench/start: how long the cluster in a box takes to come up. Runs the subject's `mco start` (1
+ * master and 2 workers by default; every process of the box on the system core) in a fresh data
+ * folder and measures the wall time from the spawn to every pool Updated with all its nodes (`mco
+ * start`'s "The cluster is up" banner, checked against the pools it then lists from the load
+ * core); the time of each step `mco start` prints on the way goes to stderr. Then Ctrl-C (SIGINT)
+ * and the time to stop; with `--resume`, a second start of the same folder is timed too. No
+ * baseline: the rows are our own figures, to compare two checkouts.
  *
- * Run: npm run bench:start [-- --masters 1 --workers 2 --resume]
+ * Run: node dist/bench/start.js [--masters 1 --workers 2 --resume] [--mco DIR]… [--repeats 3]
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createKubeClient } from '../src/adapters/kube-client.js';
 import type { MachineConfigPool } from '../src/api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../src/api/resource-refs.js';
+import {
+  Bench,
+  BenchOptions,
+  type Figures,
+  type RowDef,
+  type Subject,
+} from './support/bench-harness.js';
 
-const here = fileURLToPath(new URL('.', import.meta.url));
-const RepoRoot = join(here, here.includes('/dist/') ? '../..' : '..');
-const McoBin = join(RepoRoot, 'bin/mco.js');
 const TimeoutMs = 20 * 60_000;
 
 function portFree(port: number): Promise<boolean> {
@@ -52,11 +57,17 @@ interface Run {
   readonly steps: readonly (readonly [number, string])[];
 }
 
-async function timeStart(dir: string, args: readonly string[], portBase: number): Promise<Run> {
+async function timeStart(
+  subject: Subject,
+  dir: string,
+  args: readonly string[],
+  portBase: number,
+): Promise<Run> {
   const t0 = performance.now();
+  const [cmd = '', ...prefix] = bench.mcoCommand(subject);
   const child = spawn(
-    process.execPath,
-    [McoBin, 'start', '--data-dir', dir, '--port-base', String(portBase), ...args],
+    cmd,
+    [...prefix, 'start', '--data-dir', dir, '--port-base', String(portBase), ...args],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const steps: [number, string][] = [];
@@ -115,31 +126,52 @@ async function timeStart(dir: string, args: readonly string[], portBase: number)
   }
 }
 
-function print(label: string, run: Run): void {
-  console.log(`${label}: all pools Updated after ${(run.upMs / 1000).toFixed(1)} s`);
+function logSteps(subject: Subject, label: string, run: Run): void {
   for (const [ms, line] of run.steps)
-    console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${line}`);
-  console.log(`  Ctrl-C to every process stopped: ${(run.stopMs / 1000).toFixed(1)} s`);
+    bench.log(`${subject.id} ${label} ${(ms / 1000).toFixed(1).padStart(6)} s  ${line}`);
 }
 
 const { values } = parseArgs({
   options: {
+    ...BenchOptions,
     masters: { type: 'string', default: '1' },
     workers: { type: 'string', default: '2' },
     resume: { type: 'boolean', default: false },
   },
 });
-const dir = mkdtempSync(join(tmpdir(), 'mco-bench-start-'));
-try {
-  const portBase = await freePortBase();
-  const args = ['--masters', values.masters, '--workers', values.workers];
-  console.log(
-    `mco start, ${values.masters} master(s) and ${values.workers} worker(s), fresh data folder ${dir}`,
+const bench = Bench.open('start', values);
+bench.describe(
+  `mco start, ${values.masters} master(s) and ${values.workers} worker(s), fresh data folder each repeat; the box on the system core`,
+);
+await bench.run(async ({ subject }) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mco-bench-start-'));
+  try {
+    const portBase = await freePortBase();
+    const args = ['--masters', values.masters, '--workers', values.workers];
+    const fresh = await timeStart(subject, dir, args, portBase);
+    logSteps(subject, 'fresh', fresh);
+    const figures: Record<string, number> = { up: fresh.upMs / 1000, stop: fresh.stopMs / 1000 };
+    if (values.resume) {
+      const resumed = await timeStart(subject, dir, [], portBase);
+      logSteps(subject, 'resume', resumed);
+      figures['resumeUp'] = resumed.upMs / 1000;
+      figures['resumeStop'] = resumed.stopMs / 1000;
+    }
+    const f: Figures = figures;
+    return f;
+  } finally {
+    // OSTree deployments are immutable: clear the attribute before removing the folder.
+    spawnSync('chattr', ['-R', '-i', dir], { stdio: 'ignore' });
+    execFileSync('rm', ['-rf', dir]);
+  }
+});
+const rows: RowDef[] = [
+  { id: 'start', measure: 'mco start → every pool Updated', unit: 's', ours: 'up' },
+  { id: 'start', measure: 'Ctrl-C → every process stopped', unit: 's', ours: 'stop' },
+];
+if (values.resume)
+  rows.push(
+    { id: 'start', measure: 'resume → every pool Updated', unit: 's', ours: 'resumeUp' },
+    { id: 'start', measure: 'resume: Ctrl-C → stopped', unit: 's', ours: 'resumeStop' },
   );
-  print('fresh start', await timeStart(dir, args, portBase));
-  if (values.resume) print('resume', await timeStart(dir, [], portBase));
-} finally {
-  // OSTree deployments are immutable: clear the attribute before removing the folder.
-  spawnSync('chattr', ['-R', '-i', dir], { stdio: 'ignore' });
-  execFileSync('rm', ['-rf', dir]);
-}
+bench.report(rows);

@@ -29,7 +29,7 @@ function recordingRunner(canned: Readonly<Record<string, Partial<CommandResult>>
   return { runner, calls, lines: () => calls.map(commandLine) };
 }
 
-// Vector D1: the exact `rpm-ostree kargs` command line for each case.
+// docs/reference/vectors.md §D1: the exact `rpm-ostree kargs` command line for each case.
 const D1: readonly (readonly [string[], string[], string])[] = [
   [[], ['hello=world'], 'rpm-ostree kargs --append=hello=world'],
   [['hello=world'], [], 'rpm-ostree kargs --delete-if-present=hello=world'],
@@ -406,25 +406,46 @@ describe('coreos host: files (real filesystem under a temp root)', () => {
     expect(await host.fipsEnabled()).toBe(false);
   });
 
-  it('asks rpm who owns a file and copies with cp -a', async () => {
-    const { runner, lines } = recordingRunner({
+  it('asks rpm who owns a file and copies with cp -a through the resolved folders', async () => {
+    const { runner: recording, calls } = recordingRunner({
       'rpm -qf /etc/chrony.conf': { stdout: 'chrony-4.5-1.el9.x86_64\n' },
       'rpm -qf /etc/mine': { stdout: 'file /etc/mine is not owned by any package\n', code: 1 },
       'rpm -qf /etc/weird': { stderr: 'rpmdb broken\n', code: 2 },
     });
+    const real = createExecCommandRunner();
+    const runner: CommandRunner = {
+      async run(argv, options) {
+        const canned = await recording.run(argv, options);
+        return argv[0] === 'cp' ? real.run(argv, options) : canned;
+      },
+    };
     const host = createCoreosHost({ runner, root });
     expect(await host.files.isPackageOwned('/etc/chrony.conf')).toBe(true);
     expect(await host.files.isPackageOwned('/etc/mine')).toBe(false);
     await expect(host.files.isPackageOwned('/etc/weird')).rejects.toThrow(
       'command "rpm -qf /etc/weird" returned with unexpected error: rpmdb broken\n: exit status 2',
     );
+    await fs.mkdir(path.join(root, 'etc'), { recursive: true });
+    await fs.writeFile(path.join(root, 'etc/chrony.conf'), 'pool x\n');
+    // a link planted where the backup goes points out of the root: it is followed inside it
+    await fs.mkdir(path.join(root, 'etc/machine-config-daemon'), { recursive: true });
+    await fs.symlink('/../../../../backups', path.join(root, 'etc/machine-config-daemon/orig'));
     await host.files.copy(
       '/etc/chrony.conf',
       '/etc/machine-config-daemon/orig/etc/chrony.conf.mcdorig',
     );
-    expect(lines().at(-1)).toBe(
-      `cp -a --reflink=auto ${path.join(root, 'etc/chrony.conf')} ${path.join(root, 'etc/machine-config-daemon/orig/etc/chrony.conf.mcdorig')}`,
+    // cp -a copies from the held source folder into a temp file of the held target folder
+    expect(calls.at(-1)).toEqual([
+      'cp',
+      '-a',
+      '--reflink=auto',
+      expect.stringMatching(/^\/proc\/\d+\/fd\/\d+\/chrony\.conf$/),
+      expect.stringMatching(/^\/proc\/\d+\/fd\/\d+\/\.chrony\.conf\.mcdorig\.[0-9a-f]{12}\.tmp$/),
+    ]);
+    expect(await fs.readFile(path.join(root, 'backups/etc/chrony.conf.mcdorig'), 'utf8')).toBe(
+      'pool x\n',
     );
+    expect(await fs.readdir(path.join(root, 'backups/etc'))).toEqual(['chrony.conf.mcdorig']);
   });
 
   it('copies for real with the exec runner, keeping the mode', async () => {

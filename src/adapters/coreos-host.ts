@@ -1,15 +1,11 @@
 /**
- * The Host for real RHCOS/FCOS machines (mco-behavior.md §7.6–§7.8): files through the real
- * filesystem under `root` (`/` on a node), systemd through `systemctl`, users through `usermod`
+ * The Host for real RHCOS/FCOS machines (docs/reference/daemon.md §7.6–7.8): files through the root
+ * resolver under `root` (`/` on a node; node-root.ts), systemd through `systemctl`, users through `usermod`
  * and `getent shadow`, the OS through `rpm-ostree`, and the reboot through `systemd-run`. Every
  * program runs through the CommandRunner port, which is how this adapter is tested: rpm-ostree
  * cannot run here, so the tests check the exact command lines (docs/daemon.md).
  */
-import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, type Stats } from 'node:fs';
 import { arch as osArch } from 'node:os';
-import * as fs from 'node:fs/promises';
-import * as nodePath from 'node:path';
 import {
   kernelSwitchArgs,
   describeKernelSwitchError,
@@ -23,7 +19,6 @@ import {
 import { commandLine, type CommandResult, type CommandRunner } from '../ports/command-runner.js';
 import type {
   Deployment,
-  FileInfo,
   Host,
   KernelArgumentChange,
   NodeFiles,
@@ -33,8 +28,9 @@ import type {
   Systemd,
   UnitEnablement,
   Users,
-  WriteOptions,
 } from '../ports/host.js';
+import { NodeRoot } from './node-root.js';
+import { createRootedNodeFiles } from './rooted-node-files.js';
 
 /** One deployment of `rpm-ostree status --json` (the fields the daemon uses). */
 export interface RpmOstreeDeployment {
@@ -92,7 +88,7 @@ export class CommandFailedError extends Error {
 export function createCoreosHost(options: CoreosHostOptions): CoreosHost {
   const root = options.root ?? '/';
   const runner = options.runner;
-  const hostPath = (path: string): string => nodePath.join(root, path);
+  const nodeRoot = new NodeRoot(root);
 
   async function run(argv: readonly string[], signal?: AbortSignal): Promise<CommandResult> {
     const result = await runner.run(argv, signal === undefined ? {} : { signal });
@@ -100,7 +96,7 @@ export function createCoreosHost(options: CoreosHostOptions): CoreosHost {
     return result;
   }
 
-  const files = createNodeFiles(hostPath, runner);
+  const files = createNodeFiles(nodeRoot, runner);
   const systemd = createSystemd(runner);
   const users = createUsers(runner);
   const os = createOsUpdater(run, options.arch ?? goArch());
@@ -124,7 +120,7 @@ export function createCoreosHost(options: CoreosHostOptions): CoreosHost {
     os,
     rebooter,
     async fipsEnabled(): Promise<boolean> {
-      const text = await readText(hostPath('/proc/sys/crypto/fips_enabled'));
+      const text = (await nodeRoot.readFile('/proc/sys/crypto/fips_enabled'))?.toString('utf8');
       return text?.trim() === '1';
     },
     async updateCaTrust(): Promise<void> {
@@ -163,151 +159,9 @@ function goArch(): string {
 // ---------------------------------------------------------------------------------------------
 // Files
 
-function isErrno(e: unknown, code: string): boolean {
-  return typeof e === 'object' && e !== null && (e as { code?: unknown }).code === code;
-}
-
-async function readText(path: string): Promise<string | undefined> {
-  try {
-    return await fs.readFile(path, 'utf8');
-  } catch (e: unknown) {
-    if (isErrno(e, 'ENOENT')) return undefined;
-    throw e;
-  }
-}
-
-function kindOf(st: Stats): FileInfo['kind'] {
-  if (st.isFile()) return 'file';
-  if (st.isDirectory()) return 'directory';
-  if (st.isSymbolicLink()) return 'symlink';
-  return 'other';
-}
-
-function tempName(path: string): string {
-  return nodePath.join(
-    nodePath.dirname(path),
-    `.${nodePath.basename(path)}.mcd-${randomBytes(6).toString('hex')}`,
-  );
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  const handle = await fs.open(dir, fsConstants.O_RDONLY);
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** writeFileAtomically: temp in the same dir, chmod before writing, write, fsync, chown, rename. */
-async function writeAtomic(target: string, data: Uint8Array, options: WriteOptions): Promise<void> {
-  const dir = nodePath.dirname(target);
-  await fs.mkdir(dir, { recursive: true, mode: 0o755 });
-  const temp = tempName(target);
-  const handle = await fs.open(temp, 'wx', 0o600);
-  try {
-    // the mode is set before any byte is written, in case the data is sensitive
-    await handle.chmod(options.mode);
-    await handle.writeFile(data);
-    await handle.sync();
-    if (options.uid !== undefined && options.gid !== undefined)
-      await handle.chown(options.uid, options.gid);
-    await handle.close();
-    await fs.rename(temp, target);
-  } catch (e: unknown) {
-    await handle.close().catch(() => undefined);
-    await fs.rm(temp, { force: true });
-    throw e;
-  }
-  await fsyncDir(dir);
-}
-
-function parseColonFile(text: string | undefined, name: string): string[] | undefined {
-  for (const line of (text ?? '').split('\n')) {
-    const fields = line.split(':');
-    if (fields[0] === name) return fields;
-  }
-  return undefined;
-}
-
-function createNodeFiles(hostPath: (p: string) => string, runner: CommandRunner): NodeFiles {
-  return {
-    async stat(path) {
-      try {
-        const st = await fs.lstat(hostPath(path));
-        const kind = kindOf(st);
-        const base = { kind, mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
-        return kind === 'symlink'
-          ? { ...base, linkTarget: await fs.readlink(hostPath(path)) }
-          : base;
-      } catch (e: unknown) {
-        if (isErrno(e, 'ENOENT')) return undefined;
-        throw e;
-      }
-    },
-    async read(path) {
-      try {
-        return new Uint8Array(await fs.readFile(hostPath(path)));
-      } catch (e: unknown) {
-        if (isErrno(e, 'ENOENT')) return undefined;
-        throw e;
-      }
-    },
-    writeAtomic: (path, data, options) => writeAtomic(hostPath(path), data, options),
-    async mkdirp(path, mode, owner) {
-      await fs.mkdir(hostPath(path), { recursive: true, mode });
-      if (owner !== undefined) await fs.chown(hostPath(path), owner.uid, owner.gid);
-    },
-    async symlink(target, path) {
-      // renameio.Symlink: a temp link renamed over whatever is there
-      const full = hostPath(path);
-      await fs.mkdir(nodePath.dirname(full), { recursive: true, mode: 0o755 });
-      const temp = tempName(full);
-      await fs.symlink(target, temp);
-      try {
-        await fs.rename(temp, full);
-      } catch (e: unknown) {
-        await fs.rm(temp, { force: true });
-        // a directory in the way: remove it (RemoveAll, as writeUnit does) and retry once
-        if (!isErrno(e, 'EISDIR') && !isErrno(e, 'ENOTEMPTY')) throw e;
-        await fs.rm(full, { recursive: true, force: true });
-        await fs.symlink(target, full);
-      }
-    },
-    async remove(path) {
-      try {
-        await fs.unlink(hostPath(path));
-      } catch (e: unknown) {
-        if (!isErrno(e, 'ENOENT')) throw e;
-      }
-    },
-    async removeTree(path) {
-      await fs.rm(hostPath(path), { recursive: true, force: true });
-    },
-    async copy(from, to) {
-      // as restorePath/createOrigFile: `cp -a` keeps mode, owner, times and SELinux labels
-      const argv = ['cp', '-a', '--reflink=auto', hostPath(from), hostPath(to)];
-      await fs.mkdir(nodePath.dirname(hostPath(to)), { recursive: true, mode: 0o755 });
-      const result = await runner.run(argv);
-      if (result.code !== 0) throw new CommandFailedError(argv, result);
-    },
-    async list(directory) {
-      try {
-        return (await fs.readdir(hostPath(directory))).sort();
-      } catch (e: unknown) {
-        if (isErrno(e, 'ENOENT')) return [];
-        throw e;
-      }
-    },
-    async lookupUser(name) {
-      const f = parseColonFile(await readText(hostPath('/etc/passwd')), name);
-      if (f === undefined) return undefined;
-      return { uid: Number(f[2]), gid: Number(f[3]), home: f[5] ?? '' };
-    },
-    async lookupGroup(name) {
-      const f = parseColonFile(await readText(hostPath('/etc/group')), name);
-      return f === undefined ? undefined : Number(f[2]);
-    },
+function createNodeFiles(root: NodeRoot, runner: CommandRunner): NodeFiles {
+  return createRootedNodeFiles({
+    root,
     async isPackageOwned(path) {
       const argv = ['rpm', '-qf', path];
       const result = await runner.run(argv);
@@ -320,8 +174,14 @@ function createNodeFiles(hostPath: (p: string) => string, runner: CommandRunner)
         `command "${commandLine(argv)}" returned with unexpected error: ${out}: exit status ${String(result.code)}`,
       );
     },
-    hostPath,
-  };
+    // as restorePath/createOrigFile: `cp -a` keeps mode, owner, times and SELinux labels; it
+    // copies into a temp file of the resolved target folder, renamed into place after
+    async copier(source, temp) {
+      const argv = ['cp', '-a', '--reflink=auto', source, temp];
+      const result = await runner.run(argv);
+      if (result.code !== 0) throw new CommandFailedError(argv, result);
+    },
+  });
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -2,11 +2,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseKubeconfig, selectKubeconfigContext } from '../lib/kubeconfig.js';
 import {
-  credentialsFromKubeconfig,
+  credentialsFromSelection,
   inClusterCredentials,
-  kubeconfigFiles,
-  kubeconfigParts,
+  selectionFiles,
 } from './https-resource-client.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mco-https-client-'));
@@ -47,39 +47,30 @@ describe('inClusterCredentials', () => {
 });
 
 describe('kubeconfig credentials', () => {
-  const kubeconfig = [
-    'apiVersion: v1',
-    'kind: Config',
-    'clusters: [{name: c, cluster: {server: "https://h:6443", certificate-authority: ca.crt}}]',
-    'users: [{name: u, user: {tokenFile: token, client-certificate: /pki/cert.pem, client-key-data: S0VZ}}]',
-    'contexts: [{name: x, context: {cluster: c, user: u}}]',
-    'current-context: x',
-  ].join('\n');
-
-  it('lists the files a kubeconfig names, as written', () => {
-    expect(kubeconfigFiles(kubeconfigParts(kubeconfig, 'k'))).toEqual([
-      'ca.crt',
+  it('lists the files a selected context names, made absolute', () => {
+    const text = [
+      'clusters: [{name: c, cluster: {server: "https://h:6443", certificate-authority: ca.crt}}]',
+      'users: [{name: u, user: {tokenFile: token, client-certificate: /pki/cert.pem, client-key-data: S0VZ}}]',
+      'contexts: [{name: x, context: {cluster: c, user: u}}]',
+      'current-context: x',
+    ].join('\n');
+    const selection = selectKubeconfigContext(parseKubeconfig(text, '/var/lib/kubelet/kubeconfig'));
+    expect(selectionFiles(selection)).toEqual([
+      '/var/lib/kubelet/ca.crt',
       '/pki/cert.pem',
-      'token',
+      '/var/lib/kubelet/token',
     ]);
-  });
-
-  it('reads files relative to the kubeconfig and keeps a token file to read again', () => {
-    const path = join(dir, 'k.yaml');
-    writeFileSync(path, kubeconfig.replace('/pki/cert.pem', join(dir, 'cert.pem')));
-    writeFileSync(join(dir, 'cert.pem'), 'CERT');
-    expect(credentialsFromKubeconfig(path)).toEqual({
+    const files: Record<string, string> = {
+      '/var/lib/kubelet/ca.crt': 'CA',
+      '/pki/cert.pem': 'CERT',
+      '/var/lib/kubelet/token': 'tok\n',
+    };
+    expect(credentialsFromSelection(selection, (f) => files[f] ?? '')).toEqual({
       server: 'https://h:6443',
-      ca: 'CA\n',
-      tokenFile: join(dir, 'token'),
+      ca: 'CA',
+      token: 'tok',
       cert: 'CERT',
       key: 'KEY',
     });
-  });
-
-  it('refuses a current context without a server', () => {
-    expect(() => kubeconfigParts('current-context: x\n', 'k')).toThrow(
-      'k: the current context names no cluster with a server',
-    );
   });
 });

@@ -15,9 +15,13 @@ import { readFileSync } from 'node:fs';
 import { Agent, request, type RequestOptions } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import { dirname, join, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { join } from 'node:path';
 import { StatusError } from '../api/meta/v1/status-error.js';
+import {
+  parseKubeconfig,
+  selectKubeconfigContext,
+  type KubeconfigSelection,
+} from '../lib/kubeconfig.js';
 import { StatusReason, type Status } from '../api/meta/v1/status.js';
 import type {
   ApiObject,
@@ -30,31 +34,6 @@ import type {
   ResourceClient,
   ResourceRef,
 } from '../ports/resource-client.js';
-
-interface KubeconfigDoc {
-  'current-context'?: string;
-  contexts?: { name?: string; context?: { cluster?: string; user?: string } }[];
-  clusters?: {
-    name?: string;
-    cluster?: {
-      server?: string;
-      'certificate-authority-data'?: string;
-      'certificate-authority'?: string;
-      'insecure-skip-tls-verify'?: boolean;
-    };
-  }[];
-  users?: {
-    name?: string;
-    user?: {
-      token?: string;
-      tokenFile?: string;
-      'client-certificate-data'?: string;
-      'client-certificate'?: string;
-      'client-key-data'?: string;
-      'client-key'?: string;
-    };
-  }[];
-}
 
 export interface HttpsCredentials {
   readonly server: string;
@@ -69,93 +48,64 @@ export interface HttpsCredentials {
 
 const b64 = (s: string): string => Buffer.from(s, 'base64').toString('utf8');
 
-/** What a kubeconfig's current context holds: inline values and the files it names. */
-export interface KubeconfigParts {
-  readonly server: string;
-  readonly insecure: boolean;
-  readonly caData?: string;
-  readonly caFile?: string;
-  readonly token?: string;
-  readonly tokenFile?: string;
-  readonly certData?: string;
-  readonly certFile?: string;
-  readonly keyData?: string;
-  readonly keyFile?: string;
-}
+/** Reads a file the kubeconfig names (absolute), as text. */
+export type KubeconfigFileReader = (file: string) => string;
 
-/** The current context's parts; throws when it names no cluster with a server. */
-export function kubeconfigParts(text: string, source: string): KubeconfigParts {
-  const doc = (parse(text) as KubeconfigDoc | null) ?? {};
-  const context = (doc.contexts ?? []).find((c) => c.name === doc['current-context'])?.context;
-  const cluster = (doc.clusters ?? []).find((c) => c.name === context?.cluster)?.cluster;
-  const user = (doc.users ?? []).find((u) => u.name === context?.user)?.user ?? {};
-  if (cluster?.server === undefined)
-    throw new Error(`${source}: the current context names no cluster with a server`);
-  const parts: Record<string, string | boolean | undefined> = {
-    server: cluster.server,
-    insecure: cluster['insecure-skip-tls-verify'] === true,
-    caData: cluster['certificate-authority-data'],
-    caFile: cluster['certificate-authority'],
-    token: user.token,
-    tokenFile: user.tokenFile,
-    certData: user['client-certificate-data'],
-    certFile: user['client-certificate'],
-    keyData: user['client-key-data'],
-    keyFile: user['client-key'],
-  };
-  return Object.fromEntries(
-    Object.entries(parts).filter(([, v]) => v !== undefined),
-  ) as unknown as KubeconfigParts;
-}
+const readText: KubeconfigFileReader = (file) => readFileSync(file, 'utf8');
 
-/** The files a kubeconfig names (CA, client certificate and key, token), as written in it. */
-export function kubeconfigFiles(parts: KubeconfigParts): string[] {
-  return [parts.caFile, parts.certFile, parts.keyFile, parts.tokenFile].filter(
-    (f) => f !== undefined,
-  );
+/** Inline data, else the file (already absolute), else nothing. */
+function material(
+  data: string | undefined,
+  file: string | undefined,
+  read: KubeconfigFileReader,
+): string | undefined {
+  if (data !== undefined) return b64(data);
+  return file === undefined ? undefined : read(file);
 }
 
 /**
- * Credentials from the parts, reading named files with `read` (given the path as written; inline
- * data wins over a file, as in kubectl). A token file is read now unless `keepTokenFile`.
+ * The server and credentials of a selected context (src/lib/kubeconfig.ts); the files it names
+ * are read with `read` (default: this machine's files).
  */
-export function resolveCredentials(
-  parts: KubeconfigParts,
-  read: (file: string) => string,
-  keepTokenFile?: (file: string) => string,
+export function credentialsFromSelection(
+  s: KubeconfigSelection,
+  read: KubeconfigFileReader = readText,
 ): HttpsCredentials {
-  const either = (data: string | undefined, file: string | undefined): string | undefined =>
-    data !== undefined ? b64(data) : file === undefined ? undefined : read(file);
-  const ca = either(parts.caData, parts.caFile);
-  const cert = either(parts.certData, parts.certFile);
-  const key = either(parts.keyData, parts.keyFile);
-  const tokenFile =
-    parts.token === undefined && parts.tokenFile !== undefined && keepTokenFile !== undefined
-      ? keepTokenFile(parts.tokenFile)
-      : undefined;
+  const { cluster, user } = s;
+  if (cluster.server === undefined) throw new Error(`cluster "${s.clusterName}" has no server`);
   const token =
-    parts.token ??
-    (parts.tokenFile === undefined || tokenFile !== undefined
-      ? undefined
-      : read(parts.tokenFile).trim());
+    user.token ?? (user.tokenFile === undefined ? undefined : read(user.tokenFile).trim());
+  const cert = material(user['client-certificate-data'], user['client-certificate'], read);
+  const key = material(user['client-key-data'], user['client-key'], read);
+  const ca = material(
+    cluster['certificate-authority-data'],
+    cluster['certificate-authority'],
+    read,
+  );
   return {
-    server: parts.server,
+    server: cluster.server,
     ...(ca === undefined ? {} : { ca }),
-    ...(parts.insecure ? { insecure: true } : {}),
+    ...(cluster['insecure-skip-tls-verify'] === true ? { insecure: true } : {}),
     ...(token === undefined ? {} : { token }),
-    ...(tokenFile === undefined ? {} : { tokenFile }),
     ...(cert === undefined ? {} : { cert }),
     ...(key === undefined ? {} : { key }),
   };
 }
 
-/** The current context's server and credentials; files are relative to the kubeconfig. */
+/** The files a selected context names (CA, client certificate and key, token), absolute. */
+export function selectionFiles(s: KubeconfigSelection): string[] {
+  return [
+    s.cluster['certificate-authority'],
+    s.user['client-certificate'],
+    s.user['client-key'],
+    s.user.tokenFile,
+  ].filter((f) => f !== undefined);
+}
+
+/** The current context's server and credentials in one file; throws with the reason when incomplete. */
 export function credentialsFromKubeconfig(path: string): HttpsCredentials {
-  const rel = (p: string): string => resolve(dirname(path), p);
-  return resolveCredentials(
-    kubeconfigParts(readFileSync(path, 'utf8'), path),
-    (file) => readFileSync(rel(file), 'utf8'),
-    rel,
+  return credentialsFromSelection(
+    selectKubeconfigContext(parseKubeconfig(readFileSync(path, 'utf8'), path)),
   );
 }
 
@@ -268,7 +218,7 @@ export class HttpsResourceClient implements ResourceClient {
     return new HttpsResourceClient(credentialsFromKubeconfig(kubeconfigPath));
   }
 
-  /** The token, from the kubeconfig or its token file (read again after a minute). */
+  /** The token, from the credentials or their token file (read again after a minute). */
   #bearer(): string | undefined {
     if (this.#tokenFile === undefined) return this.#token;
     const now = Date.now();

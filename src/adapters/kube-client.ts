@@ -2,7 +2,7 @@
  * The ResourceClient on @kubernetes/client-node 1.4.0: talks to any Kubernetes API server (ours or
  * a real cluster) from a kubeconfig file or the in-cluster service account.
  *
- * Choices, and the client-node traps they avoid (kube-api-wire.md §10):
+ * Choices, and the client-node traps they avoid (docs/reference/kube-clients.md §3):
  * - Requests go through CustomObjectsApi, which hands back the server's JSON untouched (the typed
  *   APIs and KubernetesObjectApi turn timestamps into Date objects and drop unknown fields). Its
  *   paths are `/apis/{group}/{version}/…`, so for the core group ('') a middleware rewrites
@@ -20,6 +20,7 @@
  *   rejects with a StatusError Expired; an ERROR event becomes `{ type: 'ERROR', status }`; the
  *   end of the stream resolves; aborting the signal resolves.
  */
+import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent, type RequestOptions } from 'node:https';
 import {
@@ -30,6 +31,7 @@ import {
   Observable,
   PatchStrategy,
   V1Eviction,
+  VersionApi,
   V1ObjectMeta,
   Watch,
   setHeaderOptions,
@@ -39,6 +41,12 @@ import {
   type ResponseContext,
 } from '@kubernetes/client-node';
 import { StatusError } from '../api/meta/v1/status-error.js';
+import {
+  parseKubeconfig,
+  selectKubeconfigContext,
+  selectionDocument,
+  type KubeconfigSelection,
+} from '../lib/kubeconfig.js';
 import { StatusReason, type Status, type StatusDetails } from '../api/meta/v1/status.js';
 import type {
   ApiObject,
@@ -52,9 +60,19 @@ import type {
   ResourceRef,
 } from '../ports/resource-client.js';
 
+/**
+ * Where the credentials come from: a kubeconfig already loaded and merged (src/lib/kubeconfig.ts,
+ * as every `mco` command loads it), one kubeconfig file (its current context), or the in-cluster
+ * service account.
+ */
 export type KubeClientOptions =
-  | { readonly kubeconfigPath: string; readonly inCluster?: never }
-  | { readonly inCluster: true; readonly kubeconfigPath?: never };
+  | {
+      readonly selection: KubeconfigSelection;
+      readonly kubeconfigPath?: never;
+      readonly inCluster?: never;
+    }
+  | { readonly kubeconfigPath: string; readonly selection?: never; readonly inCluster?: never }
+  | { readonly inCluster: true; readonly selection?: never; readonly kubeconfigPath?: never };
 
 const PatchContentType: Record<PatchKind, string> = {
   merge: PatchStrategy.MergePatch,
@@ -209,12 +227,43 @@ function preMiddleware(
   };
 }
 
+/**
+ * client-node reads a token file only under the key `token-file`, where kubectl's is `tokenFile`:
+ * the token is read here, once, as client-node would.
+ */
+function clientNodeUser(s: KubeconfigSelection): KubeconfigSelection {
+  const { tokenFile, ...user } = s.user;
+  if (tokenFile === undefined || user.token !== undefined) return { ...s, user };
+  return { ...s, user: { ...user, token: readFileSync(tokenFile, 'utf8').trim() } };
+}
+
 /** Creates the client; the kubeconfig (or service account) is read now, the agent on first use. */
 export function createKubeClient(options: KubeClientOptions): ResourceClient {
   const kc = new KubeConfig();
   if (options.inCluster === true) kc.loadFromCluster();
-  else kc.loadFromFile(options.kubeconfigPath);
+  else {
+    const selection =
+      options.selection ??
+      selectKubeconfigContext(
+        parseKubeconfig(readFileSync(options.kubeconfigPath, 'utf8'), options.kubeconfigPath),
+      );
+    kc.loadFromString(JSON.stringify(selectionDocument(clientNodeUser(selection))));
+  }
   return new KubeClient(kc);
+}
+
+/** The server's `/version` (major, minor, gitVersion, …) as it answered. */
+export async function serverVersion(
+  selection: KubeconfigSelection,
+): Promise<Record<string, unknown>> {
+  const kc = new KubeConfig();
+  kc.loadFromString(JSON.stringify(selectionDocument(clientNodeUser(selection))));
+  try {
+    const v = await kc.makeApiClient(VersionApi).getCode();
+    return Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined));
+  } catch (e) {
+    throw toStatusError(e, 'GET');
+  }
 }
 
 class KubeClient implements ResourceClient {

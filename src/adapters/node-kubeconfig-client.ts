@@ -5,7 +5,6 @@
  * kubeconfig and its files again and builds a new connection when they changed: the kubelet
  * rotates its client certificate in place, and node writes are few.
  */
-import { posix } from 'node:path';
 import type { NodeFiles } from '../ports/host.js';
 import type {
   ApiObject,
@@ -18,11 +17,11 @@ import type {
   ResourceClient,
   ResourceRef,
 } from '../ports/resource-client.js';
+import { parseKubeconfig, selectKubeconfigContext } from '../lib/kubeconfig.js';
 import {
+  credentialsFromSelection,
   HttpsResourceClient,
-  kubeconfigFiles,
-  kubeconfigParts,
-  resolveCredentials,
+  selectionFiles,
 } from './https-resource-client.js';
 
 export class NodeKubeconfigClient implements ResourceClient {
@@ -45,14 +44,14 @@ export class NodeKubeconfigClient implements ResourceClient {
   /** The client for the kubeconfig as it is on the node now. */
   async #client(): Promise<HttpsResourceClient> {
     const text = await this.#read(this.#path);
-    const parts = kubeconfigParts(text, this.#path);
-    const onNode = (p: string): string => posix.resolve(posix.dirname(this.#path), p);
+    // Relative paths resolve against the kubeconfig's folder, absolute ones are node paths too.
+    const selection = selectKubeconfigContext(parseKubeconfig(text, this.#path));
     const contents = new Map<string, string>();
-    for (const file of kubeconfigFiles(parts)) contents.set(file, await this.#read(onNode(file)));
+    for (const file of selectionFiles(selection)) contents.set(file, await this.#read(file));
     const key = JSON.stringify([text, ...contents.values()]);
     if (this.#current?.key === key) return this.#current.client;
     const client = new HttpsResourceClient(
-      resolveCredentials(parts, (file) => contents.get(file) ?? ''),
+      credentialsFromSelection(selection, (file) => contents.get(file) ?? ''),
     );
     this.#current?.client.close();
     this.#current = { key, client };

@@ -1,5 +1,5 @@
 /**
- * The simulated boot of an OSTree node (host-tools.md §2.4, docs/daemon.md "OSTree host and
+ * The simulated boot of an OSTree node (docs/reference/tools.md §2.4, docs/daemon.md "OSTree host and
  * simulated nodes"). libostree never sees a `--sysroot` folder as booted, so the node supervisor
  * plays firmware and initramfs, and records what it booted itself:
  *
@@ -14,25 +14,15 @@
  * - `state/reboot-request.json` is how the host asks the supervisor for a reboot.
  */
 import { randomUUID } from 'node:crypto';
-import {
-  lstat,
-  mkdir,
-  readdir,
-  readFile,
-  readlink,
-  rename,
-  rm,
-  symlink,
-  writeFile,
-} from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { posix } from 'node:path';
+import { NodeRoot, type MountLinkTest } from './node-root.js';
 import {
   deploymentOfEntry,
   readBootEntries,
   type DeploymentRef,
   type OstreeCli,
 } from './ostree.js';
-import type { MountLinkTest } from './rooted-node-files.js';
 
 /** Where things are in a node folder. */
 export interface NodeLayout {
@@ -102,9 +92,16 @@ export const StagedRef = 'mco/staged';
 /** The origin key rpm-ostree uses for container images; ours names the OS image pull spec. */
 export const OriginImageKey = 'container-image-reference';
 
-export function stagedRecordPath(root: string): string {
-  return posix.join(root, 'run/ostree/mco-staged-deployment.json');
+/** The staged OS change, on the node (/run: gone after a reboot). */
+export const StagedRecordPath = '/run/ostree/mco-staged-deployment.json';
+
+/** The resolver of a view: its paths inside it, its links into the sysroot crossed as mounts. */
+export function viewRoot(root: string): NodeRoot {
+  return new NodeRoot(root, { mountLinks: rootViewMounts(root) });
 }
+
+const asRoot = (root: string | NodeRoot): NodeRoot =>
+  root instanceof NodeRoot ? root : viewRoot(root);
 
 async function readJson<T>(path: string): Promise<T | undefined> {
   try {
@@ -126,12 +123,19 @@ export async function writeJsonAtomic(path: string, value: unknown): Promise<voi
 export const readBooted = (stateDir: string): Promise<BootedRecord | undefined> =>
   readJson<BootedRecord>(posix.join(stateDir, 'booted.json'));
 
-export const readStaged = (root: string): Promise<StagedRecord | undefined> =>
-  readJson<StagedRecord>(stagedRecordPath(root));
+export async function readStaged(root: string | NodeRoot): Promise<StagedRecord | undefined> {
+  const data = await asRoot(root).readFile(StagedRecordPath);
+  return data === undefined ? undefined : (JSON.parse(data.toString('utf8')) as StagedRecord);
+}
 
-export async function writeStaged(root: string, staged: StagedRecord | undefined): Promise<void> {
-  if (staged === undefined) await rm(stagedRecordPath(root), { force: true });
-  else await writeJsonAtomic(stagedRecordPath(root), staged);
+export async function writeStaged(root: NodeRoot, staged: StagedRecord | undefined): Promise<void> {
+  if (staged === undefined) await root.unlink(StagedRecordPath);
+  else
+    await root.writeFileAtomic(
+      StagedRecordPath,
+      new TextEncoder().encode(`${JSON.stringify(staged, null, 2)}\n`),
+      { mode: 0o644 },
+    );
 }
 
 export const readRebootRequest = (stateDir: string): Promise<RebootRequest | undefined> =>
@@ -143,16 +147,12 @@ export async function writeRebootRequest(stateDir: string, request: RebootReques
 
 /** The `[origin]` keys of a deployment (`<deployment>.origin`). */
 export async function readOrigin(
-  sysroot: string,
+  root: NodeRoot,
   deployment: string,
 ): Promise<Readonly<Record<string, string>>> {
-  let text: string;
-  try {
-    text = await readFile(posix.join(sysroot, `${deployment}.origin`), 'utf8');
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw e;
-  }
+  const data = await root.readFile(posix.join('/sysroot', `${deployment}.origin`));
+  if (data === undefined) return {};
+  const text = data.toString('utf8');
   const out: Record<string, string> = {};
   let section = '';
   for (const line of text.split('\n')) {
@@ -181,12 +181,6 @@ export async function defaultDeployment(
   };
 }
 
-async function replaceSymlink(target: string, link: string): Promise<void> {
-  const temp = `${link}.${randomUUID()}.tmp`;
-  await symlink(target, temp);
-  await rename(temp, link);
-}
-
 /**
  * The view's links into the sysroot stand for the mounts of a booted system: `/etc`, `/var`,
  * `/boot`, the deployment's other top-level entries, and the entries of `/usr`.
@@ -213,57 +207,62 @@ const ViewOwned = new Set(['sysroot', 'run', 'var', 'home', 'boot', 'usr', 'proc
  * resolves against the view's /var, the stateroot's, as it does on a booted system.
  */
 export async function linkRootView(
-  root: string,
+  root: NodeRoot,
   osname: string,
   deployment: string,
 ): Promise<void> {
   const deployDir = posix.join('sysroot', deployment);
   const stateroot = `sysroot/ostree/deploy/${osname}/var`;
-  await mkdir(posix.join(root, 'run'), { recursive: true, mode: 0o755 });
-  await mkdir(posix.join(root, stateroot, 'home'), { recursive: true, mode: 0o755 });
-  await replaceSymlink(stateroot, posix.join(root, 'var'));
-  await replaceSymlink('var/home', posix.join(root, 'home'));
-  await replaceSymlink('sysroot/boot', posix.join(root, 'boot'));
+  const mount = (target: string, name: string) =>
+    root.symlink(target, `/${name}`, { asLink: true });
+  await root.mkdirAll('/run', 0o755);
+  await root.mkdirAll(`/${stateroot}/home`, 0o755);
+  await mount(stateroot, 'var');
+  await mount('var/home', 'home');
+  await mount('sysroot/boot', 'boot');
 
-  const top = await readdir(posix.join(root, deployDir));
+  const top = await root.readdir(`/${deployDir}`);
   const wanted = new Set(top.filter((n) => !ViewOwned.has(n)));
-  for (const name of wanted) await replaceSymlink(`${deployDir}/${name}`, posix.join(root, name));
-  // Drop links into an older deployment that this one does not have.
-  for (const name of await readdir(root)) {
-    if (ViewOwned.has(name) || wanted.has(name) || name.startsWith('.')) continue;
-    const st = await lstat(posix.join(root, name));
-    if (st.isSymbolicLink() && (await readlink(posix.join(root, name))).startsWith('sysroot/'))
-      await rm(posix.join(root, name));
-  }
+  for (const name of wanted) await mount(`${deployDir}/${name}`, name);
+  await dropStaleMounts(root, wanted);
 
-  const usrDir = posix.join(root, deployDir, 'usr');
-  const next = posix.join(root, `.usr-${randomUUID()}`);
-  await mkdir(next, { mode: 0o755 });
-  for (const name of await readdir(usrDir)) {
-    const entry = posix.join(usrDir, name);
-    const st = await lstat(entry);
-    const own = st.isSymbolicLink() ? await readlink(entry) : undefined;
-    await symlink(
+  const usrDir = `/${deployDir}/usr`;
+  const next = `/.usr-${randomUUID()}`;
+  await root.mkdirAll(next, 0o755);
+  for (const name of await root.readdir(usrDir)) {
+    const entry = `${usrDir}/${name}`;
+    const st = await root.lstat(entry);
+    const own = st?.isSymbolicLink() === true ? await root.readlink(entry) : undefined;
+    await root.symlink(
       own?.startsWith('../var/') === true ? own : `../${deployDir}/usr/${name}`,
-      posix.join(next, name),
+      `${next}/${name}`,
+      { asLink: true },
     );
   }
-  const usr = posix.join(root, 'usr');
-  const old = posix.join(root, `.usr-old-${randomUUID()}`);
-  const hadUsr = await lstat(usr).then(
-    () => true,
-    () => false,
-  );
-  if (hadUsr) await rename(usr, old);
-  await rename(next, usr);
-  if (hadUsr) await rm(old, { recursive: true, force: true });
+  const old = `/.usr-old-${randomUUID()}`;
+  const hadUsr = (await root.lstat('/usr', { asLink: true })) !== undefined;
+  if (hadUsr) await root.rename('/usr', old);
+  await root.rename(next, '/usr');
+  if (hadUsr) await root.removeAll(old);
+}
+
+/** Drops the links into an older deployment that the new one does not have. */
+async function dropStaleMounts(root: NodeRoot, wanted: ReadonlySet<string>): Promise<void> {
+  for (const name of await root.readdir('/')) {
+    if (ViewOwned.has(name) || wanted.has(name) || name.startsWith('.')) continue;
+    const st = await root.lstat(`/${name}`, { asLink: true });
+    if (
+      st?.isSymbolicLink() === true &&
+      (await root.readlink(`/${name}`, { asLink: true })).startsWith('sysroot/')
+    )
+      await root.unlink(`/${name}`, { asLink: true });
+  }
 }
 
 /** Empties the view's /run (tmpfs on a real machine). */
-export async function clearRun(root: string): Promise<void> {
-  const run = posix.join(root, 'run');
-  await rm(run, { recursive: true, force: true });
-  await mkdir(run, { mode: 0o755 });
+export async function clearRun(root: NodeRoot): Promise<void> {
+  await root.removeAll('/run', { asLink: true });
+  await root.mkdirAll('/run', 0o755);
 }
 
 /**
@@ -274,9 +273,10 @@ export async function clearRun(root: string): Promise<void> {
  */
 export async function finalizeStaged(
   ostree: OstreeCli,
-  layout: Pick<NodeLayout, 'root' | 'sysroot' | 'repo' | 'state'>,
+  layout: Pick<NodeLayout, 'sysroot' | 'repo' | 'state'>,
+  view: NodeRoot,
 ): Promise<StagedRecord | undefined> {
-  const staged = await readStaged(layout.root);
+  const staged = await readStaged(view);
   if (staged === undefined) return undefined;
   const booted = await readBooted(layout.state);
   if (booted !== undefined) await dropAheadOfBooted(ostree, layout.sysroot, booted);
@@ -284,13 +284,13 @@ export async function finalizeStaged(
   await writeFile(originFile, originFileText(staged.checksum, staged.image));
   await ostree.deploy({
     sysroot: layout.sysroot,
-    osname: booted?.osname ?? (await onlyOsname(layout.sysroot)),
+    osname: booted?.osname ?? (await onlyOsname(view)),
     refspec: staged.checksum,
     kernelArguments: staged.kernelArguments,
     originFile,
   });
   await rm(originFile, { force: true });
-  await writeStaged(layout.root, undefined);
+  await writeStaged(view, undefined);
   await ostree.deleteRef(layout.repo, StagedRef);
   return staged;
 }
@@ -309,11 +309,11 @@ export async function dropAheadOfBooted(
   return Math.max(index, 0);
 }
 
-async function onlyOsname(sysroot: string): Promise<string> {
-  const names = await readdir(posix.join(sysroot, 'ostree/deploy'));
+async function onlyOsname(view: NodeRoot): Promise<string> {
+  const names = await view.readdir('/sysroot/ostree/deploy');
   const [first] = names;
   if (first === undefined || names.length !== 1)
-    throw new Error(`cannot tell the OS of ${sysroot}: stateroots ${names.join(', ')}`);
+    throw new Error(`cannot tell the OS of ${view.path}/sysroot: stateroots ${names.join(', ')}`);
   return first;
 }
 
@@ -323,17 +323,18 @@ async function onlyOsname(sysroot: string): Promise<string> {
  */
 export async function bootDefault(
   ostree: OstreeCli,
-  layout: Pick<NodeLayout, 'root' | 'sysroot' | 'state'>,
+  layout: Pick<NodeLayout, 'sysroot' | 'state'>,
+  view: NodeRoot,
   now: Date,
 ): Promise<BootedRecord> {
   const chosen = await defaultDeployment(layout.sysroot);
   if (chosen === undefined) throw new Error(`no boot entries in ${layout.sysroot}`);
   const { ref } = chosen;
-  await linkRootView(layout.root, ref.osname, ref.path);
-  await clearRun(layout.root);
+  await linkRootView(view, ref.osname, ref.path);
+  await clearRun(view);
   const status = await ostree.status(layout.sysroot);
   const listed = status.find((d) => d.checksum === ref.checksum && d.serial === ref.serial);
-  const origin = await readOrigin(layout.sysroot, ref.path);
+  const origin = await readOrigin(view, ref.path);
   const image = origin[OriginImageKey];
   const record: BootedRecord = {
     osname: ref.osname,

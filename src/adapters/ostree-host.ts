@@ -2,7 +2,7 @@
  * The `ostree` Host (src/ports/host.ts) for simulated nodes and plain OSTree machines whose `/` is
  * a folder (nodeLayout in ostree-boot.ts; docs/daemon.md "OSTree host and simulated nodes"):
  *
- * - files: the root's paths, resolved inside it (rooted-node-files.ts);
+ * - files: the root's paths, resolved inside it (node-root.ts, rooted-node-files.ts);
  * - systemd: `systemctl --root=<root>` for enablement; systemd is not running, so daemon-reload,
  *   restart and reload are recorded no-ops, one JSON line each in `/run/mco-host/systemd-actions.jsonl`;
  * - users: the hash from the root's /etc/shadow, changed with `usermod --root <root> -p`;
@@ -11,7 +11,6 @@
  *   an OsImageFetcher turns an image into a commit of the node's repository;
  * - reboot: a request file for the supervisor, which stops the daemon and boots the default.
  */
-import { appendFile, mkdir } from 'node:fs/promises';
 import { posix } from 'node:path';
 import type { CommandRunner } from '../ports/command-runner.js';
 import type {
@@ -33,13 +32,14 @@ import {
   readBooted,
   readOrigin,
   readStaged,
-  rootViewMounts,
   StagedRef,
+  viewRoot,
   writeRebootRequest,
   writeStaged,
   type BootedRecord,
   type StagedRecord,
 } from './ostree-boot.js';
+import type { NodeRoot } from './node-root.js';
 import { OstreeCli } from './ostree.js';
 import { createRootedNodeFiles } from './rooted-node-files.js';
 
@@ -116,17 +116,16 @@ const EnablementStates: Readonly<Record<string, UnitEnablement>> = {
   'not-found': 'not-found',
 };
 
-function systemdOf(root: string, runner: CommandRunner, now: () => Date): Systemd {
+function systemdOf(view: NodeRoot, runner: CommandRunner, now: () => Date): Systemd {
+  const root = view.path;
   const systemctl = async (args: readonly string[]) => {
     const r = await runner.run(['systemctl', `--root=${root}`, ...args]);
     if (r.code !== 0)
       throw new Error(`systemctl --root=${root} ${args.join(' ')}: ${r.stderr.trim()}`);
   };
   const record = async (action: string, unit?: string) => {
-    const dir = posix.join(root, 'run/mco-host');
-    await mkdir(dir, { recursive: true });
     const line = JSON.stringify({ action, ...(unit === undefined ? {} : { unit }), at: now() });
-    await appendFile(posix.join(dir, 'systemd-actions.jsonl'), `${line}\n`);
+    await view.appendFile('/run/mco-host/systemd-actions.jsonl', `${line}\n`);
   };
   return {
     async isEnabled(unit) {
@@ -209,12 +208,12 @@ const sameList = (a: readonly string[], b: readonly string[]) =>
   a.length === b.length && a.every((x, i) => x === b[i]);
 
 function osUpdaterOf(o: {
-  root: string;
+  root: NodeRoot;
   channel: string;
   ostree: OstreeCli;
   fetcher: OsImageFetcher;
 }): OsUpdater {
-  const sysroot = posix.join(o.root, 'sysroot');
+  const sysroot = posix.join(o.root.path, 'sysroot');
   const repo = posix.join(sysroot, 'ostree/repo');
 
   const booted = async (): Promise<BootedRecord> => {
@@ -251,7 +250,7 @@ function osUpdaterOf(o: {
       const next = await defaultDeployment(sysroot);
       if (next === undefined || (next.ref.checksum === b.checksum && next.ref.serial === b.serial))
         return { booted: deploymentOfBooted(b) };
-      const origin = await readOrigin(sysroot, next.ref.path);
+      const origin = await readOrigin(o.root, next.ref.path);
       const listed = (await o.ostree.status(sysroot)).find(
         (d) => d.checksum === next.ref.checksum && d.serial === next.ref.serial,
       );
@@ -311,7 +310,8 @@ export function createOstreeHost(options: OstreeHostOptions): Host {
   const channel = options.supervisorChannel ?? defaultSupervisorChannel(root);
   const now = options.now ?? (() => new Date());
   const ostree = new OstreeCli(options.runner);
-  const files = createRootedNodeFiles({ root, mountLinks: rootViewMounts(root) });
+  const view = viewRoot(root);
+  const files = createRootedNodeFiles({ root: view });
   const rebooter: Rebooter = {
     async reboot(reason) {
       await writeRebootRequest(channel, { reason, requestedAt: now().toISOString() });
@@ -320,10 +320,10 @@ export function createOstreeHost(options: OstreeHostOptions): Host {
   return {
     kind: 'ostree',
     files,
-    systemd: systemdOf(root, options.runner, now),
+    systemd: systemdOf(view, options.runner, now),
     users: usersOf(root, options.runner, files),
     os: osUpdaterOf({
-      root,
+      root: view,
       channel,
       ostree,
       fetcher: options.imageFetcher ?? localOstreeImageFetcher,

@@ -1,14 +1,14 @@
 /**
  * NodeMachine (src/ports/node-machine.ts) on a node folder (nodeLayout): an OSTree sysroot under
  * `rootfs/sysroot`, the boot image deployed by `ostree admin deploy`, the real Ignition 2.14 run
- * into `rootfs` at provisioning (host-tools.md §1.3–1.4), and the simulated boot of ostree-boot.ts.
+ * into `rootfs` at provisioning (docs/reference/tools.md §1.3–1.4), and the simulated boot of ostree-boot.ts.
  *
  * Ignition needs `/etc/selinux/config` (it relabels through a no-op `setfiles` shim), but with
  * that file present ostree 2022.7 refreshes the SELinux policy with `semodule` inside bubblewrap
  * on every deploy that merges /etc (`Failed to execute child process “/usr/bin/bwrap”`). So the
  * boot image ships none, and provisioning writes it for the Ignition run only.
  */
-import { access, chmod, mkdir, readdir, readFile, rm, rmdir, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { posix } from 'node:path';
 import type { CommandRunner } from '../ports/command-runner.js';
 import type {
@@ -26,18 +26,18 @@ import {
   OriginImageKey,
   readBooted,
   readRebootRequest,
-  rootViewMounts,
+  viewRoot,
   writeJsonAtomic,
   type BootedRecord,
 } from './ostree-boot.js';
 import { OstreeCli } from './ostree.js';
-import { resolveInRoot } from './rooted-node-files.js';
 
 /** Where Debian's ignition package puts the binary (it is meant for an initramfs, not PATH). */
 export const DefaultIgnitionBinary = '/usr/lib/dracut/modules.d/30ignition/ignition';
 const DefaultPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const IgnitionStages = ['fetch-offline', 'fetch', 'kargs', 'disks', 'mount', 'files', 'umount'];
 const SelinuxConfig = 'SELINUX=disabled\nSELINUXTYPE=targeted\n';
+const SelinuxConfigPath = '/etc/selinux/config';
 const IgnitionPreset = '/etc/systemd/system-preset/20-ignition.preset';
 
 export interface OstreeNodeMachineOptions {
@@ -85,25 +85,24 @@ export function createOstreeNodeMachine(options: OstreeNodeMachineOptions): Node
   const now = options.now ?? (() => new Date());
   const definitionFile = posix.join(layout.dir, 'node.json');
   const processesFile = posix.join(layout.state, 'processes.json');
-  const mounts = rootViewMounts(layout.root);
-  const onNode = (path: string) => resolveInRoot(layout.root, path, true, mounts);
+  // every path on the node goes through the view's resolver; the rest are the node folder's own
+  const view = viewRoot(layout.root);
+  const readOnNode = async (path: string): Promise<string | undefined> =>
+    (await view.readFile(path))?.toString('utf8');
 
   async function osRelease(): Promise<Record<string, string>> {
     for (const p of ['/etc/os-release', '/usr/lib/os-release']) {
-      try {
-        return parseOsRelease(await readFile(onNode(p), 'utf8'));
-      } catch {
-        // try the next one
-      }
+      const text = await readOnNode(p).catch(() => undefined);
+      if (text !== undefined) return parseOsRelease(text);
     }
     return {};
   }
 
   async function bootedOs(record: BootedRecord): Promise<BootedOs> {
     const release = await osRelease();
-    const modules = await readdir(
-      posix.join(layout.sysroot, record.deployment, 'usr/lib/modules'),
-    ).catch(() => [] as string[]);
+    const modules = await view
+      .readdir(posix.join('/sysroot', record.deployment, 'usr/lib/modules'))
+      .catch(() => [] as string[]);
     return {
       checksum: record.checksum,
       serial: record.serial,
@@ -178,7 +177,8 @@ export function createOstreeNodeMachine(options: OstreeNodeMachineOptions): Node
     async install(definition, signal) {
       if (await exists(definitionFile))
         throw new Error(`${layout.dir} already holds a node (node.json exists)`);
-      await mkdir(layout.sysroot, { recursive: true, mode: 0o755 });
+      await mkdir(layout.root, { recursive: true, mode: 0o755 });
+      await view.mkdirAll('/sysroot', 0o755);
       await chmod(layout.dir, 0o755);
       await mkdir(layout.state, { recursive: true, mode: 0o700 });
       const { repo, ref, image } = definition.bootImage;
@@ -210,12 +210,9 @@ export function createOstreeNodeMachine(options: OstreeNodeMachineOptions): Node
       const [deployed] = await ostree.status(layout.sysroot);
       if (deployed === undefined) throw new Error(`deploying ${ref} left no deployment`);
       // CoreOS creates /var/usrlocal at boot (tmpfiles); /usr/local points there.
-      await mkdir(posix.join(layout.sysroot, `ostree/deploy/${osname}/var/usrlocal`), {
-        recursive: true,
-        mode: 0o755,
-      });
+      await view.mkdirAll(`/sysroot/ostree/deploy/${osname}/var/usrlocal`, 0o755);
       await linkRootView(
-        layout.root,
+        view,
         osname,
         `ostree/deploy/${osname}/deploy/${deployed.checksum}.${deployed.serial}`,
       );
@@ -227,26 +224,29 @@ export function createOstreeNodeMachine(options: OstreeNodeMachineOptions): Node
     },
 
     async provision(config, signal) {
-      const selinux = onNode('/etc/selinux/config');
-      const madeDir = !(await exists(posix.dirname(selinux)));
-      const wroteSelinux = !(await exists(selinux));
-      if (wroteSelinux) {
-        await mkdir(posix.dirname(selinux), { recursive: true });
-        await writeFile(selinux, SelinuxConfig);
-      }
+      const selinuxDir = posix.dirname(SelinuxConfigPath);
+      const madeDir = (await view.stat(selinuxDir)) === undefined;
+      const wroteSelinux = (await view.stat(SelinuxConfigPath)) === undefined;
+      if (wroteSelinux)
+        await view.writeFileAtomic(SelinuxConfigPath, new TextEncoder().encode(SelinuxConfig), {
+          mode: 0o644,
+        });
       let result: ProvisionResult;
       try {
         result = await runIgnition(config, signal);
       } finally {
         // Unless the config wrote its own, the file goes (and the folder, if it came with it).
-        if (wroteSelinux && (await readFile(selinux, 'utf8').catch(() => '')) === SelinuxConfig) {
-          await rm(selinux, { force: true });
-          if (madeDir) await rmdir(posix.dirname(selinux)).catch(() => undefined);
+        if (
+          wroteSelinux &&
+          (await readOnNode(SelinuxConfigPath).catch(() => '')) === SelinuxConfig
+        ) {
+          await view.unlink(SelinuxConfigPath);
+          if (madeDir) await view.rmdir(selinuxDir).catch(() => undefined);
         }
       }
       await writeFile(machine.logFile('ignition'), result.output);
       if (!result.ok) return result;
-      const preset = await readFile(onNode(IgnitionPreset), 'utf8').catch(() => '');
+      const preset = (await readOnNode(IgnitionPreset).catch(() => undefined)) ?? '';
       const units = presetEnabledUnits(preset);
       for (const unit of units) {
         const r = await options.runner.run(['systemctl', `--root=${layout.root}`, 'preset', unit]);
@@ -262,11 +262,11 @@ export function createOstreeNodeMachine(options: OstreeNodeMachineOptions): Node
     },
 
     async boot() {
-      return bootedOs(await bootDefault(ostree, layout, now()));
+      return bootedOs(await bootDefault(ostree, layout, view, now()));
     },
 
     async shutdown() {
-      return (await finalizeStaged(ostree, layout)) !== undefined;
+      return (await finalizeStaged(ostree, layout, view)) !== undefined;
     },
 
     async booted() {
@@ -274,7 +274,7 @@ export function createOstreeNodeMachine(options: OstreeNodeMachineOptions): Node
       return record === undefined ? undefined : bootedOs(record);
     },
 
-    exists: (path) => exists(onNode(path)),
+    exists: async (path) => (await view.stat(path)) !== undefined,
 
     async takeRebootRequest(): Promise<RebootRequestRecord | undefined> {
       const request = await readRebootRequest(layout.state);

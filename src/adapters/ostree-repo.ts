@@ -1,6 +1,6 @@
 /**
  * Building OS commits: a rootfs folder committed into an archive-mode OSTree repository with
- * `version` metadata (host-tools.md §2.1). Used by `mco node build-boot-image` for boot images,
+ * `version` metadata (docs/reference/tools.md §2.1). Used by `mco node build-boot-image` for boot images,
  * and meant for OS images too (the OCI packing wraps the repository this writes).
  *
  * Git keeps only 0644/0755 and no owners, so the tree's files are committed as root and modes

@@ -1,5 +1,5 @@
 /**
- * A typed wrapper over the `ostree` 2022.7 command line (host-tools.md §2), run through the
+ * A typed wrapper over the `ostree` 2022.7 command line (docs/reference/tools.md §2), run through the
  * CommandRunner port: repositories (init, commit, refs, pull-local, metadata), sysroots (init-fs,
  * os-init, deploy with explicit kernel arguments, status, undeploy, cleanup), and readers for what
  * the CLI does not print: the BLS entries (`boot/loader/entries/*.conf`, whose highest `version` is

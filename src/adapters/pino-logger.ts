@@ -1,24 +1,51 @@
 /**
- * Logger on pino: JSON lines to a destination (stderr by default), level from the caller.
+ * Logger on pino: one entry per line to a destination (stderr by default), level from the caller.
+ *
+ * - Format: `json` (pino's lines, numeric `level` kept for the tools that read pino logs) or
+ *   `text` (src/adapters/log-text.ts: `12:01:02 INFO daemon: message key=value`); by default
+ *   text when the destination is a terminal and JSON otherwise (a file, a pipe, `mco start`'s
+ *   per-component logs). Level names are not added to the JSON: `level` already says it.
+ * - No key twice in a line: pino's own `child()` appends its bindings without looking at those it
+ *   already has, so a logger bound with `node` that is also given `node` wrote `"node":"x","node":"x"`.
+ *   Bindings are kept here as one object, fields given to a call override them, and a field named
+ *   like one of pino's own keys (`level`, `time`, `msg`, …) is written with a trailing `_`.
  */
+import { isatty } from 'node:tty';
 import { pino, type Logger as Pino } from 'pino';
 import type { Logger } from '../ports/logger.js';
+import { terminalLogText } from './log-text.js';
 
-function wrap(p: Pino): Logger {
+export type LogFormat = 'json' | 'text';
+
+export const LogFormats: readonly LogFormat[] = ['json', 'text'];
+
+/** Keys pino writes itself; a field of the same name would repeat them. */
+const Reserved = new Set(['level', 'time', 'msg', 'name', 'component', 'pid', 'hostname']);
+
+function entryFields(
+  bindings: Readonly<Record<string, unknown>>,
+  fields: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...bindings };
+  for (const [k, v] of Object.entries(fields ?? {})) out[Reserved.has(k) ? `${k}_` : k] = v;
+  return out;
+}
+
+function wrap(p: Pino, bindings: Readonly<Record<string, unknown>>): Logger {
   return {
     debug: (message, fields) => {
-      p.debug(fields ?? {}, message);
+      p.debug(entryFields(bindings, fields), message);
     },
     info: (message, fields) => {
-      p.info(fields ?? {}, message);
+      p.info(entryFields(bindings, fields), message);
     },
     warn: (message, fields) => {
-      p.warn(fields ?? {}, message);
+      p.warn(entryFields(bindings, fields), message);
     },
     error: (message, fields) => {
-      p.error(fields ?? {}, message);
+      p.error(entryFields(bindings, fields), message);
     },
-    child: (fields) => wrap(p.child(fields)),
+    child: (fields) => wrap(p, entryFields(bindings, fields)),
   };
 }
 
@@ -27,18 +54,26 @@ export interface PinoLoggerOptions {
   readonly level?: string;
   /** File descriptor or path; default 2 (stderr). */
   readonly destination?: number | string;
+  /** Default: `text` when the destination is a terminal, else `json`. */
+  readonly format?: LogFormat;
 }
 
 export function createPinoLogger(options: PinoLoggerOptions): Logger {
-  const destination = pino.destination({
-    dest: options.destination ?? 2,
-    sync: false,
-    mkdir: true,
-  });
+  const dest = options.destination ?? 2;
+  const destination = pino.destination({ dest, sync: false, mkdir: true });
+  const text =
+    options.format === 'text' ||
+    (options.format === undefined && typeof dest === 'number' && isatty(dest));
   return wrap(
     pino(
-      { name: options.name, level: options.level ?? 'info', base: { component: options.name } },
+      {
+        name: options.name,
+        level: options.level ?? 'info',
+        base: { component: options.name },
+        ...(text ? { hooks: { streamWrite: terminalLogText } } : {}),
+      },
       destination,
     ),
+    {},
   );
 }

@@ -2,7 +2,7 @@
  * ResourceStore: the API server's semantic core, below HTTP and above Storage. It gives every verb
  * Kubernetes' meaning: uid, creationTimestamp, generation and resourceVersion; the status
  * subresource split; admission (schema validation, Ignition validation of MachineConfigs, namespace
- * lifecycle); patch types; server-side apply as create-or-merge; dryRun; finalizers and
+ * lifecycle); patch types; server-side apply with field ownership (managedFields); dryRun; finalizers and
  * deletionTimestamp; ownerReference garbage collection; eviction honouring PodDisruptionBudgets;
  * watch with synthetic ADDED events, selector transitions and 410 for compacted history.
  * Every failure is a StatusError with the reason, code and message the real server gives.
@@ -29,6 +29,8 @@ export interface WriteOptions {
   /** `dryRun=All`: run every check, store nothing, return what would be stored. */
   readonly dryRun: boolean;
   readonly fieldManager?: string;
+  /** The client's User-Agent: names the manager of a non-apply write without a fieldManager. */
+  readonly userAgent?: string;
   /** `fieldValidation`: Strict rejects unknown fields (400), Warn reports them, Ignore drops them. */
   readonly fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
   /** Warnings to return as `Warning: 299 - "…"` headers. */

@@ -4,6 +4,8 @@
  * `mco apiserver init-pki`, which makes the CA, serving certificate and tokens that several API
  * servers sharing one etcd cluster use (`--pki-dir`).
  */
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
 import { Command, Option } from 'commander';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
@@ -25,6 +27,7 @@ interface ServeOptions {
   readonly pkiDir?: string;
   readonly advertiseAddress: string[];
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
   readonly compactionInterval: string;
   readonly retainedRevisions: string;
   readonly gcInterval: string;
@@ -87,6 +90,7 @@ function serveConfig(options: ServeOptions): ApiServerConfig {
     ...(options.pkiDir === undefined ? {} : { pkiDir: resolve(options.pkiDir) }),
     advertiseAddresses: options.advertiseAddress,
     logLevel: options.logLevel,
+    ...(options.logFormat === undefined ? {} : { logFormat: options.logFormat }),
     compactionIntervalMs: seconds('--compaction-interval', options.compactionInterval),
     retainedRevisions: retained,
     gcIntervalMs: seconds('--gc-interval', options.gcInterval),
@@ -175,6 +179,7 @@ export function apiserverCommand(io: CliIo): Command {
       [],
     )
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .option('--compaction-interval <seconds>', 'how often old history is compacted', '300')
     .option(
       '--retained-revisions <n>',

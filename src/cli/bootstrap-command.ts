@@ -1,6 +1,6 @@
 /**
  * `mco bootstrap --manifest-dir DIR --dest-dir DIR`: the controller's bootstrap mode
- * (mco-behavior.md §9.3) without a cluster. Reads the ControllerConfig, pools and MachineConfigs
+ * (docs/reference/operator.md §9.3) without a cluster. Reads the ControllerConfig, pools and MachineConfigs
  * from a folder of manifests, generates the template MachineConfigs, renders every pool, and
  * writes what `mco server --bootstrap-dir` serves:
  *   `machine-pools/<pool>.yaml` (spec and status `configuration` set),

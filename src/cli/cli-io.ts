@@ -7,13 +7,23 @@ export interface CliIo {
   err(text: string): void;
 }
 
-/** A user-facing failure: the message is printed as is, with no stack. */
+/**
+ * A user-facing failure: the message is printed as `error: <message>`, with no stack, or as it
+ * is with `plain` (kubectl's `Error from server (NotFound): …` lines carry their own prefix).
+ */
 export class CliError extends Error {
   override readonly name = 'CliError';
   readonly exitCode: number;
+  readonly plain: boolean;
 
-  constructor(message: string, options?: { cause?: unknown; exitCode?: number }) {
+  constructor(message: string, options?: { cause?: unknown; exitCode?: number; plain?: boolean }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.exitCode = options?.exitCode ?? 1;
+    this.plain = options?.plain ?? false;
+  }
+
+  /** The line the entry point prints. */
+  text(): string {
+    return this.plain ? `${this.message}\n` : `error: ${this.message}\n`;
   }
 }

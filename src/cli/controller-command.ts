@@ -6,6 +6,8 @@
  * machine-config-controller` Lease runs the controllers (standbys keep warm caches). SIGTERM or
  * SIGINT stops the controllers, releases the Lease and exits 0; losing the Lease exits 1.
  */
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Command } from 'commander';
@@ -45,6 +47,7 @@ interface ControllerOptions {
   readonly metricsPort?: string;
   readonly metricsAddress: string;
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
   readonly renderDelay: string;
   readonly nodeUpdateDelay: string;
   readonly drainUpdateDelay: string;
@@ -155,7 +158,11 @@ export async function runController(options: ControllerOptions): Promise<void> {
     nodeUpdateDelayMs: parseGoDuration('--node-update-delay', options.nodeUpdateDelay),
     drainTimings: drainTimings(options),
   };
-  const log = createPinoLogger({ name: 'machine-config-controller', level: options.logLevel });
+  const log = createPinoLogger({
+    name: 'machine-config-controller',
+    level: options.logLevel,
+    ...(options.logFormat === undefined ? {} : { format: options.logFormat }),
+  });
   const { createKubeClient } = await import('../adapters/kube-client.js');
   const client = createKubeClient(
     options.kubeconfig === undefined ? { inCluster: true } : { kubeconfigPath: options.kubeconfig },
@@ -233,6 +240,7 @@ export function controllerCommand(): Command {
     .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics')
     .option('--metrics-address <ip>', 'address for the metrics listener', '127.0.0.1')
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .option(
       '--render-delay <duration>',
       'wait after MachineConfig/pool changes before rendering',

@@ -16,6 +16,8 @@
  * SIGKILL at those points of an update, each once when MCO_DAEMON_CRASH_STAMPS names a folder for
  * stamps.
  */
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Command } from 'commander';
@@ -68,6 +70,7 @@ interface DaemonCliOptions {
   readonly metricsPort?: string;
   readonly metricsAddress: string;
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
 }
 
 /** The daemon's metrics on prom-client with upstream's names. */
@@ -259,7 +262,11 @@ function nodeWriterClient(path: string, host: Host): NodeKubeconfigClient {
 export async function runDaemon(o: DaemonCliOptions): Promise<void> {
   if (o.metricsPort !== undefined && !/^\d{1,5}$/.test(o.metricsPort))
     throw new CliError(`--metrics-port ${o.metricsPort}: expected a port number`);
-  const log = createPinoLogger({ name: 'machine-config-daemon', level: o.logLevel }).child({
+  const log = createPinoLogger({
+    name: 'machine-config-daemon',
+    level: o.logLevel,
+    ...(o.logFormat === undefined ? {} : { format: o.logFormat }),
+  }).child({
     node: o.node,
   });
   const host = createHost(o.host, resolve(o.root));
@@ -336,6 +343,7 @@ export function daemonCommand(): Command {
     .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics')
     .option('--metrics-address <ip>', 'address for the metrics listener', '127.0.0.1')
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .action(async (options: DaemonCliOptions) => {
       await runDaemon(options);
     });

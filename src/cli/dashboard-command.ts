@@ -3,6 +3,8 @@
  * and events through a kubeconfig (or in-cluster), and serves the page (dist/web, built from web/),
  * its snapshot stream and `/metrics` on its own port (docs/dashboard.md). Stops on SIGTERM/SIGINT.
  */
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { join, resolve, sep } from 'node:path';
@@ -28,6 +30,7 @@ interface DashboardOptions {
   readonly listen: string;
   readonly assetsDir: string;
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
 }
 
 /** Files below `root` (the app has already refused paths that leave it). */
@@ -51,7 +54,11 @@ export interface RunningDashboard {
 
 export async function startDashboard(options: DashboardOptions): Promise<RunningDashboard> {
   const { host, port } = parseListen(options.listen);
-  const log = createPinoLogger({ name: 'dashboard', level: options.logLevel });
+  const log = createPinoLogger({
+    name: 'dashboard',
+    level: options.logLevel,
+    ...(options.logFormat === undefined ? {} : { format: options.logFormat }),
+  });
   const { createKubeClient } = await import('../adapters/kube-client.js');
   const client = createKubeClient(
     options.kubeconfig === undefined
@@ -117,6 +124,7 @@ export function dashboardCommand(): Command {
     )
     .option('--assets-dir <dir>', 'the built page (npm run build)', DefaultAssetsDir)
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .action(async (options: DashboardOptions) => {
       const running = await startDashboard(options);
       await waitForSignal();

@@ -1,6 +1,6 @@
 /**
  * `mco firstboot-complete-machineconfig [--root DIR] [--host ostree|coreos]`: the first-boot step
- * (mco-behavior.md §8), run by machine-config-daemon-firstboot.service — on a simulated node, by
+ * (docs/reference/firstboot.md §8), run by machine-config-daemon-firstboot.service — on a simulated node, by
  * its supervisor — before the kubelet ever starts. It reads the encapsulated config Ignition wrote
  * (`/etc/ignition-machine-config-encapsulated.json`) and applies it with the daemon's own update
  * code (src/daemon/once-from.ts): old = the empty config with the booted OS image and the
@@ -10,6 +10,8 @@
  * comes last: the file is renamed to `.bak` first, then the reboot is requested
  * (`Completing firstboot provisioning to <config>`).
  */
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
@@ -31,6 +33,7 @@ interface FirstbootOptions {
   readonly root: string;
   readonly host: 'ostree' | 'coreos';
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
 }
 
 function createHost(kind: FirstbootOptions['host'], root: string, log: Logger): Host {
@@ -94,7 +97,11 @@ export async function completeFirstboot(
 
 async function run(o: FirstbootOptions, io: CliIo): Promise<void> {
   const root = resolve(o.root);
-  const log = createPinoLogger({ name: 'machine-config-daemon-firstboot', level: o.logLevel });
+  const log = createPinoLogger({
+    name: 'machine-config-daemon-firstboot',
+    level: o.logLevel,
+    ...(o.logFormat === undefined ? {} : { format: o.logFormat }),
+  });
   const file = join(root, EncapsulatedConfigPath);
   if (!existsSync(file)) {
     io.out(`${EncapsulatedConfigPath}: not present; nothing to do\n`);
@@ -128,5 +135,6 @@ export function firstbootCommand(io: CliIo): Command {
         .default('coreos'),
     )
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .action((o: FirstbootOptions) => run(o, io));
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../dashboard/dashboard-snapshot.js';
 import { mcn, node, pool } from '../dashboard/testing.js';
-import { formatTable, nodeRows } from './get-command.js';
+import { Resources } from '../api/resource-refs.js';
+import { formatTable, nodeRows, parseGetArguments, poolRows } from './get-command.js';
+import { parseOutputFormat, printObjects, withTypeMeta } from './resource-printer.js';
 
 const A = 'rendered-worker-aaaa';
 const B = 'rendered-worker-bbbb';
@@ -57,5 +59,131 @@ describe('mco get nodes', () => {
     expect(rows.find((r) => r[0] === 'worker-1')?.slice(6, 8)[1]).toBe(
       'content mismatch for file "/etc/chrony.conf"',
     );
+  });
+});
+
+describe('mco get pools', () => {
+  it('shows the target, updated/total, degraded and the rollout status', () => {
+    const pools = buildSnapshot({
+      pools: [pool('worker', { target: B, machineCount: 2 }), pool('infra', { paused: true })],
+      nodes: [],
+      machineConfigNodes: [],
+      machineConfigs: [],
+      events: [],
+    }).pools;
+    const rows = poolRows(pools, true);
+    expect(rows[0]).toEqual([
+      'NAME',
+      'TARGET',
+      'UPDATED',
+      'DEGRADED',
+      'STATUS',
+      'CURRENT',
+      'MAXUNAVAILABLE',
+      'MESSAGE',
+    ]);
+    expect(rows.find((r) => r[0] === 'infra')?.slice(1, 5)).toEqual([
+      '<none>',
+      '0/0',
+      '0',
+      expect.stringMatching(/,Paused$/),
+    ]);
+    expect(rows.find((r) => r[0] === 'worker')?.[1]).toBe(B);
+  });
+});
+
+describe('mco get arguments', () => {
+  it.each([
+    [['nodes'], { kind: 'nodes', names: [] }],
+    [['no', 'a', 'b'], { kind: 'nodes', names: ['a', 'b'] }],
+    [['node/a', 'node/b'], { kind: 'nodes', names: ['a', 'b'] }],
+    [['mcp/worker'], { kind: 'pools', names: ['worker'] }],
+    [['MachineConfigPools.machineconfiguration.openshift.io'], { kind: 'pools', names: [] }],
+  ])('%j', (args, expected) => {
+    expect(parseGetArguments(args)).toEqual(expected);
+  });
+
+  it.each([[['pods']], [['node/a', 'mcp/b']], [['node/']], [[]]])('refuses %j', (args) => {
+    expect(() => parseGetArguments(args)).toThrow();
+  });
+});
+
+describe('output formats', () => {
+  const nodes = [node('worker-0', {}), node('worker-1', {})].map((n) => {
+    // The server leaves type meta off list items; the printer puts it back.
+    const bare = { metadata: n.metadata, ...(n.spec === undefined ? {} : { spec: n.spec }) };
+    return withTypeMeta(Resources.node, bare);
+  });
+  const format = (f: string) => {
+    const parsed = parseOutputFormat(f);
+    if (parsed.kind === 'table' || parsed.kind === 'wide') throw new Error('a table format');
+    return parsed;
+  };
+
+  it('json: a kind: List with resourceVersion "", four-space indent, keys sorted', () => {
+    const text = printObjects(Resources.node, nodes, format('json'), false);
+    expect(text.startsWith('{\n    "apiVersion": "v1",\n    "items": [\n        {\n')).toBe(true);
+    expect(
+      text.endsWith(
+        '    "kind": "List",\n    "metadata": {\n        "resourceVersion": ""\n    }\n}\n',
+      ),
+    ).toBe(true);
+    const doc = JSON.parse(text) as { items: { kind: string; apiVersion: string }[] };
+    expect(doc.items.map((i) => [i.apiVersion, i.kind])).toEqual([
+      ['v1', 'Node'],
+      ['v1', 'Node'],
+    ]);
+  });
+
+  it('json and yaml of one object asked for by name: the object alone', () => {
+    expect(
+      JSON.parse(printObjects(Resources.node, nodes.slice(0, 1), format('json'), true)),
+    ).toMatchObject({
+      kind: 'Node',
+      metadata: { name: 'worker-0' },
+    });
+    expect(printObjects(Resources.node, nodes.slice(0, 1), format('yaml'), true)).toMatch(
+      /^apiVersion: v1\nkind: Node\nmetadata:\n/,
+    );
+  });
+
+  it('yaml: the List as kubectl writes it', () => {
+    const text = printObjects(Resources.node, nodes, format('yaml'), false);
+    expect(text).toMatch(/^apiVersion: v1\nitems:\n- apiVersion: v1\n {2}kind: Node\n/);
+    expect(text.endsWith('kind: List\nmetadata:\n  resourceVersion: ""\n')).toBe(true);
+  });
+
+  it('name: kind/name, qualified by group outside the core group', () => {
+    expect(printObjects(Resources.node, nodes, format('name'), false)).toBe(
+      'node/worker-0\nnode/worker-1\n',
+    );
+    const p = withTypeMeta(Resources.machineConfigPool, pool('worker'));
+    expect(printObjects(Resources.machineConfigPool, [p], format('name'), true)).toBe(
+      'machineconfigpool.machineconfiguration.openshift.io/worker\n',
+    );
+  });
+
+  it('jsonpath: kubectl templates, quoted or not', () => {
+    expect(
+      printObjects(Resources.node, nodes, format('jsonpath={.items[*].metadata.name}'), false),
+    ).toBe('worker-0 worker-1');
+    expect(
+      printObjects(
+        Resources.node,
+        nodes,
+        format(`jsonpath='{range .items[*]}{.kind}{"\\n"}{end}'`),
+        false,
+      ),
+    ).toBe('Node\nNode\n');
+  });
+
+  it('refuses unknown formats and empty templates as kubectl does', () => {
+    expect(() => parseOutputFormat('xml')).toThrow(
+      /unable to match a printer suitable for the output format "xml"/,
+    );
+    expect(() => parseOutputFormat('jsonpath=')).toThrow(
+      'template format specified but no template given',
+    );
+    expect(() => parseOutputFormat('jsonpath={.a[')).toThrow(/^error parsing jsonpath \{\.a\[, /);
   });
 });

@@ -6,6 +6,8 @@
  * It is the documented way to get the HA control plane (docs/ha.md) until `mco start --ha` calls
  * the same module.
  */
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
 import { Command } from 'commander';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -23,6 +25,7 @@ interface UpOptions {
   readonly operator: boolean;
   readonly controllerArg: string[];
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
 }
 
 function count(flag: string, value: string, min: number, max: number): number {
@@ -65,7 +68,11 @@ async function up(io: CliIo, options: UpOptions): Promise<void> {
   const other = runningPid(dataDir);
   if (other !== undefined)
     throw new CliError(`mco ha up is already running on ${dataDir} (PID ${String(other)})`);
-  const log = createPinoLogger({ name: 'ha', level: options.logLevel });
+  const log = createPinoLogger({
+    name: 'ha',
+    level: options.logLevel,
+    ...(options.logFormat === undefined ? {} : { format: options.logFormat }),
+  });
   const mco = process.argv[1];
   if (mco === undefined) throw new CliError('cannot tell how this mco was started');
   const plane = await HaControlPlane.start({
@@ -149,6 +156,7 @@ export function haCommand(io: CliIo): Command {
       [],
     )
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .action((options: UpOptions) => up(io, options));
   ha.command('status')
     .description('Print the PIDs and URLs of a running `mco ha up` (ha.json)')

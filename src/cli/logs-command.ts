@@ -8,25 +8,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
 import { Command } from 'commander';
+import { fieldsText, levelName } from '../adapters/log-text.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { clusterLayout, DefaultDataDir } from './cluster-layout.js';
-
-const Levels: Readonly<Record<number, string>> = {
-  10: 'TRACE',
-  20: 'DEBUG',
-  30: 'INFO',
-  40: 'WARN',
-  50: 'ERROR',
-  60: 'FATAL',
-};
-
-/** Fields every line has, left out of the key=value tail. */
-const Standard = new Set(['level', 'time', 'pid', 'hostname', 'name', 'component', 'msg']);
-
-function valueText(v: unknown): string {
-  if (typeof v === 'string') return /[\s"=]/.test(v) || v === '' ? JSON.stringify(v) : v;
-  return JSON.stringify(v) ?? String(v);
-}
 
 /** One pino JSON line as text; any other line as it is. */
 export function formatLogLine(line: string): string {
@@ -38,13 +22,10 @@ export function formatLogLine(line: string): string {
     return line;
   }
   const time = typeof entry['time'] === 'number' ? new Date(entry['time']).toISOString() : '';
-  const level =
-    typeof entry['level'] === 'number' ? (Levels[entry['level']] ?? String(entry['level'])) : '';
   const msg = typeof entry['msg'] === 'string' ? entry['msg'] : '';
-  const rest = Object.entries(entry)
-    .filter(([k]) => !Standard.has(k))
-    .map(([k, v]) => `${k}=${valueText(v)}`);
-  return [time, level.padEnd(5), msg, ...rest].filter((p) => p !== '').join(' ');
+  return [time, levelName(entry).padEnd(5), msg, ...fieldsText(entry)]
+    .filter((p) => p !== '')
+    .join(' ');
 }
 
 export function parseNodeArgument(arg: string): string {

@@ -10,6 +10,8 @@
  *   reboot` are on a real node, through the same ostree Host the daemon uses;
  * - `delete`: removes the node folder (ostree's immutable deployment folders included).
  */
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -180,6 +182,7 @@ interface CreateOptions {
   daemonCommand?: string;
   firstbootCommand?: string;
   logLevel: string;
+  logFormat?: LogFormat;
 }
 
 function definitionOf(o: CreateOptions, nodeKubeconfig: string | undefined): NodeDefinition {
@@ -219,7 +222,11 @@ async function runCreate(o: CreateOptions, io: CliIo): Promise<void> {
         : undefined;
   const definition = definitionOf(o, nodeKubeconfig);
   const existedBefore = existsSync(dir);
-  const log = createPinoLogger({ name: 'node-supervisor', level: o.logLevel });
+  const log = createPinoLogger({
+    name: 'node-supervisor',
+    level: o.logLevel,
+    ...(o.logFormat === undefined ? {} : { format: o.logFormat }),
+  });
   // The identity first: if the API server refuses, nothing is left behind but the folder.
   if (o.apiserverDataDir !== undefined && nodeKubeconfig !== undefined) {
     const text = await mintNodeKubeconfig({
@@ -269,6 +276,7 @@ function createCommand(io: CliIo): Command {
     )
     .option('--firstboot-command <json>', 'the first-boot step as a JSON array')
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .action((o: CreateOptions) => runCreate(o, io));
 }
 
@@ -279,6 +287,7 @@ interface RunOptions {
   firstbootCommand?: string;
   noDaemon?: boolean;
   logLevel: string;
+  logFormat?: LogFormat;
 }
 
 function waitForSignal(stop: AbortController): void {
@@ -292,7 +301,11 @@ function waitForSignal(stop: AbortController): void {
 async function runNode(o: RunOptions): Promise<void> {
   const dir = resolve(o.dir);
   requireNode(dir);
-  const log = createPinoLogger({ name: 'node-supervisor', level: o.logLevel });
+  const log = createPinoLogger({
+    name: 'node-supervisor',
+    level: o.logLevel,
+    ...(o.logFormat === undefined ? {} : { format: o.logFormat }),
+  });
   const machine = machineFor(dir);
   const def = await machine.definition();
   const heartbeat = Number(o.heartbeatSeconds);
@@ -342,6 +355,7 @@ function runCommand(): Command {
     .option('--no-daemon', 'run no daemon (the kubelet only)')
     .option('--firstboot-command <json>', 'override the first-boot step (JSON array)')
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .action((o: RunOptions) => runNode(o));
 }
 

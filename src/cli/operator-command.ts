@@ -1,10 +1,12 @@
 /**
- * `mco operator`: the machine-config-operator process (mco-behavior.md §9). It keeps the built-in
+ * `mco operator`: the machine-config-operator process (docs/reference/operator.md §9). It keeps the built-in
  * pools, the ControllerConfig, the MachineConfigNodes and the pointer Ignition Secrets, and
  * reports ClusterOperator `machine-config`. Talks to any API server through a kubeconfig (or the
  * in-cluster service account); `--leader-elect` runs it only while holding the
  * `openshift-machine-config-operator/machine-config` Lease. Stops cleanly on SIGTERM or SIGINT.
  */
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -45,6 +47,7 @@ interface OperatorOptions {
   readonly controllerConfigTimeout: string;
   readonly requiredPoolsTimeoutPerMachine: string;
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
   readonly followReleaseImages: boolean;
   readonly registryAuthfile?: string;
   readonly registryCaFile?: string;
@@ -142,7 +145,11 @@ function waitForSignal(stop: AbortController): void {
 
 export async function runOperator(options: OperatorOptions): Promise<void> {
   const config = operatorConfig(options);
-  const log = createPinoLogger({ name: 'machine-config-operator', level: options.logLevel });
+  const log = createPinoLogger({
+    name: 'machine-config-operator',
+    level: options.logLevel,
+    ...(options.logFormat === undefined ? {} : { format: options.logFormat }),
+  });
   const { createKubeClient } = await import('../adapters/kube-client.js');
   const client = createKubeClient(
     options.kubeconfig === undefined ? { inCluster: true } : { kubeconfigPath: options.kubeconfig },
@@ -279,6 +286,7 @@ export function operatorCommand(): Command {
     .option('--registry-authfile <file>', 'containers-auth.json for reading release images')
     .option('--registry-ca-file <file>', 'PEM CA trusted for registries serving release images')
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .action(async (options: OperatorOptions) => {
       if (!/^https?:\/\//.test(options.mcsUrl))
         throw new CliError(`--mcs-url ${options.mcsUrl}: expected http(s)://HOST[:PORT]`);

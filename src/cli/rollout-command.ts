@@ -5,12 +5,8 @@
  * with the reason when the pool is Degraded, and 1 with kubectl's `timed out waiting for the
  * condition` after `--timeout`. `--watch=false` prints the status once and exits 0, as kubectl does.
  *
- * The kubeconfig is `--kubeconfig`, else `$KUBECONFIG`, else the cluster in a box's
- * `.mco/admin.kubeconfig`, else `~/.kube/config`.
+ * The kubeconfig is chosen as kubectl chooses it (src/cli/kubeconfig-loading.ts).
  */
-import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
 import { Command } from 'commander';
 import type { Node } from '../api/core/v1/node.js';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
@@ -28,28 +24,12 @@ import { silentLogger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import { Informer } from '../runtime/informer.js';
 import { CliError, type CliIo } from './cli-io.js';
-
-/** The admin kubeconfig `mco start` writes in its data folder. */
-export const ClusterInABoxKubeconfig = join('.mco', 'admin.kubeconfig');
-
-/** `--kubeconfig`, `$KUBECONFIG` (its first entry), `.mco/admin.kubeconfig`, `~/.kube/config`. */
-export function resolveKubeconfig(flag: string | undefined): string {
-  if (flag !== undefined) return resolve(flag);
-  const env = process.env['KUBECONFIG']?.split(':').find((p) => p !== '');
-  if (env !== undefined) return resolve(env);
-  if (existsSync(ClusterInABoxKubeconfig)) return resolve(ClusterInABoxKubeconfig);
-  const home = join(homedir(), '.kube', 'config');
-  if (existsSync(home)) return home;
-  throw new CliError(
-    'no kubeconfig: pass --kubeconfig, set KUBECONFIG, or run `mco start` in this folder first',
-  );
-}
-
-export async function kubeClient(kubeconfig: string): Promise<ResourceClient> {
-  if (!existsSync(kubeconfig)) throw new CliError(`--kubeconfig ${kubeconfig}: no such file`);
-  const { createKubeClient } = await import('../adapters/kube-client.js');
-  return createKubeClient({ kubeconfigPath: kubeconfig });
-}
+import {
+  connect,
+  withKubeconfigFlags,
+  type KubeconfigEnvironment,
+  type KubeconfigFlags,
+} from './kubeconfig-loading.js';
 
 const PoolKinds = new Set([
   'mcp',
@@ -106,8 +86,7 @@ export function formatDone(s: RolloutStatus): string {
   return `mcp "${s.pool}" successfully rolled out to ${s.target} (${s.updated} of ${s.total} nodes updated)`;
 }
 
-interface RolloutOptions {
-  readonly kubeconfig?: string;
+interface RolloutOptions extends KubeconfigFlags {
   readonly timeout: string;
   readonly watch: string;
 }
@@ -206,22 +185,18 @@ async function follow(
   }
 }
 
-export function rolloutCommand(io: CliIo): Command {
-  const status = new Command('status')
+export function rolloutCommand(io: CliIo, env: KubeconfigEnvironment): Command {
+  const status = withKubeconfigFlags(new Command('status'))
     .description(
       'Follow a MachineConfigPool rollout until it is Updated (exit 0) or Degraded (exit 1)',
     )
     .argument('<pool...>', 'mcp/NAME (or mcp NAME)')
-    .option(
-      '--kubeconfig <file>',
-      'kubeconfig (default: $KUBECONFIG, .mco/admin.kubeconfig, ~/.kube/config)',
-    )
     .option('--timeout <duration>', 'give up after this long (0: never)', '0s')
     .option('-w, --watch <bool>', 'keep watching until done (false: print once)', 'true')
     .action(async (args: string[], options: RolloutOptions) => {
       const name = parsePoolArgument(args);
       const watch = options.watch !== 'false';
-      const client = await kubeClient(resolveKubeconfig(options.kubeconfig));
+      const client = await connect(options, env);
       await runRolloutStatus(name, client, io, { timeoutMs: parseTimeout(options.timeout), watch });
     });
   return new Command('rollout')

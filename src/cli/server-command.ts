@@ -1,10 +1,12 @@
 /**
- * `mco server`: the machine config server process (mco-behavior.md §6). Cluster mode reads pools,
+ * `mco server`: the machine config server process (docs/reference/mcs.md §6). Cluster mode reads pools,
  * rendered configs and the ControllerConfig through the API (`--kubeconfig`, or in-cluster);
  * bootstrap mode (`--bootstrap-dir`) serves the files `mco bootstrap` wrote, to master and
  * arbiter only. HTTPS on `--secure-port` and HTTP on `--insecure-port`, upstream's flag names;
  * metrics on their own `--metrics-port`. Runs until SIGTERM or SIGINT.
  */
+import type { LogFormat } from '../adapters/pino-logger.js';
+import { logFormatOption } from './log-format-option.js';
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { Command } from 'commander';
@@ -39,6 +41,7 @@ interface ServerOptions {
   readonly metricsPort?: string;
   readonly tlsReloadInterval: string;
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
 }
 
 function port(flag: string, value: string): number {
@@ -168,7 +171,11 @@ export async function runServer(options: ServerOptions): Promise<void> {
     throw new CliError(`--tls-reload-interval ${options.tlsReloadInterval}: expected seconds > 0`);
   const requireToken =
     options.requireToken === undefined ? undefined : readToken(options.requireToken);
-  const log = createPinoLogger({ name: 'machine-config-server', level: options.logLevel });
+  const log = createPinoLogger({
+    name: 'machine-config-server',
+    level: options.logLevel,
+    ...(options.logFormat === undefined ? {} : { format: options.logFormat }),
+  });
   const stop = new AbortController();
 
   const mode = options.bootstrapDir === undefined ? 'cluster' : 'bootstrap';
@@ -243,6 +250,7 @@ export function serverCommand(): Command {
     .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics')
     .option('--tls-reload-interval <seconds>', 'how often the certificate files are checked', '10')
     .option('--log-level <level>', 'pino log level', 'info')
+    .addOption(logFormatOption())
     .action(async (options: ServerOptions) => {
       await runServer(options);
     });

@@ -16,7 +16,14 @@ import {
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import type { ResourceClient } from '../ports/resource-client.js';
-import { CliError, type CliIo } from './cli-io.js';
+import type { CliIo } from './cli-io.js';
+import {
+  clusterClient,
+  loadKubeconfig,
+  withKubeconfigFlags,
+  type KubeconfigEnvironment,
+  type KubeconfigFlags,
+} from './kubeconfig-loading.js';
 import {
   asCliError,
   parseLocation,
@@ -25,9 +32,8 @@ import {
   type RegistryFlags,
 } from './os-image-command.js';
 
-interface UpgradeOptions extends RegistryFlags {
+interface UpgradeOptions extends RegistryFlags, KubeconfigFlags {
   readonly toImage: string;
-  readonly kubeconfig?: string;
 }
 
 /** Sets the desired update, creating the ClusterVersion when there is none. */
@@ -50,31 +56,29 @@ export async function requestUpdate(client: ResourceClient, update: Update): Pro
   }
 }
 
-async function runUpgrade(o: UpgradeOptions, io: CliIo, kubeconfigDefault?: string): Promise<void> {
-  const kubeconfig = o.kubeconfig ?? kubeconfigDefault;
-  if (kubeconfig === undefined) throw new CliError('--kubeconfig is required (or set KUBECONFIG)');
+async function runUpgrade(o: UpgradeOptions, io: CliIo, env: KubeconfigEnvironment): Promise<void> {
+  // Read the kubeconfig first: a wrong one fails before the registry is asked anything.
+  const kubeconfig = loadKubeconfig(o, env);
   const location = parseLocation('--to-image', o.toImage);
   const release = await withRegistry(o, (client) => {
     const { source, reference } = openSource(location, client);
     return asCliError(`reading release ${o.toImage}`, () => readReleaseImage(source, reference));
   });
-  const { createKubeClient } = await import('../adapters/kube-client.js');
-  const client = createKubeClient({ kubeconfigPath: kubeconfig });
+  const client = await clusterClient(kubeconfig);
   const update: Update = { image: o.toImage, version: release.payload.version };
   await asCliError('updating ClusterVersion', () => requestUpdate(client, update));
   io.out(`Requested update to release image ${o.toImage} (version ${release.payload.version})\n`);
 }
 
-export function upgradeCommand(io: CliIo, kubeconfigDefault?: string): Command {
+export function upgradeCommand(io: CliIo, env: KubeconfigEnvironment): Command {
   return withRegistryOptions(
-    new Command('upgrade')
+    withKubeconfigFlags(new Command('upgrade'))
       .description(
         'Upgrade the cluster to a release image (sets ClusterVersion spec.desiredUpdate)',
       )
       .requiredOption(
         '--to-image <release>',
         'the release image, by digest: REGISTRY/REPO@sha256:…',
-      )
-      .option('--kubeconfig <file>', 'kubeconfig of an admin (default: $KUBECONFIG)'),
-  ).action((o: UpgradeOptions) => runUpgrade(o, io, kubeconfigDefault));
+      ),
+  ).action((o: UpgradeOptions) => runUpgrade(o, io, env));
 }

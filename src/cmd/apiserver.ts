@@ -1,7 +1,9 @@
 /**
  * `mco apiserver`'s composition root: builds the PKI, credentials, storage, ResourceStore and Hono
  * app, binds the app to an HTTPS port, and runs the housekeeping (history compaction, garbage
- * collection) until SIGTERM or SIGINT, when it closes the listener and the storage in order.
+ * collection) until SIGTERM or SIGINT, when it stops accepting, ends every open watch properly (so
+ * clients see a clean end of stream and re-watch from their last resourceVersion), closes the
+ * connections once they are idle, then the storage.
  *
  * With `storage: 'etcd'` several servers share one etcd cluster: each watch is an etcd watch, so a
  * server sees the writes of every other in revision order; compaction is cluster-wide and
@@ -14,15 +16,17 @@ import { createServer as createHttpsServer, type Server as HttpsServer } from 'n
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
-import { createPinoLogger } from '../adapters/pino-logger.js';
+import { createPinoLogger, type LogFormat } from '../adapters/pino-logger.js';
 import { EtcdStorage } from '../adapters/etcd-storage.js';
 import { ensurePki, type ApiServerPki } from '../adapters/pki.js';
+import { PromApiServerMetrics } from '../adapters/prom-apiserver-metrics.js';
 import { SqliteStorage } from '../adapters/sqlite-storage.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { DefaultAuthorizer } from '../apiserver/auth/default-authorizer.js';
 import { withRestrictionAdmission } from '../apiserver/auth/restriction-admission.js';
 import { TokenAuthenticator } from '../apiserver/auth/token-authenticator.js';
 import { createApiServerApp } from '../apiserver/http/create-api-server-app.js';
+import { OpenStreams } from '../apiserver/http/open-streams.js';
 import { ResourceTypeRegistry } from '../apiserver/resource-types.js';
 import { MemoryStorage } from '../apiserver/storage/memory-storage.js';
 import { compactHistory } from '../apiserver/store/compaction.js';
@@ -52,6 +56,7 @@ export interface ApiServerConfig {
   readonly pkiDir?: string;
   readonly advertiseAddresses: readonly string[];
   readonly logLevel: string;
+  readonly logFormat?: LogFormat;
   /** How often history is compacted, keeping `retainedRevisions` revisions. */
   readonly compactionIntervalMs: number;
   readonly retainedRevisions: number;
@@ -61,6 +66,8 @@ export interface ApiServerConfig {
 }
 
 export const StateFileName = 'state.db';
+/** How long shutdown waits for watches to end and connections to go idle (each). */
+const ShutdownGraceMs = 2_000;
 export const PidFileName = 'apiserver.pid';
 
 export interface RunningApiServer {
@@ -175,6 +182,7 @@ export async function startApiServer(
   await store.seedNamespaces();
   const secrets = registry.byKind('', 'Secret');
   if (secrets === undefined) throw new Error('the registry serves no core/v1 Secret');
+  const streams = new OpenStreams();
   const app = createApiServerApp({
     store: withRestrictionAdmission(store, registry.byKind('', 'Pod')),
     registry,
@@ -188,6 +196,8 @@ export async function startApiServer(
     clock: systemClock,
     log: log.child({ part: 'http' }),
     version: config.kubernetesVersion,
+    metrics: new PromApiServerMetrics(),
+    streams,
   });
 
   const server = createAdaptorServer({
@@ -237,11 +247,20 @@ export async function startApiServer(
     port,
     close: async () => {
       for (const stop of stops) stop();
+      let done = false;
       const closed = new Promise<void>((resolve) => {
         server.close(() => {
+          done = true;
           resolve();
         });
       });
+      // End each watch with its last chunk, then let connections go once their answers are out.
+      await streams.closeAll(ShutdownGraceMs);
+      const deadline = Date.now() + ShutdownGraceMs;
+      while (!done && Date.now() < deadline) {
+        server.closeIdleConnections();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
       server.closeAllConnections();
       await closed;
       await storage.close();
@@ -251,7 +270,11 @@ export async function startApiServer(
 
 /** Starts the server and keeps it running until SIGTERM/SIGINT; writes and removes the PID file. */
 export async function runApiServer(config: ApiServerConfig): Promise<void> {
-  const log = createPinoLogger({ name: 'apiserver', level: config.logLevel });
+  const log = createPinoLogger({
+    name: 'apiserver',
+    level: config.logLevel,
+    ...(config.logFormat === undefined ? {} : { format: config.logFormat }),
+  });
   const running = await startApiServer(config, log);
   const pidFile = join(config.dataDir, PidFileName);
   writeFileSync(pidFile, `${process.pid}\n`);

@@ -20,7 +20,7 @@ import { Informer, type InformerBackoff } from '../runtime/informer.js';
 
 /**
  * The parts of operator.openshift.io/v1 MachineConfiguration `cluster` the controller reads: the
- * render-time reconcilability overrides (mco-behavior.md §2.8, §3.6).
+ * render-time reconcilability overrides (docs/reference/api.md §2.8, docs/reference/render.md §3.6).
  */
 export interface ClusterMachineConfiguration extends ApiObject {
   spec?: {

@@ -1,5 +1,6 @@
 /**
- * The daemon's side of the cluster protocol for its own Node (mco-behavior.md §4.2, §5, §7):
+ * The daemon's side of the cluster protocol for its own Node (docs/reference/rollout.md §4.2,
+ * docs/reference/drain.md §5, docs/reference/daemon.md §7):
  * the state annotations (Working / Done / Degraded / Unreconcilable with the reason), the drain
  * request protocol (`desiredDrain` ← daemon, `lastAppliedDrain` ← drain controller),
  * `post-config-action`, MachineConfigNode conditions, events, and reading the rendered

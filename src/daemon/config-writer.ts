@@ -1,7 +1,7 @@
 /**
  * Writes a config's files, units, SSH keys and passwords to the node through the Host
  * (upstream updateFiles, writeFiles, writeUnits, deleteStaleData, updateSSHKeys, SetPasswordHash;
- * mco-behavior.md §7.6). What to write is decided by the pure plans in logic/nodeplan; this runs
+ * docs/reference/daemon.md §7.6). What to write is decided by the pure plans in logic/nodeplan; this runs
  * them, with upstream's `.mcdorig` / `.mcdnoorig` bookkeeping, and says in the log what it
  * touched. Every operation is idempotent: running a step again after a crash ends in the same
  * state.

@@ -1,6 +1,7 @@
 /**
- * Named points in an update where a test may kill the daemon (the crash drill of issue 6). Each
- * point is reached in order; `step:n` names the n-th time `step` is reached in this process
+ * Named points in an update where a test may kill the daemon (the crash drill of
+ * test/e2e/daemon-crash-drill.test.ts). Each point is reached in order; `step:n` names the n-th
+ * time `step` is reached in this process
  * (`file-written:3` is just after the third file write). Production passes `noCrashPoints`; the
  * CLI builds the real one from MCO_DAEMON_CRASH_AT (a comma-separated list of targets, or `@file`
  * to read them from a file at every point), and its `kill` ends the process as SIGKILL would. A target can be made to fire once

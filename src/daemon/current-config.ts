@@ -1,6 +1,6 @@
 /**
  * `/etc/machine-config-daemon/currentconfig`: the MachineConfig the node is on, as the daemon
- * last stored it (mco-behavior.md §7.2 step 12). It wins over the node's currentConfig annotation
+ * last stored it (docs/reference/daemon.md §7.2 step 12). It wins over the node's currentConfig annotation
  * when their names differ (an etcd restore can roll the annotation back, not the disk).
  */
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';

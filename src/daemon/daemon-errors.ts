@@ -1,5 +1,5 @@
 /**
- * How an update fails, as the daemon reports it on its Node (mco-behavior.md §7.1): most failures
+ * How an update fails, as the daemon reports it on its Node (docs/reference/daemon.md §7.1): most failures
  * make the node `Degraded`, a config that cannot be reconciled makes it `Unreconcilable`, and a
  * stop requested while an update is in progress (SIGTERM) ends the sync without either, leaving
  * the update journal for the next start to resume. The message is the node's `reason`.

@@ -1,8 +1,9 @@
 /**
- * Events the daemon records about its Node (mco-behavior.md §A.4: NodeDone, BootResync,
+ * Events the daemon records about its Node (docs/reference/catalog.md §A.4: NodeDone, BootResync,
  * OnDiskStateValidationFailed, FailedToReconcile, OSUpdateStarted, OSUpdateStaged, SkipReboot,
- * ConfigDriftDetected, …). The CLI backs this with the API event recorder; without a cluster
- * (`--once-from`) they only reach the log.
+ * ConfigDriftDetected, …). The CLI backs this with the API event recorder, which fills in the
+ * Node's uid (upstream's getNodeRef carries it; `kubectl describe node` selects events by it);
+ * without a cluster (`--once-from`) they only reach the log.
  */
 
 export type DaemonEventType = 'Normal' | 'Warning';

@@ -1,21 +1,24 @@
 /**
- * Files on the node that belong to the daemon itself (mco-behavior.md §A.2), plus the update
+ * Files on the node that belong to the daemon itself (docs/reference/catalog.md §A.2), plus the update
  * journal that makes every update resumable after a crash (docs/daemon.md "Daemon process").
  */
 
 export const DaemonDir = '/etc/machine-config-daemon';
-/** The config the node is on (MachineConfig JSON); wins over the annotation (§7.1). */
+/**
+ * The config the node is on (MachineConfig JSON); wins over the annotation
+ * (docs/reference/daemon.md §7.1).
+ */
 export const CurrentConfigPath = `${DaemonDir}/currentconfig`;
-/** Annotations the machine config server seeded at first boot (§7.7). */
+/** Annotations the machine config server seeded at first boot (docs/reference/daemon.md §7.7). */
 export const NodeAnnotationsPath = `${DaemonDir}/node-annotations.json`;
 /** Where the seed file goes once used (upstream's name, without the "s"). */
 export const NodeAnnotationsBakPath = `${DaemonDir}/node-annotation.json.bak`;
-/** The rendered config minus nothing, for the first-boot step (§8). */
+/** The rendered config minus nothing, for the first-boot step (docs/reference/firstboot.md §8). */
 export const EncapsulatedConfigPath = '/etc/ignition-machine-config-encapsulated.json';
 export const EncapsulatedConfigBakPath = `${EncapsulatedConfigPath}.bak`;
-/** Ignition's preset file, removed at the first sync (§7.1). */
+/** Ignition's preset file, removed at the first sync (docs/reference/daemon.md §7.1). */
 export const IgnitionPresetPath = '/etc/systemd/system-preset/20-ignition.preset';
-/** The node's kubeconfig, made 0600 on every update (§7.2 step 8). */
+/** The node's kubeconfig, made 0600 on every update (docs/reference/daemon.md §7.2 step 8). */
 export const NodeKubeconfigPath = '/etc/kubernetes/kubeconfig';
 
 /** The update journal: what the update in progress is and how far it got. */

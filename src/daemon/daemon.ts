@@ -1,5 +1,5 @@
 /**
- * The machine config daemon (upstream pkg/daemon/daemon.go, mco-behavior.md §7.1, §7.7): one work
+ * The machine config daemon (upstream pkg/daemon/daemon.go, docs/reference/daemon.md §7.1, §7.7): one work
  * queue keyed by its own Node, retried with exponential backoff 1 s → 60 s.
  *
  * - The first sync after start ("booting") renames a leftover encapsulated config, removes
@@ -601,7 +601,7 @@ export class Daemon implements Reconciler {
     return false;
   }
 
-  /** Seeds missing annotations, then validates the disk and completes (§7.7). */
+  /** Seeds missing annotations, then validates the disk and completes (docs/reference/daemon.md §7.7). */
   async #checkStateOnFirstRun(): Promise<void> {
     const { host, log, events } = this.#o;
     await this.#seedAnnotations();

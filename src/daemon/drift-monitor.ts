@@ -1,5 +1,5 @@
 /**
- * The config drift monitor (upstream config_drift_monitor.go, mco-behavior.md §7.9): watches the
+ * The config drift monitor (upstream config_drift_monitor.go, docs/reference/daemon.md §7.9): watches the
  * parent directories of every file, unit and dropin of the current config that exists, and on any
  * change to one of them validates files and units against the config. A mismatch is reported with
  * the raw validation text (`content mismatch for file "/etc/foo"`); a later clean check is

@@ -1,5 +1,5 @@
 /**
- * The MachineConfigNode conditions the daemon reports an update with (mco-behavior.md §2.7;
+ * The MachineConfigNode conditions the daemon reports an update with (docs/reference/api.md §2.7;
  * upstream pkg/upgrademonitor GenerateAndApplyMachineConfigNodes): a parent condition (a phase:
  * UpdatePrepared, UpdateExecuted, UpdatePostActionComplete, UpdateComplete, Updated, Resumed,
  * NodeDegraded, RebootedNode) and optionally a child (Drained, AppliedFilesAndOS, Cordoned,

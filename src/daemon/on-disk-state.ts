@@ -1,5 +1,5 @@
 /**
- * Reads what on-disk validation compares (mco-behavior.md §7.7, §7.9) from the Host: lstat,
+ * Reads what on-disk validation compares (docs/reference/daemon.md §7.7, §7.9) from the Host: lstat,
  * bytes and symlink resolution of each path `onDiskTargets` names, `systemctl is-enabled` of each
  * unit, and, for the boot-time check, the booted OS image and kernel arguments. The decision
  * itself is the pure validateOnDiskState / validateFilesAndUnits.

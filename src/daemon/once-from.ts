@@ -1,6 +1,6 @@
 /**
  * `mco daemon --once-from FILE` (upstream's "bring your own host" mode, and the first-boot step
- * of mco-behavior.md §8): applies a MachineConfig or a bare Ignition config to the host once,
+ * of docs/reference/firstboot.md §8): applies a MachineConfig or a bare Ignition config to the host once,
  * without a cluster, with the same update code as the daemon — the legacy post-config action
  * table (no node disruption policies, no drain), the same journal, rollback and reboot rules.
  *
@@ -37,6 +37,7 @@ import {
 } from './daemon-paths.js';
 import { checkOnDiskState } from './on-disk-state.js';
 import { isCommitted, JournalPhase } from './update-journal.js';
+import { parseTargetConfig } from './target-config.js';
 import { Updater } from './updater.js';
 
 export type OnceFromResult =
@@ -149,10 +150,9 @@ export async function runOnceFrom(options: OnceFromOptions): Promise<OnceFromRes
   const old = (await readCurrentConfig(host.files)) ?? (await emptyOld(host, target));
   const from = parseNodeConfig(old, 'old');
   if (!from.ok) throw DaemonError.degraded(describeNodeConfigError(from.error));
-  const to = parseNodeConfig(target, 'new');
-  if (!to.ok) throw DaemonError.degraded(describeNodeConfigError(to.error));
+  const to = parseTargetConfig(target);
   const force = (await host.files.stat(ForceFilePath)) !== undefined;
-  if (isEmptyDiff(machineConfigDiff(from.value, to.value, { forceFile: force }))) {
+  if (isEmptyDiff(machineConfigDiff(from.value, to, { forceFile: force }))) {
     log.info('No changes', { from: old.metadata.name, to: targetName });
     // upstream's first boot deletes the encapsulated config when there is nothing to do
     if (options.encapsulated) await host.files.remove(EncapsulatedConfigPath);

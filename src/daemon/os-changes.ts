@@ -1,7 +1,8 @@
 /**
- * The OS part of an update (upstream applyOSChanges, mco-behavior.md §7.8) through the Host's
+ * The OS part of an update (upstream applyOSChanges, docs/reference/daemon.md §7.8) through the Host's
  * OsUpdater: drop whatever was staged before, stage the new OS image when the booted one differs,
- * and move the kernel arguments (the old list deleted, the new one appended, vector D1). Starting
+ * and move the kernel arguments (the old list deleted, the new one appended,
+ * docs/reference/vectors.md §D1). Starting
  * from a clean slate every time makes the step idempotent: re-running it after a crash stages the
  * same deployment. Kernel types and extensions have no Host operation: they are recorded as
  * unsupported on this host.

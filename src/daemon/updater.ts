@@ -1,5 +1,5 @@
 /**
- * `update(old, new)` (upstream update.go, mco-behavior.md §7.2): parse, reconcilability, diff,
+ * `update(old, new)` (upstream update.go, docs/reference/daemon.md §7.2): parse, reconcilability, diff,
  * post-config actions, drain, then the journaled steps — files and units, SSH keys and passwords,
  * OS changes, currentconfig — and finally the post-config actions (a reboot, or rebootless
  * service actions). Each step records its intent in the update journal before it acts
@@ -73,6 +73,7 @@ import {
 } from './daemon-paths.js';
 import { fsErrorText } from './fs-error-text.js';
 import { applyOsChanges } from './os-changes.js';
+import { parseTargetConfig } from './target-config.js';
 import {
   JournalPhase,
   JournalStore,
@@ -243,7 +244,7 @@ export class Updater {
     if (cluster !== undefined && !firstBoot) await cluster.setWorking();
     this.#o.crash.reached('set-working');
     const from = parseOrThrow(fromMc, 'old');
-    const to = parseOrThrow(toMc, 'new');
+    const to = parseTargetConfig(toMc);
 
     const knobs = firstBoot ? undefined : await this.#clusterKnobs();
     const fips = await host.fipsEnabled();
@@ -770,7 +771,7 @@ export class Updater {
     await this.#journal.write({ ...journal, phase: JournalPhase.RollingBack, error: reason });
     this.#o.crash.reached('rollback');
     const from = parseOrThrow(fromMc, 'old');
-    const to = parseOrThrow(toMc, 'new');
+    const to = parseTargetConfig(toMc);
     const prior = journal.prior;
     if (prior === undefined) {
       // nothing was written yet: the journal only recorded the intent

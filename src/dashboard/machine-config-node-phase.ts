@@ -1,5 +1,5 @@
 /**
- * The phase of a node's update as its MachineConfigNode tells it (mco-behavior.md §2.7): the daemon
+ * The phase of a node's update as its MachineConfigNode tells it (docs/reference/api.md §2.7): the daemon
  * walks the parent conditions in order (UpdatePrepared → UpdateExecuted → UpdatePostActionComplete
  * → RebootedNode → Resumed → UpdateComplete → Updated), leaving each one it passed True and the
  * one it is in Unknown; reaching Updated resets the others to False. So the phase is the furthest

@@ -23,8 +23,8 @@ const mapFiles = (c: IgnitionConfig, f: (file: IgnitionFile) => IgnitionFile): I
     : { ...c, storage: { ...c.storage, files: c.storage.files.map(f) } };
 
 /**
- * The Ignition part of MCO's MergeMachineConfigs (mco-behavior §3.4), which the render code does:
- * the compression fix around each merge and the overwrite default at the end. Here only to
+ * The Ignition part of MCO's MergeMachineConfigs (docs/reference/render.md §3.4), which the render
+ * code does: the compression fix around each merge and the overwrite default at the end. Here only to
  * check the vectors' exact merged configs.
  */
 function mcoMerge(configs: readonly unknown[]): string {
@@ -48,7 +48,7 @@ function mcoMerge(configs: readonly unknown[]): string {
   );
 }
 
-describe('mco-vectors', () => {
+describe('docs/reference/vectors.md §A', () => {
   it('A3: files override by path, compression cleared by an uncompressed override', () => {
     const file = (path: string, contents: Record<string, unknown>) =>
       ign({ storage: { files: [{ path, mode: 420, contents }] } });

@@ -86,7 +86,7 @@ describe('negotiateSpecVersion', () => {
       'application/vnd.coreos.ignition+json;version=3.2.0;q=0.5, application/vnd.coreos.ignition+json;version=3.4.0',
       '3.4.0',
     ],
-    // what Ignition 2.14 sends (host-tools §1.7)
+    // what Ignition 2.14 sends (docs/reference/tools.md §1.7)
     ['application/vnd.coreos.ignition+json;version=3.3.0, */*;q=0.1', '3.3.0'],
     // absent header (curl)
     [undefined, '2.2.0'],

@@ -1,6 +1,6 @@
 /**
  * Which Ignition spec the machine config server answers a request in, from its `Accept` header
- * (upstream `parseAcceptHeader` + `detectSpecVersionFromAcceptHeader`, mco-behavior.md §6.2).
+ * (upstream `parseAcceptHeader` + `detectSpecVersionFromAcceptHeader`, docs/reference/mcs.md §6.2).
  *
  * Ignition sends `application/vnd.coreos.ignition+json;version=3.3.0, *\/*;q=0.1` (its newest
  * stable spec); curl and browsers send nothing of the kind and get spec 2.2, as upstream does.

@@ -9,7 +9,7 @@ const under = (value: JsonValue): string => marshalGoYaml({ k: value });
 
 const words = (n: number, word = 'abcd'): string => Array<string>(n).fill(word).join(' ');
 
-describe('marshalGoYaml: exact bytes of the mco-vectors.md A cases', () => {
+describe('marshalGoYaml: exact bytes of the docs/reference/vectors.md §A cases', () => {
   it('A1 (fips only)', () => {
     const spec = {
       osImageURL: 'newformatURL',

@@ -19,7 +19,7 @@ const base: PointerConfigInput = {
 };
 
 describe('pointerConfig', () => {
-  it('is upstream’s user data, byte for byte (§6.5)', () => {
+  it('is upstream’s user data, byte for byte (docs/reference/mcs.md §6.5)', () => {
     expect(pointerConfig(base)).toStrictEqual({
       ok: true,
       value: `{"ignition":{"version":"3.5.0","config":{"merge":[{"source":"https://api-int.example.com:22623/config/worker"}]},"security":{"tls":{"certificateAuthorities":[{"source":"data:text/plain;charset=utf-8;base64,${caB64}"}]}}}}`,

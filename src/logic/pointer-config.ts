@@ -1,5 +1,5 @@
 /**
- * The pointer Ignition config (user data) a new machine boots with (mco-behavior.md §6.5): a
+ * The pointer Ignition config (user data) a new machine boots with (docs/reference/mcs.md §6.5): a
  * tiny config that merges the real one from the machine config server, trusting the server's CA
  * given inline. The operator's `<pool>-user-data-managed` Secret and `mco pointer-config` both
  * build it here.

@@ -1,6 +1,6 @@
 /**
  * The ClusterVersion reconciler (key `version`): the cluster-version operator's part of an upgrade
- * that concerns the MCO (mco-behavior.md §10). When `spec.desiredUpdate.image` names a release not
+ * that concerns the MCO (docs/reference/upgrade.md §10). When `spec.desiredUpdate.image` names a release not
  * yet accepted, it reads the release payload (the release image's layer), records it as
  * `status.desired` with a Partial history entry, and writes the release's
  * `machine-config-osimageurl` and `machine-config-operator-images` ConfigMaps; the operator then

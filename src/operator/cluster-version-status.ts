@@ -1,5 +1,6 @@
 /**
- * The part of the cluster-version operator this project plays (mco-behavior.md §10.1, §10.7):
+ * The part of the cluster-version operator this project plays (docs/reference/upgrade.md §10.1,
+ * steps 1 and 7):
  * accepting a desired release into ClusterVersion `status.desired` and `history`, reporting a
  * payload that cannot be loaded, and completing the update once the machine-config
  * ClusterOperator reports the release. Also the two ConfigMaps the release carries for the MCO

@@ -1,6 +1,6 @@
 /**
  * FileWatcher: change notifications for directories on the machine running the daemon (the
- * config drift monitor, mco-behavior.md §7.9). A directory is watched rather than each file,
+ * config drift monitor, docs/reference/daemon.md §7.9). A directory is watched rather than each file,
  * because an atomic write replaces the file (rename over it) and a watch on the old inode would
  * go quiet. Paths are host paths (NodeFiles.hostPath), not node paths.
  */

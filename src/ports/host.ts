@@ -1,6 +1,6 @@
 /**
  * Host: everything the machine config daemon does to a machine, behind one interface
- * (architecture.md §6). Paths are absolute paths *on the node* (`/etc/chrony.conf`); each
+ * (docs/reference/architecture.md §6). Paths are absolute paths *on the node* (`/etc/chrony.conf`); each
  * implementation maps them under its root. Two implementations:
  *
  * - `ostree` (simulated nodes and plain OSTree systems): a root folder with an OSTree sysroot;
@@ -113,7 +113,7 @@ export interface OsUpdater {
   /**
    * On the deployment the next boot uses: delete each of `delete` if present, then append each of
    * `append` (already split as the kernel splits them; `rpm-ostree kargs --delete-if-present=…
-   * --append=…` on CoreOS, vector D1).
+   * --append=…` on CoreOS, docs/reference/vectors.md §D1).
    */
   updateKernelArguments(change: KernelArgumentChange, signal?: AbortSignal): Promise<void>;
   /** Drops a staged/pending deployment (`rpm-ostree cleanup -p`). */

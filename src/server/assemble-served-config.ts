@@ -1,6 +1,6 @@
 /**
  * What `/config/<pool>` serves, built from a source's inputs (upstream `GetConfig` + the API
- * handler's conversion, mco-behavior.md §6.2–6.3), in this order:
+ * handler's conversion, docs/reference/mcs.md §6.2–6.3), in this order:
  *  1. the rendered MachineConfig's Ignition, as spec 3.5;
  *  2. for targets below 3.3, kernel arguments moved from Ignition into the MachineConfig;
  *  3. `/etc/kubernetes/kubelet-ca.crt` and the cloud CA bundle refreshed from the ControllerConfig;

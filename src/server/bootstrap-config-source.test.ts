@@ -41,7 +41,7 @@ function source(f = complete(), kubeconfig: string | null = 'kubeconfig: verbati
   });
 }
 
-describe('BootstrapConfigSource (§6.4)', () => {
+describe('BootstrapConfigSource (docs/reference/mcs.md §6.4)', () => {
   it('serves master from the bootstrap files, with the kubeconfig verbatim', async () => {
     const r = await source().getConfig('master');
     if (!r.ok || r.value === undefined) throw new Error('expected inputs');

@@ -1,5 +1,5 @@
 /**
- * Bootstrap mode's ConfigSource (upstream `bootstrap_server.go`, mco-behavior.md §6.4): serves
+ * Bootstrap mode's ConfigSource (upstream `bootstrap_server.go`, docs/reference/mcs.md §6.4): serves
  * `master` and `arbiter` only, from the files `mco bootstrap` wrote:
  * `machine-pools/<pool>.yaml` (its `status.configuration.name` names the config; missing → 404),
  * `machine-configs/<name>.yaml` (missing → 404) and

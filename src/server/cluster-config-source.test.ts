@@ -117,7 +117,7 @@ function started() {
   };
 }
 
-describe('servedConfigName (§6.3)', () => {
+describe('servedConfigName (docs/reference/mcs.md §6.3)', () => {
   it.each([
     [0, 'rendered-old'],
     [1, 'rendered-new'],

@@ -1,5 +1,5 @@
 /**
- * Cluster mode's ConfigSource (upstream `cluster_server.go`, mco-behavior.md §6.3): the pool, its
+ * Cluster mode's ConfigSource (upstream `cluster_server.go`, docs/reference/mcs.md §6.3): the pool, its
  * rendered MachineConfig and the ControllerConfig come from watch caches of the API; the served
  * config is `spec.configuration` once a node of the pool has updated
  * (`status.updatedMachineCount > 0`), else `status.configuration`, so new machines neither

@@ -1,6 +1,6 @@
 /**
  * ConfigSource: where the machine config server gets what it serves for a pool (upstream's
- * `Server` interface, mco-behavior.md §6.3–6.4). Two implementations: the cluster one reads the
+ * `Server` interface, docs/reference/mcs.md §6.3–6.4). Two implementations: the cluster one reads the
  * pool, its rendered MachineConfig and the ControllerConfig through the API; the bootstrap one
  * reads the files `mco bootstrap` wrote. Both hand back the inputs; the HTTP layer assembles the
  * Ignition config from them (assemble-served-config.ts), so both serve exactly the same shape.

@@ -1,6 +1,7 @@
 /**
- * The machine config server against mco-behavior.md §6 and vectors E, through app.request():
- * routes, methods, status codes, empty error bodies, headers, negotiation, served content.
+ * The machine config server against docs/reference/mcs.md §6 and docs/reference/vectors.md §E,
+ * through app.request(): routes, methods, status codes, empty error bodies, headers, negotiation,
+ * served content.
  */
 import { describe, expect, it } from 'vitest';
 import { parseDataUrl } from '../ignition/data-url.js';
@@ -70,7 +71,7 @@ async function served(res: Response) {
   return { body, json, files, file, content: (path: string) => text(file(path)?.contents?.source) };
 }
 
-describe('routes (§6.1)', () => {
+describe('routes (docs/reference/mcs.md §6.1)', () => {
   it.each([
     ['GET', '/healthz', 200],
     ['HEAD', '/healthz', 200],
@@ -127,7 +128,7 @@ describe('routes (§6.1)', () => {
   });
 });
 
-describe('/config/<pool> (§6.1–6.3, vectors E1)', () => {
+describe('/config/<pool> (docs/reference/mcs.md §6.1–6.3, vectors E1)', () => {
   it.each([
     [
       'application/vnd.coreos.ignition+json; version=2.4.0, application/vnd.coreos.ignition+json; version=1; q=0.5, */*; q=0.1',
@@ -314,7 +315,7 @@ describe('/config/<pool> (§6.1–6.3, vectors E1)', () => {
     expect(enc(bootstrap)).toStrictEqual({ ignition: { version: '3.5.0' } });
   });
 
-  describe('kernel arguments for targets below 3.3 (§6.2)', () => {
+  describe('kernel arguments for targets below 3.3 (docs/reference/mcs.md §6.2)', () => {
     const withKargs = (kargs: Record<string, unknown>) =>
       server({
         worker: testInputs({

@@ -1,5 +1,5 @@
 /**
- * The machine config server as a Hono app (mco-behavior.md §6.1–6.4): `/config/<pool>` and
+ * The machine config server as a Hono app (docs/reference/mcs.md §6.1–6.4): `/config/<pool>` and
  * `/healthz` with upstream's methods, status codes, empty error bodies and headers, including
  * the quirks of Go's ServeMux (canonical-path redirects, `/config` → `/config/`). The same app
  * serves the HTTPS and the plain HTTP port; the process side binds it (src/adapters/mcs-listeners.ts).

@@ -1,6 +1,7 @@
 /**
  * The node supervisor: what turns a node folder into a machine that boots, runs a kubelet and a
- * machine config daemon, and reboots when asked (architecture.md §3 and §6, mco-behavior.md §8).
+ * machine config daemon, and reboots when asked (docs/reference/architecture.md §3, §6,
+ * docs/reference/firstboot.md §8).
  *
  * - `createNode`: a fresh disk from the boot image, then, given a (pointer) Ignition config, the
  *   real Ignition provisions it as a first boot's initramfs would.
@@ -25,7 +26,10 @@ import type { LaunchedProcess, ProcessLauncher } from '../ports/process-launcher
 import type { ResourceClient } from '../ports/resource-client.js';
 import { SimulatedKubelet } from './kubelet.js';
 
-/** The file Ignition writes from the served config that makes the first-boot step run (§8). */
+/**
+ * The file Ignition writes from the served config that makes the first-boot step run
+ * (docs/reference/firstboot.md §8).
+ */
 export const EncapsulatedConfigPath = '/etc/ignition-machine-config-encapsulated.json';
 
 /** Substitutes `{name}`, `{root}`, `{dir}` and `{kubeconfig}` in a command line. */

@@ -1,5 +1,5 @@
 /**
- * The daemon's crash drill (issue 6): real `mco apiserver`, `mco operator`, `mco controller`,
+ * The daemon's crash drill: real `mco apiserver`, `mco operator`, `mco controller`,
  * `mco server` and three simulated nodes whose daemons (`mco daemon --host ostree`, run by the
  * node supervisor, which restarts a daemon that dies) are killed with SIGKILL at 36 distinct points
  * of an update: the state and drain requests, the journal's phases, before and after file, unit

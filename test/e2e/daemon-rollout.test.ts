@@ -1,5 +1,5 @@
 /**
- * The daemon end to end (issue 6, "Done means" 2): real `mco apiserver`, `mco operator`,
+ * The daemon end to end: real `mco apiserver`, `mco operator`,
  * `mco controller`, `mco server` and three simulated nodes (`mco node`, real OSTree sysroots,
  * `systemctl --root`, the real Ignition at first boot), each running `mco daemon --host ostree`.
  *
@@ -190,6 +190,12 @@ describe('a MachineConfig rolls out through the daemons of three simulated nodes
   it(
     'on every node: the file, the unit and its enablement link, the SSH keys, the kernel argument on the booted deployment, /etc carried over',
     async () => {
+      // kubectl describe node finds the daemon's events by the Node's uid
+      const first = cluster.nodes[0]?.name ?? '';
+      const described = await cluster.kubectl(['describe', 'node', first]);
+      expect(described.stdout).toMatch(
+        /Normal\s+OSUpdateStaged\s+\S+\s+machineconfigdaemon\s+Changes to OS staged/,
+      );
       const rendered = await cluster.admin.get<MachineConfig>(Resources.machineConfig, target);
       const parsed = parseNodeConfig(rendered);
       if (!parsed.ok) throw new Error('rendered config does not parse');

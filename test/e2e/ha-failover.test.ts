@@ -1,5 +1,5 @@
 /**
- * The failover drill of the highly available control plane (issue 9): `HaControlPlane` with 3 etcd
+ * The failover drill of the highly available control plane: `HaControlPlane` with 3 etcd
  * members, 3 `mco apiserver --storage etcd`, 2 `mco controller --leader-elect` and the operator,
  * all real processes; 20 workers played by in-process agents (test/support/node-agents.ts).
  *

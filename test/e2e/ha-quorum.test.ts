@@ -1,5 +1,5 @@
 /**
- * Quorum loss on the HA control plane (issue 9): 3 etcd members and 2 `mco apiserver --storage
+ * Quorum loss on the HA control plane: 3 etcd members and 2 `mco apiserver --storage
  * etcd` processes (HaControlPlane, no controllers). With 2 of the 3 members SIGKILLed, a write
  * fails with a 5xx Status within the request timeout instead of hanging, and a read says the
  * store is unavailable rather than answering from a member that may be behind. When one member

@@ -1,7 +1,7 @@
 /**
  * Helpers for the machine config server end-to-end tests: certificates with chosen validity, free
  * ports, the built `mco server` as a process (stopped by PID), and the real Ignition 2.14 run
- * stage by stage against a scratch root (host-tools.md §1.3–1.4).
+ * stage by stage against a scratch root (docs/reference/tools.md §1.3–1.4).
  */
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
@@ -216,7 +216,7 @@ export async function startServer(
   };
 }
 
-/** A root every Ignition stage accepts (host-tools.md §1.3), and the no-op setfiles shim. */
+/** A root every Ignition stage accepts (docs/reference/tools.md §1.3), and the no-op setfiles shim. */
 export function makeNodeRoot(work: string, name = 'node-root'): { root: string; shim: string } {
   const root = join(work, name);
   rmSync(root, { recursive: true, force: true });

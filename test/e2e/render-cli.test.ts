@@ -434,7 +434,7 @@ describe('every config mco render emits passes the real ignition-validate at 3.3
       input: serializeIgnition(down.value.config),
       encoding: 'utf8',
     });
-    // Warnings (e.g. an enabled unit without [Install], vector A7) exit 0 and are fine.
+    // Warnings (e.g. an enabled unit without [Install], docs/reference/vectors.md §A7) exit 0 and are fine.
     expect(v.stdout + v.stderr).not.toMatch(/^error/m);
     expect(v.status).toBe(0);
   }

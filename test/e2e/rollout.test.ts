@@ -5,7 +5,7 @@
  * real kubectl rolls out; a sampler lists the nodes every 100 ms and must never see more of them
  * unavailable than the pool's maxUnavailable.
  *
- * Covered (issue 4, "Done means"): the rollout with maxUnavailable 1, 3 and "30%" (pool Updating →
+ * Covered: the rollout with maxUnavailable 1, 3 and "30%" (pool Updating →
  * Updated with upstream's messages, `kubectl get mcp` counts); pause (renders, retargets nobody,
  * upstream's Updating message, resumes when unpaused); leader election between two controllers
  * (only the leader acts, SIGKILL mid-rollout, takeover within the lease, maxUnavailable holds);
@@ -13,8 +13,8 @@
  * following nodes, pointer Secrets, ClusterOperator Available with the version, and an upgrade
  * that reports the new version only once master is Updated).
  *
- * Needs the built binary (`npm run build`) including the other engineer's `mco controller`; the
- * suite waits a while for `mco controller --help` to work, then fails with that reason.
+ * Needs the built binary (`npm run build`) with `mco controller`; the suite waits up to 20 minutes
+ * for `mco controller --help` to work (a build may still be running), then fails with that reason.
  */
 import { Buffer } from 'node:buffer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The README walkthrough, verbatim, from a fresh data folder (issue 8, "Done means"): `mco start`
+ * The README walkthrough, verbatim, from a fresh data folder: `mco start`
  * comes up; `kubectl get mcp` shows master and worker Updated with all their nodes; the dashboard,
  * in headless Chromium, shows the pools, and while `kubectl apply -f examples/` rolls out its
  * progress bar moves to complete without a reload and its diff view shows the new file;

@@ -1,6 +1,7 @@
 /**
- * The node controller (with the render controller) against a real `mco apiserver`: section C of
- * mco-vectors.md driven through real Node objects — maxUnavailable (C1) by how many nodes get the
+ * The node controller (with the render controller) against a real `mco apiserver`: the cases of
+ * docs/reference/vectors.md §C driven through real Node objects — maxUnavailable (C1) by how many
+ * nodes get the
  * new target, unavailability (C3) and readiness (C7) by a paused pool's counts — then zone/age
  * order, the operator-node deferral, taints, annotations, labels, MachineConfigNode desired
  * version, events, pause, and an unreconcilable MachineConfig that degrades the pool without

@@ -1,5 +1,5 @@
 /**
- * The render controller against a real `mco apiserver`: every vector of mco-vectors.md section A
+ * The render controller against a real `mco apiserver`: every vector of docs/reference/vectors.md §A
  * goes through the API (MachineConfigs and a pool created as admin, the rendered config written by
  * the controller), asserting the exact rendered name, `spec.configuration.source` in merge order,
  * the rendered config's annotations and owner, the event, and RenderDegraded=False. Then the

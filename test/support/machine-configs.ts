@@ -1,6 +1,6 @@
 /**
  * Builders for MachineConfigs, pools and ControllerConfigs in tests, named after upstream's
- * fixtures: `mc(name, role, spec)` is "MC(name, role, …)" of mco-vectors.md.
+ * fixtures: `mc(name, role, spec)` is "MC(name, role, …)" of docs/reference/vectors.md.
  */
 import type { ControllerConfig } from '../../src/api/machineconfiguration/v1/controller-config.js';
 import type {

@@ -46,9 +46,18 @@ export class McoProcess {
   #output = '';
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
-  constructor(name: string, args: readonly string[]) {
+  /**
+   * `command` is the argv that runs `mco` (default this checkout's, on this Node); a bench passes
+   * another checkout's bin/mco.js, prefixed with `taskset -c N` to pin it to a core.
+   */
+  constructor(
+    name: string,
+    args: readonly string[],
+    command: readonly string[] = [process.execPath, McoBin],
+  ) {
     this.name = name;
-    this.child = spawn(process.execPath, [McoBin, ...args], {
+    const [file = process.execPath, ...prefix] = command;
+    this.child = spawn(file, [...prefix, ...args], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const take = (c: Buffer): void => {
@@ -110,22 +119,39 @@ export class BenchApiServer {
   readonly dataDir = mkdtempSync(join(tmpdir(), 'mco-bench-apiserver-'));
   readonly process: McoProcess;
 
-  private constructor(storage: 'memory' | 'sqlite') {
-    this.process = new McoProcess('apiserver', [
+  private constructor(
+    storage: 'memory' | 'sqlite' | 'etcd',
+    command: readonly string[] | undefined,
+    extraArgs: readonly string[],
+  ) {
+    this.process = new McoProcess(
       'apiserver',
-      '--data-dir',
-      this.dataDir,
-      '--listen',
-      '127.0.0.1:0',
-      '--storage',
-      storage,
-      '--log-level',
-      'warn',
-    ]);
+      [
+        'apiserver',
+        '--data-dir',
+        this.dataDir,
+        '--listen',
+        '127.0.0.1:0',
+        '--storage',
+        storage,
+        '--log-level',
+        'warn',
+        ...extraArgs,
+      ],
+      command,
+    );
   }
 
-  static async start(storage: 'memory' | 'sqlite' = 'memory'): Promise<BenchApiServer> {
-    const server = new BenchApiServer(storage);
+  /**
+   * `command` as for McoProcess: another checkout's `mco`, pinned to a core; `extraArgs` go to
+   * `mco apiserver` (the etcd endpoints and shared PKI folder for `etcd`).
+   */
+  static async start(
+    storage: 'memory' | 'sqlite' | 'etcd' = 'memory',
+    command?: readonly string[],
+    extraArgs: readonly string[] = [],
+  ): Promise<BenchApiServer> {
+    const server = new BenchApiServer(storage, command, extraArgs);
     const pidFile = join(server.dataDir, 'apiserver.pid');
     if (existsSync(pidFile)) unlinkSync(pidFile);
     const deadline = Date.now() + 60_000;

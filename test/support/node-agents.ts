@@ -1,6 +1,6 @@
 /**
  * In-process stand-ins for machine config daemons: N Nodes on a real API server, each played by an
- * agent that follows the daemon's annotation protocol (mco-behavior.md §7.2, §7.7) through the real
+ * agent that follows the daemon's annotation protocol (docs/reference/daemon.md §7.2, §7.7) through the real
  * client, so the controllers see exactly what real daemons would show them:
  *
  *   desiredConfig ≠ currentConfig

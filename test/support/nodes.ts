@@ -1,5 +1,6 @@
 /**
- * Node builders named after upstream's test fixtures (mco-behavior.md §11): `newNodeWithReady`
+ * Node builders named after upstream's test fixtures (docs/reference/upstream-tests.md §11.2):
+ * `newNodeWithReady`
  * sets both config annotations, `state=Done` when current == desired else `Working`, and one Ready
  * condition; `newNode` has no conditions (so it is ready).
  */

@@ -1,5 +1,5 @@
 /**
- * Runs the Distribution registry (Debian's `docker-registry`, host-tools.md §4) on loopback for
+ * Runs the Distribution registry (Debian's `docker-registry`, docs/reference/tools.md §4) on loopback for
  * tests and benches: a scratch config bound to 127.0.0.1 on a free port, storage in a scratch
  * folder, deletes enabled, optionally TLS; started as a child process and stopped by its PID.
  * Never the packaged config (it listens on all interfaces).

@@ -1,6 +1,6 @@
 /**
  * Builds a single-layer OCI image into an image layout: the layer is a gzip'd, reproducible tar
- * of one folder placed under a prefix (host-tools.md §5, "a single-layer OCI layout built by
+ * of one folder placed under a prefix (docs/reference/tools.md §5, "a single-layer OCI layout built by
  * hand"), the config carries the labels, and the manifest names both. The tar is hashed (diff
  * ID), compressed, hashed again (digest) and written in one pass.
  */

@@ -1,6 +1,6 @@
 /**
- * OS images: an OSTree commit shipped as a container image (architecture.md §6). The rootfs is
- * committed into a fresh archive-mode repository (ostree-repo.ts, host-tools.md §2.1), and that
+ * OS images: an OSTree commit shipped as a container image (docs/reference/architecture.md §6). The rootfs is
+ * committed into a fresh archive-mode repository (ostree-repo.ts, docs/reference/tools.md §2.1), and that
  * repository becomes the only layer, under `ostree/repo/`; the config labels name the commit
  * (`ostree.commit`), its ref (`ostree.ref`) and its version (`version`), so a puller knows what to
  * `ostree pull-local` without opening the repository.

@@ -100,7 +100,7 @@ describe('OpenAPI v3 over HTTP', () => {
     const doc = (await res.json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths)).toContain(`/apis/${MCO}/v1/machineconfigpools/{name}`);
     expect((await t.call('/openapi/v3/apis/nosuch/v1')).status).toBe(404);
-    expect((await t.call('/openapi/v2')).status).toBe(404);
+    expect((await t.call('/openapi/v3/nosuch')).status).toBe(404);
   });
 });
 

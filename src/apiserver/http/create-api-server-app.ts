@@ -2,8 +2,10 @@
  * The embedded API server's HTTP surface as a Hono app (a value; binding it to a socket is the
  * process's job). Every request is authenticated (401 without an identity) and authorized (403 with
  * the real server's message), then served: non-resource endpoints (version, health, discovery,
- * OpenAPI) or a resource verb over the ResourceStore. StatusErrors become their Status body; any
- * other failure is logged and answered 500 InternalError.
+ * OpenAPI, `/metrics`) or a resource verb over the ResourceStore. StatusErrors become their Status
+ * body; any other failure is logged and answered 500 InternalError. Every request is counted in
+ * kube-apiserver's request metrics and logged in one line (verb, URI, status, latency, user) once
+ * answered; a watch when it ends, which it does when the server shuts down (`streams`).
  */
 import { Hono } from 'hono';
 import { isStatusError, StatusError } from '../../api/meta/v1/status-error.js';
@@ -13,9 +15,12 @@ import type { Authenticator, Authorizer } from '../auth.js';
 import type { KubeObject, ResourceStore, UserInfo } from '../resource-store.js';
 import type { ResourceTypeRegistry } from '../resource-types.js';
 import { forbidden, requestAttributes } from './authorization.js';
+import { OpenStreams } from './open-streams.js';
+import { noRequestMetrics, requestLabels, type RequestMetrics } from './request-metrics.js';
 import { decodeObjectBody } from './body.js';
 import { serveNonResource, versionInfo, type NonResourceContext } from './non-resource.js';
 import { buildOpenApiV3 } from './openapi.js';
+import { OpenApiV2Handler } from './openapi-v2-handler.js';
 import { requestInfo, type ResourceInfo } from './request-info.js';
 import { serveResource } from './resource-handlers.js';
 import { resolveTarget, type ResourceTarget } from './resource-target.js';
@@ -30,6 +35,17 @@ export interface ApiServerAppOptions {
   readonly log: Logger;
   /** The gitVersion `/version` reports, e.g. `v1.32.5`; its minor picks the kubectl binary. */
   readonly version: string;
+  /** Request metrics, also served at `/metrics` (default: none). */
+  readonly metrics?: RequestMetrics;
+  /** The open watches, which shutdown ends (default: tracked, never shut down). */
+  readonly streams?: OpenStreams;
+}
+
+/** What one request came to, for its metrics and its log line. */
+interface Handled {
+  readonly response: Response;
+  readonly user?: UserInfo;
+  readonly info?: ResourceInfo;
 }
 
 const BodylessMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -64,16 +80,20 @@ function objectLoader(
 
 export function createApiServerApp(options: ApiServerAppOptions): Hono {
   const { store, registry, authenticator, authorizer, clock, log } = options;
+  const metrics = options.metrics ?? noRequestMetrics;
+  const streams = options.streams ?? new OpenStreams();
   const types = registry.list();
   const nonResource: NonResourceContext = {
     types,
     openApi: buildOpenApiV3(types, options.version),
+    openApiV2: new OpenApiV2Handler(types, options.version, clock.now()),
+    metrics,
     versionInfo: versionInfo(options.version),
   };
 
-  async function handle(request: Request): Promise<Response> {
+  async function handle(request: Request): Promise<Handled> {
     const user: UserInfo | undefined = await authenticator.authenticate(request);
-    if (user === undefined) return statusResponse(StatusError.unauthorized());
+    if (user === undefined) return { response: statusResponse(StatusError.unauthorized()) };
     const url = new URL(request.url);
     const info = requestInfo(request.method, url.pathname, url.searchParams);
     const attributes = requestAttributes(info, url.searchParams);
@@ -86,38 +106,88 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
         ? objectLoader(store, info, target.value, request, body)
         : () => Promise.resolve(undefined);
     const decision = await authorizer.authorize(user, attributes, load);
-    if (!decision.allowed) return statusResponse(forbidden(user, attributes, decision.reason));
-    if (!info.isResourceRequest || target === undefined)
-      return serveNonResource(request, url, nonResource);
-    if (!target.ok) throw target.error;
-    return serveResource({
-      store,
-      clock,
-      log,
-      request,
-      url,
-      info,
-      target: target.value,
+    const resourceInfo = info.isResourceRequest ? info : undefined;
+    const answered = (response: Response): Handled => ({
+      response,
       user,
-      body,
+      ...(resourceInfo === undefined ? {} : { info: resourceInfo }),
+    });
+    if (!decision.allowed)
+      return answered(statusResponse(forbidden(user, attributes, decision.reason)));
+    if (!info.isResourceRequest || target === undefined)
+      return answered(await serveNonResource(request, url, nonResource));
+    try {
+      if (!target.ok) throw target.error;
+      return answered(
+        await serveResource({
+          store,
+          clock,
+          log,
+          request,
+          url,
+          info,
+          target: target.value,
+          user,
+          body,
+          signal: AbortSignal.any([request.signal, streams.shutdown]),
+        }),
+      );
+    } catch (e) {
+      if (e instanceof StatusError) return answered(statusResponse(e));
+      throw e;
+    }
+  }
+
+  /** Counts and logs a request once its answer is complete (a watch: when its stream ends). */
+  function observed(request: Request, started: number, handled: Handled): Response {
+    const { response, user, info } = handled;
+    const url = new URL(request.url);
+    const tracker =
+      info === undefined ? undefined : metrics.begin(requestLabels(info, request, url));
+    const done = (): void => {
+      const seconds = (performance.now() - started) / 1000;
+      tracker?.end(response.status, seconds);
+      log.info('HTTP', {
+        verb: request.method,
+        URI: `${url.pathname}${url.search}`,
+        resp: response.status,
+        latency: `${(seconds * 1000).toFixed(3)}ms`,
+        user: user?.name ?? '',
+        userAgent: request.headers.get('User-Agent') ?? '',
+      });
+    };
+    if (info?.verb !== 'watch' || response.body === null || response.status !== 200) {
+      done();
+      return response;
+    }
+    tracker?.longRunning();
+    return new Response(streams.track(response.body, done), {
+      status: response.status,
+      headers: response.headers,
     });
   }
 
   const app = new Hono();
   app.all('*', async (c) => {
     const request = c.req.raw;
+    const started = performance.now();
+    let handled: Handled;
     try {
-      return await handle(request);
+      handled = await handle(request);
     } catch (e) {
-      if (e instanceof StatusError) return statusResponse(e);
-      log.error('request failed', {
-        method: request.method,
-        url: request.url,
-        error: String(e),
-        stack: (e as Error).stack,
-      });
-      return statusResponse(StatusError.internal(e));
+      if (e instanceof StatusError) {
+        handled = { response: statusResponse(e) };
+      } else {
+        log.error('request failed', {
+          method: request.method,
+          url: request.url,
+          error: String(e),
+          stack: (e as Error).stack,
+        });
+        handled = { response: statusResponse(StatusError.internal(e)) };
+      }
     }
+    return observed(request, started, handled);
   });
   return app;
 }

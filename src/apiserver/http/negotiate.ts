@@ -68,6 +68,7 @@ export function negotiateDiscovery(accept: readonly MediaRange[]): DiscoveryForm
   return undefined;
 }
 
+/** What a watch streams objects as. */
 export type ObjectFormat =
   | { readonly kind: 'json' }
   | { readonly kind: 'table'; readonly apiVersion: string }
@@ -75,10 +76,14 @@ export type ObjectFormat =
 
 const MetaVersions = new Set(['v1', 'v1beta1']);
 
-/** Objects and lists: plain JSON, a Table, or PartialObjectMetadata(List); undefined → 406. */
-export function negotiateObject(accept: readonly MediaRange[]): ObjectFormat | undefined {
+/** What a get, list or write answers with: an object format, or the object as YAML. */
+export type ResponseFormat = ObjectFormat | { readonly kind: 'yaml' };
+
+/** Objects and lists: plain JSON or YAML, a Table, or PartialObjectMetadata(List); undefined → 406. */
+export function negotiateObject(accept: readonly MediaRange[]): ResponseFormat | undefined {
   if (accept.length === 0) return { kind: 'json' };
   for (const r of accept) {
+    if (r.mediaType === 'application/yaml' && profileFree(r)) return { kind: 'yaml' };
     if (!acceptsJson(r)) continue;
     if (profileFree(r)) return { kind: 'json' };
     const { g, v, as } = r.params;
@@ -92,7 +97,10 @@ export function negotiateObject(accept: readonly MediaRange[]): ObjectFormat | u
 }
 
 /** The media types object endpoints can answer with, for the 406 message. */
-export const ServedMediaTypes: readonly string[] = ['application/json'];
+export const ServedMediaTypes: readonly string[] = ['application/json', 'application/yaml'];
+
+/** What a watch can stream (YAML has no stream framing, as upstream's serializer has none). */
+export const StreamedMediaTypes: readonly string[] = ['application/json'];
 
 export const BodyFormat = { Json: 'json', Yaml: 'yaml', Protobuf: 'protobuf' } as const;
 export type BodyFormat = (typeof BodyFormat)[keyof typeof BodyFormat];

@@ -1,7 +1,8 @@
 /**
  * Non-resource endpoints: `/version`, `/healthz` `/livez` `/readyz`, discovery (`/api`, `/apis`,
  * `/api/v1`, `/apis/<g>`, `/apis/<g>/<v>`, with aggregated discovery negotiated for `/api` and
- * `/apis`), and OpenAPI v3 (`/openapi/v3` and the per group-version documents).
+ * `/apis`), OpenAPI v3 (`/openapi/v3` and the per group-version documents) and OpenAPI v2
+ * (`/openapi/v2`, JSON or gnostic protobuf).
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { ResourceType } from '../resource-type.js';
@@ -19,11 +20,16 @@ import {
   parseAccept,
 } from './negotiate.js';
 import type { OpenApiV3 } from './openapi.js';
+import type { OpenApiV2Handler } from './openapi-v2-handler.js';
+import type { RequestMetrics } from './request-metrics.js';
 import { jsonResponse, methodNotAllowed, pageNotFound, resourceNotFound } from './responses.js';
 
 export interface NonResourceContext {
   readonly types: readonly ResourceType[];
   readonly openApi: OpenApiV3;
+  readonly openApiV2: OpenApiV2Handler;
+  /** What `/metrics` exposes (its authorization is the caller's: non-resource `get /metrics`). */
+  readonly metrics: RequestMetrics;
   /** The `/version` body. */
   readonly versionInfo: Readonly<Record<string, string>>;
 }
@@ -103,20 +109,31 @@ function isServedPath(path: string, first: string | undefined): boolean {
     HealthPaths.has(path) ||
     first === 'api' ||
     first === 'apis' ||
-    path.startsWith('/openapi/v3')
+    path.startsWith('/openapi/v3') ||
+    path === '/openapi/v2' ||
+    path === '/metrics'
   );
 }
 
 /** Answers a non-resource request; paths outside the API get upstream's plain-text 404. */
-export function serveNonResource(request: Request, url: URL, ctx: NonResourceContext): Response {
+export async function serveNonResource(
+  request: Request,
+  url: URL,
+  ctx: NonResourceContext,
+): Promise<Response> {
   const path = url.pathname.replace(/\/+$/, '') || '/';
   const parts = path.split('/').filter((p) => p !== '');
   if (!isServedPath(path, parts[0])) return pageNotFound();
   if (request.method !== 'GET' && request.method !== 'HEAD') throw methodNotAllowed();
   if (path === '/version') return jsonResponse(200, ctx.versionInfo);
+  if (path === '/metrics') {
+    const { contentType, body } = await ctx.metrics.expose();
+    return new Response(body, { headers: { 'Content-Type': contentType } });
+  }
   if (HealthPaths.has(path)) {
     return new Response('ok', { headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
   }
+  if (path === '/openapi/v2') return ctx.openApiV2.serve(request);
   if (parts[0] === 'openapi') return openApiResponse(url, ctx);
   if (path === '/api') return discoveryResponse(request, ctx, true, url.host);
   if (path === '/apis') return discoveryResponse(request, ctx, false, url.host);

@@ -43,9 +43,15 @@ export function listQuery(q: URLSearchParams): ListQuery {
 type MutableWriteOptions = { -readonly [K in keyof WriteOptions]: WriteOptions[K] };
 
 /** dryRun, fieldManager and fieldValidation; `warnings` is the array the store appends to. */
-export function writeOptions(q: URLSearchParams, user: UserInfo, warnings: string[]): WriteOptions {
+export function writeOptions(
+  q: URLSearchParams,
+  user: UserInfo,
+  warnings: string[],
+  userAgent?: string | null,
+): WriteOptions {
   const out: MutableWriteOptions = { user, dryRun: q.getAll('dryRun').includes('All'), warnings };
   setIf(out, 'fieldManager', param(q, 'fieldManager'));
+  if (userAgent !== null && userAgent !== undefined) out.userAgent = userAgent;
   const validation = q.get('fieldValidation');
   if (validation !== null && Validations.has(validation)) {
     out.fieldValidation = validation as NonNullable<WriteOptions['fieldValidation']>;

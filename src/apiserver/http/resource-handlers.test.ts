@@ -440,3 +440,27 @@ describe('watch requests that fail before streaming', () => {
     );
   });
 });
+
+describe('YAML', () => {
+  it('answers Accept: application/yaml with the object and lists as YAML, keys sorted', async () => {
+    const t = await withPools('worker');
+    const one = await t.call(`${POOLS}/worker`, { headers: { Accept: 'application/yaml' } });
+    expect(one.status).toBe(200);
+    expect(one.headers.get('Content-Type')).toBe('application/yaml');
+    const text = await one.text();
+    expect(text).toMatch(
+      /^apiVersion: machineconfiguration\.openshift\.io\/v1\nkind: MachineConfigPool\nmetadata:\n/,
+    );
+    expect(text).toContain('\nspec:\n  paused: false\n');
+    const list = await t.call(POOLS, { headers: { Accept: 'application/yaml' } });
+    expect(await list.text()).toMatch(
+      /^apiVersion: machineconfiguration\.openshift\.io\/v1\nitems:\n- apiVersion:/,
+    );
+  });
+
+  it('refuses a YAML watch (YAML has no stream framing) with 406', async () => {
+    const t = await withPools();
+    const res = await t.call(`${POOLS}?watch=true`, { headers: { Accept: 'application/yaml' } });
+    expect(res.status).toBe(406);
+  });
+});

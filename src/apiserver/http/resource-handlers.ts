@@ -24,12 +24,13 @@ import {
   parseAccept,
   patchTypeOf,
   ServedMediaTypes,
-  type ObjectFormat,
+  StreamedMediaTypes,
+  type ResponseFormat,
 } from './negotiate.js';
 import { boolParam, includeObjectParam, intParam, listQuery, writeOptions } from './query.js';
 import type { ResourceInfo } from './request-info.js';
 import type { ResourceTarget } from './resource-target.js';
-import { jsonResponse, methodNotAllowed, warningHeaders } from './responses.js';
+import { jsonResponse, methodNotAllowed, warningHeaders, yamlResponse } from './responses.js';
 import { buildTable, partialObjectMetadata, printerFor } from './table.js';
 import { serveWatch } from './watch.js';
 
@@ -44,6 +45,8 @@ export interface ResourceCall {
   readonly user: UserInfo;
   /** The request body, read once. */
   readonly body: Uint8Array;
+  /** Aborts when the client goes away or the server shuts down (ends watches). */
+  readonly signal: AbortSignal;
 }
 
 /** The Status of a rejected `sendInitialEvents` watch, which makes client-go fall back to list+watch. */
@@ -75,15 +78,27 @@ function fieldManagerRequired(): StatusError {
   ]);
 }
 
-function outputFormat(call: ResourceCall): ObjectFormat {
+function outputFormat(call: ResourceCall): ResponseFormat {
   const format = negotiateObject(parseAccept(call.request.headers.get('Accept')));
   if (format === undefined) throw StatusError.notAcceptable(ServedMediaTypes);
   return format;
 }
 
+/** A body in the negotiated encoding (YAML when asked for, JSON otherwise). */
+function encoded(
+  format: ResponseFormat,
+  status: number,
+  body: unknown,
+  headers?: Headers,
+): Response {
+  return format.kind === 'yaml'
+    ? yamlResponse(status, body, headers)
+    : jsonResponse(status, body, headers);
+}
+
 /** One object in the negotiated format. */
-function objectBody(call: ResourceCall, object: KubeObject, format: ObjectFormat): unknown {
-  if (format.kind === 'json') return object;
+function objectBody(call: ResourceCall, object: KubeObject, format: ResponseFormat): unknown {
+  if (format.kind === 'json' || format.kind === 'yaml') return object;
   if (format.kind === 'partial') return partialObjectMetadata(object, format.apiVersion);
   return buildTable(
     printerFor(call.target.rt),
@@ -105,7 +120,7 @@ function listMeta(result: ListResult): Record<string, unknown> {
   return meta;
 }
 
-async function list(call: ResourceCall, format: ObjectFormat): Promise<Response> {
+async function list(call: ResourceCall, format: ResponseFormat): Promise<Response> {
   const { rt, namespace } = call.target;
   const result = await call.store.list(rt, namespace, listQuery(call.url.searchParams));
   if (format.kind === 'table') {
@@ -126,7 +141,7 @@ async function list(call: ResourceCall, format: ObjectFormat): Promise<Response>
       items: result.items.map((o) => partialObjectMetadata(o, format.apiVersion)),
     });
   }
-  return jsonResponse(200, {
+  return encoded(format, 200, {
     kind: rt.listKind,
     apiVersion: apiVersionOf(rt),
     metadata: listMeta(result),
@@ -134,8 +149,9 @@ async function list(call: ResourceCall, format: ObjectFormat): Promise<Response>
   });
 }
 
-async function watch(call: ResourceCall, format: ObjectFormat): Promise<Response> {
+async function watch(call: ResourceCall, format: ResponseFormat): Promise<Response> {
   const q = call.url.searchParams;
+  if (format.kind === 'yaml') throw StatusError.notAcceptable(StreamedMediaTypes);
   if (q.has('sendInitialEvents')) throw watchListForbidden();
   const selectors = [q.get('fieldSelector') ?? ''];
   // the legacy /watch/…/<name> form watches one object
@@ -158,7 +174,7 @@ async function watch(call: ResourceCall, format: ObjectFormat): Promise<Response
     includeObject: includeObjectParam(q),
     clock: call.clock,
     log: call.log,
-    requestSignal: call.request.signal,
+    requestSignal: call.signal,
   });
 }
 
@@ -176,15 +192,15 @@ function bodyObject(call: ResourceCall, kind = call.target.rt.kind): Record<stri
 /** A write's answer: the object in the negotiated format, with the store's warnings. */
 function written(
   call: ResourceCall,
-  format: ObjectFormat,
+  format: ResponseFormat,
   status: number,
   object: KubeObject,
   warnings: string[],
 ): Response {
-  return jsonResponse(status, objectBody(call, object, format), warningHeaders(warnings));
+  return encoded(format, status, objectBody(call, object, format), warningHeaders(warnings));
 }
 
-async function create(call: ResourceCall, format: ObjectFormat): Promise<Response> {
+async function create(call: ResourceCall, format: ResponseFormat): Promise<Response> {
   const { rt, namespace } = call.target;
   const body = bodyObject(call);
   const warnings: string[] = [];
@@ -192,7 +208,12 @@ async function create(call: ResourceCall, format: ObjectFormat): Promise<Respons
     rt,
     namespace,
     body,
-    writeOptions(call.url.searchParams, call.user, warnings),
+    writeOptions(
+      call.url.searchParams,
+      call.user,
+      warnings,
+      call.request.headers.get('User-Agent'),
+    ),
   );
   return written(call, format, 201, object, warnings);
 }
@@ -204,7 +225,12 @@ async function evict(call: ResourceCall): Promise<Response> {
     call.target.namespace ?? '',
     call.target.name,
     body,
-    writeOptions(call.url.searchParams, call.user, warnings),
+    writeOptions(
+      call.url.searchParams,
+      call.user,
+      warnings,
+      call.request.headers.get('User-Agent'),
+    ),
   );
   return jsonResponse(
     201,
@@ -216,18 +242,23 @@ async function evict(call: ResourceCall): Promise<Response> {
 const asSubresource = (t: ResourceTarget): { subresource?: 'status' } =>
   t.subresource === 'status' ? { subresource: 'status' } : {};
 
-async function update(call: ResourceCall, format: ObjectFormat): Promise<Response> {
+async function update(call: ResourceCall, format: ResponseFormat): Promise<Response> {
   const { rt, namespace, name } = call.target;
   const body = bodyObject(call);
   const warnings: string[] = [];
   const object = await call.store.update(rt, namespace, name, body, {
-    ...writeOptions(call.url.searchParams, call.user, warnings),
+    ...writeOptions(
+      call.url.searchParams,
+      call.user,
+      warnings,
+      call.request.headers.get('User-Agent'),
+    ),
     ...asSubresource(call.target),
   });
   return written(call, format, 200, object, warnings);
 }
 
-async function patch(call: ResourceCall, format: ObjectFormat): Promise<Response> {
+async function patch(call: ResourceCall, format: ResponseFormat): Promise<Response> {
   const { rt, namespace, name } = call.target;
   const type = patchTypeOf(call.request.headers.get('Content-Type'), rt.builtIn);
   if (type === undefined) throw StatusError.unsupportedMediaType(acceptedPatchTypes(rt.builtIn));
@@ -240,7 +271,7 @@ async function patch(call: ResourceCall, format: ObjectFormat): Promise<Response
     name,
     { type, body: new TextDecoder().decode(call.body) },
     {
-      ...writeOptions(q, call.user, warnings),
+      ...writeOptions(q, call.user, warnings, call.request.headers.get('User-Agent')),
       ...asSubresource(call.target),
       ...(q.has('force') ? { force: boolParam(q, 'force') } : {}),
     },
@@ -263,12 +294,17 @@ function deleteOptions(call: ResourceCall): { options: DeleteOptions; dryRun: bo
   return { options, dryRun: bodyDryRun === true || q.getAll('dryRun').includes('All') };
 }
 
-async function remove(call: ResourceCall, format: ObjectFormat): Promise<Response> {
+async function remove(call: ResourceCall, format: ResponseFormat): Promise<Response> {
   const { rt, namespace, name } = call.target;
   const { options, dryRun } = deleteOptions(call);
   const warnings: string[] = [];
   const result = await call.store.delete(rt, namespace, name, {
-    ...writeOptions(call.url.searchParams, call.user, warnings),
+    ...writeOptions(
+      call.url.searchParams,
+      call.user,
+      warnings,
+      call.request.headers.get('User-Agent'),
+    ),
     dryRun,
     ...options,
   });
@@ -279,7 +315,7 @@ async function remove(call: ResourceCall, format: ObjectFormat): Promise<Respons
   details['kind'] = rt.plural;
   details['uid'] = result.object.metadata.uid ?? '';
   const status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', details };
-  return jsonResponse(200, status, warningHeaders(warnings));
+  return encoded(format, 200, status, warningHeaders(warnings));
 }
 
 async function removeCollection(call: ResourceCall): Promise<Response> {
@@ -290,7 +326,12 @@ async function removeCollection(call: ResourceCall): Promise<Response> {
   const items: KubeObject[] = [];
   for (const item of found.items) {
     const result = await call.store.delete(rt, item.metadata.namespace, item.metadata.name ?? '', {
-      ...writeOptions(call.url.searchParams, call.user, warnings),
+      ...writeOptions(
+        call.url.searchParams,
+        call.user,
+        warnings,
+        call.request.headers.get('User-Agent'),
+      ),
       dryRun,
       ...options,
     });
@@ -315,7 +356,11 @@ export async function serveResource(call: ResourceCall): Promise<Response> {
   switch (call.info.verb) {
     case 'get': {
       const { rt, namespace, name } = call.target;
-      return jsonResponse(200, objectBody(call, await call.store.get(rt, namespace, name), format));
+      return encoded(
+        format,
+        200,
+        objectBody(call, await call.store.get(rt, namespace, name), format),
+      );
     }
     case 'list':
       return list(call, format);

@@ -4,11 +4,22 @@
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import { StatusReason } from '../../api/meta/v1/status.js';
+import { stringify } from 'yaml';
 
 export function jsonResponse(status: number, body: unknown, headers?: Headers): Response {
   const h = headers ?? new Headers();
   h.set('Content-Type', 'application/json');
   return new Response(JSON.stringify(body), { status, headers: h });
+}
+
+/** YAML as kube-apiserver writes it (sigs.k8s.io/yaml: keys sorted, block style). */
+export function yamlResponse(status: number, body: unknown, headers?: Headers): Response {
+  const h = headers ?? new Headers();
+  h.set('Content-Type', 'application/yaml');
+  return new Response(stringify(body, { sortMapEntries: true, lineWidth: 0, indentSeq: false }), {
+    status,
+    headers: h,
+  });
 }
 
 /** The Status body of a StatusError, with its code as the HTTP status. */

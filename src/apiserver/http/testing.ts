@@ -9,6 +9,8 @@ import type { Authenticator, Authorizer } from '../auth.js';
 import type { UserInfo } from '../resource-store.js';
 import { newTestStore, type TestStore } from '../store/testing.js';
 import { createApiServerApp } from './create-api-server-app.js';
+import type { OpenStreams } from './open-streams.js';
+import type { RequestMetrics } from './request-metrics.js';
 
 export const Admin: UserInfo = {
   name: 'admin',
@@ -27,7 +29,13 @@ export interface TestApp extends TestStore {
 }
 
 export async function newTestApp(
-  options: { authenticator?: Authenticator; authorizer?: Authorizer; log?: Logger } = {},
+  options: {
+    authenticator?: Authenticator;
+    authorizer?: Authorizer;
+    log?: Logger;
+    metrics?: RequestMetrics;
+    streams?: OpenStreams;
+  } = {},
 ): Promise<TestApp> {
   const ts = await newTestStore();
   const app = createApiServerApp({
@@ -38,6 +46,8 @@ export async function newTestApp(
     clock: ts.clock,
     log: options.log ?? silentLogger,
     version: 'v1.32.5',
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+    ...(options.streams === undefined ? {} : { streams: options.streams }),
   });
   const call = async (path: string, init?: RequestInit): Promise<Response> =>
     app.request(`http://127.0.0.1:6443${path}`, init);

@@ -222,6 +222,53 @@ describe('admission: MachineConfig', () => {
       },
       'spec.config.storage.files[0].mode: Invalid value: 2541: invalid mode 04755 for /usr/local/bin/x, cannot exceed 0777',
     ],
+    [
+      {
+        config: {
+          ignition: { version: '3.4.0' },
+          systemd: { units: [{ name: 'a/../../../../srv/x.service', contents: '[Unit]\n' }] },
+        },
+      },
+      'spec.config.systemd.units[0].name: Invalid value: "a/../../../../srv/x.service": invalid systemd unit name "a/../../../../srv/x.service": must not contain "/"',
+    ],
+    [
+      {
+        config: {
+          ignition: { version: '3.2.0' },
+          systemd: {
+            units: [
+              {
+                name: 'kubelet.service',
+                dropins: [
+                  { name: '10-ok.conf', contents: '[Service]\n' },
+                  { name: '../../../../../../../../srv/evil.conf', contents: '[Service]\n' },
+                ],
+              },
+            ],
+          },
+        },
+      },
+      'spec.config.systemd.units[0].dropins[1].name: Invalid value: "../../../../../../../../srv/evil.conf": invalid systemd drop-in name "../../../../../../../../srv/evil.conf" of unit "kubelet.service": must not contain "/"',
+    ],
+    [
+      {
+        config: {
+          ignition: { version: '2.2.0' },
+          systemd: { units: [{ name: 'x..service' }, { name: `${'a'.repeat(250)}.service` }] },
+        },
+      },
+      `[spec.config.systemd.units[0].name: Invalid value: "x..service": invalid systemd unit name "x..service": must not contain "..", spec.config.systemd.units[1].name: Invalid value: "${'a'.repeat(250)}.service": invalid systemd unit name "${'a'.repeat(250)}.service": must be at most 255 bytes]`,
+    ],
+    [
+      {
+        config: {
+          ignition: { version: '3.4.0' },
+          systemd: { units: [{ name: '../x.service' }, { name: 'x.sh' }] },
+        },
+      },
+      // Ignition's own suffix check comes first, with its message
+      'spec.config.systemd.units[1].name: Invalid value: "x.sh": invalid systemd unit extension',
+    ],
   ])('refuses %j', async (spec, detail) => {
     const t = await newTestStore();
     const status = await failure(t.store.create(t.rt(MC), undefined, mc('x', spec), admin));

@@ -32,6 +32,17 @@ describe('create', () => {
         resourceVersion: '8',
         generation: 1,
         creationTimestamp: T0,
+        // the create is an Update by a manager named after the (absent) User-Agent
+        managedFields: [
+          {
+            manager: 'unknown',
+            operation: 'Update',
+            apiVersion: 'machineconfiguration.openshift.io/v1',
+            time: T0,
+            fieldsType: 'FieldsV1',
+            fieldsV1: { 'f:spec': { '.': {}, 'f:paused': {} } },
+          },
+        ],
       },
       spec: { paused: false },
     });

@@ -1,12 +1,15 @@
 /**
  * POST: decode and prune the body, fill in server-owned metadata, check the namespace exists,
- * admit, store. 201 with the stored object, 409 AlreadyExists, 404 for a missing namespace.
+ * record the writer in managedFields, admit, store. 201 with the stored object, 409 AlreadyExists,
+ * 404 for a missing namespace.
  */
 import type { KubeObject, WriteOptions } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import { admit } from './admission.js';
 import type { StoreContext } from './context.js';
 import { requireActiveNamespace } from './namespaces.js';
+import type { JsonMap } from './json.js';
+import { updateManagedFields, updateManagerName } from './managed-fields.js';
 import { prepareCreate } from './prepare.js';
 import { commitCreate } from './write.js';
 
@@ -16,8 +19,23 @@ export async function createObject(
   namespace: string | undefined,
   body: unknown,
   options: WriteOptions,
+  /** What server-side apply computed; otherwise the create is an Update by its manager. */
+  appliedManagedFields?: JsonMap[],
 ): Promise<KubeObject> {
   const obj = prepareCreate(ctx, rt, namespace, body, options);
+  obj.metadata.managedFields =
+    appliedManagedFields ??
+    updateManagedFields(
+      {
+        rt,
+        manager: updateManagerName(options.fieldManager, options.userAgent),
+        subresource: '',
+        now: ctx.clock.now(),
+      },
+      undefined,
+      obj,
+    );
+  if (obj.metadata.managedFields.length === 0) delete obj.metadata.managedFields;
   if (rt.namespaced) {
     await requireActiveNamespace(ctx, rt, namespace ?? '', obj.metadata.name ?? '');
   }

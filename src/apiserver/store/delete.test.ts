@@ -81,6 +81,7 @@ describe('delete', () => {
       deletionTimestamp: T0,
       deletionGracePeriodSeconds: 0,
       finalizers: ['x/a', 'x/b'],
+      managedFields: [expect.objectContaining({ manager: 'unknown', operation: 'Update' })],
     });
     // a second delete changes nothing
     expect(await t.store.delete(mcp, undefined, 'w', admin)).toEqual(first);

@@ -1,6 +1,7 @@
 /**
  * MachineConfig admission: the per-config checks the MCO applies before rendering
- * (`validateMachineConfig`: kernel type, Ignition parse and validation, file modes, extensions),
+ * (`validateMachineConfig`: kernel type, Ignition parse and validation, file modes, extensions,
+ * unit and drop-in names),
  * run at write time so an invalid config is refused with 422 and never stored. A config that fails
  * Ignition validation gets one cause per fatal report entry, at `spec.config.<path>`, carrying
  * Ignition's own message.
@@ -14,6 +15,7 @@ import {
   validateMachineConfig,
   type MachineConfigValidationError,
 } from '../../logic/render/validate-machine-config.js';
+import { describeSystemdNameProblem } from '../../logic/render/systemd-names.js';
 import type { KubeObject } from '../resource-store.js';
 import { fieldPath, valueAt } from './field-path.js';
 import { isJsonMap } from './json.js';
@@ -40,6 +42,14 @@ function toFieldErrors(
       return [invalidField(modeField(spec, e.path), e.mode, detail)];
     case 'Ignition':
       return ignitionErrors(spec?.config, detail);
+    case 'InvalidSystemdNames':
+      return e.problems.map((p) =>
+        invalidField(
+          fieldPath(['spec', 'config', ...p.path]),
+          p.name,
+          describeSystemdNameProblem(p),
+        ),
+      );
   }
 }
 

@@ -1,16 +1,24 @@
 /**
- * Server-side apply (`application/apply-patch+yaml`) as create-or-merge: the applied configuration
- * (JSON or YAML) is created when the object is absent, otherwise merged into it (strategic merge
- * for built-ins, merge patch for custom resources). There is no field ownership: fields dropped from
- * a later apply stay, and `force` has nothing to override.
+ * Server-side apply (`application/apply-patch+yaml`): the applied configuration (JSON or YAML) is
+ * pruned to the schema (unknown fields reported as fieldValidation says), merged into the live
+ * object with field ownership tracked per manager (managed-fields.ts: conflicts, force, removal of
+ * fields only the applier owned), then stored through the same path as an update, or created
+ * when the object is absent (`created: true`). A `metadata.resourceVersion` in the configuration
+ * is a precondition; without one, an apply that loses a race is applied again to the new state.
  */
 import { parse } from 'yaml';
 import { requiredField } from '../../api/meta/v1/field-error.js';
 import { StatusError } from '../../api/meta/v1/status-error.js';
+import type { KubeObject } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
+import type { StoreContext } from './context.js';
+import { createObject } from './create.js';
+import { groupResource } from './errors.js';
 import { isJsonMap, type JsonMap } from './json.js';
-import { applyMergePatch } from './patch-merge.js';
-import { applyStrategicMergePatch } from './patch-strategic.js';
+import { applyConfiguration } from './managed-fields.js';
+import { decodeBody, pruneAndReport } from './prepare.js';
+import { afterLostRace, applyUpdate, sentResourceVersion, type UpdateOptions } from './update.js';
+import { readCurrent } from './write.js';
 
 /** 422 `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: ...`. */
 export function requireFieldManager(fieldManager: string | undefined): void {
@@ -36,7 +44,63 @@ export function parseApplyBody(body: string): JsonMap {
   return value;
 }
 
-/** The live object with the applied configuration merged in. */
-export function mergeApplied(rt: ResourceType, live: unknown, config: JsonMap): unknown {
-  return rt.builtIn ? applyStrategicMergePatch(rt, live, config) : applyMergePatch(live, config);
+/** The configuration as the kind's object: named, typed, pruned; managedFields are not applied. */
+function appliedConfig(
+  ctx: StoreContext,
+  rt: ResourceType,
+  name: string,
+  body: JsonMap,
+  options: UpdateOptions,
+): JsonMap {
+  const config = decodeBody(rt, body);
+  const meta = config.metadata as JsonMap;
+  meta['name'] ??= name;
+  delete meta['managedFields'];
+  pruneAndReport(ctx, rt, config, options);
+  return config;
+}
+
+export async function applyObject(
+  ctx: StoreContext,
+  rt: ResourceType,
+  namespace: string | undefined,
+  name: string,
+  body: JsonMap,
+  options: UpdateOptions & { readonly force?: boolean },
+): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
+  const config = appliedConfig(ctx, rt, name, body, options);
+  const precondition = sentResourceVersion(body);
+  const force = options.force === true;
+  for (let attempt = 1; ; attempt++) {
+    const current = await readCurrent(ctx, rt, namespace, name);
+    const req = {
+      rt,
+      manager: options.fieldManager ?? '',
+      subresource: options.subresource ?? '',
+      now: ctx.clock.now(),
+    };
+    if (current === undefined) {
+      if (options.subresource !== undefined) throw StatusError.notFound(groupResource(rt), name);
+      const { object } = applyConfiguration(req, undefined, config, force);
+      const managed = (object['metadata'] as JsonMap)['managedFields'] as JsonMap[];
+      return {
+        object: await createObject(ctx, rt, namespace, object, options, managed),
+        created: true,
+      };
+    }
+    const { object } = applyConfiguration(req, current.obj, config, force);
+    const incoming = decodeBody(rt, object);
+    const managed = incoming.metadata.managedFields as unknown as JsonMap[];
+    try {
+      return {
+        object: await applyUpdate(ctx, rt, current, incoming, precondition, {
+          ...options,
+          appliedManagedFields: managed,
+        }),
+        created: false,
+      };
+    } catch (e) {
+      afterLostRace(e, rt, name, precondition, attempt);
+    }
+  }
 }

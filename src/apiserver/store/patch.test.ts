@@ -304,9 +304,11 @@ describe('server-side apply', () => {
       metadata: { name: 'p' },
       spec: { containers: [{ name: 'b', image: 'b:2' }] },
     });
+    // the create's manager owns b's image; force takes it
     const { object } = await t.store.patch(t.rt('Pod'), 'default', 'p', apply(body), {
       ...admin,
       fieldManager: 'm',
+      force: true,
     });
     expect(object['spec']).toEqual({
       containers: [

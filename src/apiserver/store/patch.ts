@@ -1,24 +1,23 @@
 /**
  * PATCH (and PATCH /status): the four patch types applied to the current object, then the same
  * path as an update. Strategic merge on a custom resource is 415 (which `kubectl patch` relies
- * on); apply needs a fieldManager and creates absent objects (`created: true`, HTTP 201). A
+ * on); apply (patch-apply.ts) needs a fieldManager, tracks field ownership and creates absent
+ * objects (`created: true`, HTTP 201). A
  * `metadata.resourceVersion` in the patch is a precondition (409 when stale); without one, a patch
  * that loses a race is re-applied to the new state.
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
-import { isStorageError, StorageErrorCode } from '../../ports/storage.js';
 import type { KubeObject, Patch, WriteOptions } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import type { StoreContext } from './context.js';
-import { createObject } from './create.js';
 import { groupResource } from './errors.js';
-import { isJsonMap, type JsonMap } from './json.js';
-import { mergeApplied, parseApplyBody, requireFieldManager } from './patch-apply.js';
+import { isJsonMap } from './json.js';
+import { applyObject, parseApplyBody, requireFieldManager } from './patch-apply.js';
 import { applyJsonPatch } from './patch-json.js';
 import { applyMergePatch } from './patch-merge.js';
 import { applyStrategicMergePatch } from './patch-strategic.js';
 import { decodeBody, pruneAndReport } from './prepare.js';
-import { applyUpdate, MaxWriteAttempts } from './update.js';
+import { afterLostRace, applyUpdate } from './update.js';
 import { readCurrent, type Current } from './write.js';
 
 export type PatchOptions = WriteOptions & {
@@ -49,23 +48,14 @@ export async function patchObject(
   if (patch.type === 'strategic' && !rt.builtIn) {
     throw StatusError.unsupportedMediaType(acceptedPatchTypes(rt));
   }
-  if (patch.type === 'apply') requireFieldManager(options.fieldManager);
-  const body = patch.type === 'apply' ? parseApplyBody(patch.body) : parseJsonBody(patch.body);
+  if (patch.type === 'apply') {
+    requireFieldManager(options.fieldManager);
+    return applyObject(ctx, rt, namespace, name, parseApplyBody(patch.body), options);
+  }
+  const body = parseJsonBody(patch.body);
   for (let attempt = 1; ; attempt++) {
     const current = await readCurrent(ctx, rt, namespace, name);
-    if (current === undefined) {
-      if (patch.type !== 'apply' || options.subresource !== undefined) {
-        throw StatusError.notFound(groupResource(rt), name);
-      }
-      const object = await createObject(
-        ctx,
-        rt,
-        namespace,
-        withName(body as JsonMap, name),
-        options,
-      );
-      return { object, created: true };
-    }
+    if (current === undefined) throw StatusError.notFound(groupResource(rt), name);
     const { patched, precondition } = applyPatchTo(rt, current, patch.type, body);
     try {
       const incoming = decodeBody(rt, patched);
@@ -75,11 +65,7 @@ export async function patchObject(
         created: false,
       };
     } catch (e) {
-      if (isStorageError(e, StorageErrorCode.KeyNotFound) && attempt < MaxWriteAttempts) continue;
-      if (!isStorageError(e, StorageErrorCode.Conflict)) throw e;
-      if (precondition !== '' || attempt >= MaxWriteAttempts) {
-        throw StatusError.conflict(groupResource(rt), name);
-      }
+      afterLostRace(e, rt, name, precondition, attempt);
     }
   }
 }
@@ -92,11 +78,6 @@ function parseJsonBody(body: string): unknown {
   }
 }
 
-function withName(config: JsonMap, name: string): JsonMap {
-  const meta = isJsonMap(config['metadata']) ? config['metadata'] : {};
-  return { ...config, metadata: { ...meta, name: meta['name'] ?? name } };
-}
-
 /**
  * The patched object, and the resourceVersion it must be applied at: the one the patch set, if it
  * set one other than the current ('' means unconditional).
@@ -104,7 +85,7 @@ function withName(config: JsonMap, name: string): JsonMap {
 function applyPatchTo(
   rt: ResourceType,
   current: Current,
-  type: Patch['type'],
+  type: Exclude<Patch['type'], 'apply'>,
   body: unknown,
 ): { readonly patched: unknown; readonly precondition: string } {
   let patched: unknown;
@@ -118,9 +99,6 @@ function applyPatchTo(
     case 'strategic':
       patched = applyStrategicMergePatch(rt, current.obj, body);
       break;
-    case 'apply':
-      patched = mergeApplied(rt, current.obj, body as JsonMap);
-      break;
   }
   const meta = isJsonMap(patched) ? patched['metadata'] : undefined;
   const rv = isJsonMap(meta) ? meta['resourceVersion'] : undefined;
@@ -129,7 +107,7 @@ function applyPatchTo(
 }
 
 /** Whether the patch itself names a resourceVersion (rather than carrying the current one along). */
-function setsResourceVersion(type: Patch['type'], body: unknown): boolean {
+export function setsResourceVersion(type: Patch['type'], body: unknown): boolean {
   if (type === 'json') {
     return (
       Array.isArray(body) &&

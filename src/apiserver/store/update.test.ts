@@ -257,6 +257,7 @@ describe('update', () => {
       resourceVersion: '9',
       generation: 1,
       creationTimestamp: '2026-11-29T09:15:00Z',
+      managedFields: [expect.objectContaining({ manager: 'unknown', operation: 'Update' })],
     });
     const call = t.store.update(
       t.rt('MachineConfigPool'),

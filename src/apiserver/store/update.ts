@@ -15,12 +15,17 @@ import { admit } from './admission.js';
 import type { StoreContext } from './context.js';
 import { createObject } from './create.js';
 import { groupKind, groupResource } from './errors.js';
-import { isJsonMap } from './json.js';
+import { isJsonMap, type JsonMap } from './json.js';
+import { updateManagedFields, updateManagerName } from './managed-fields.js';
 import { checkName, decodeBody, prepareUpdate, pruneAndReport } from './prepare.js';
 import { strategyFor } from './strategy.js';
 import { commitUpdate, readCurrent, type Current } from './write.js';
 
-export type UpdateOptions = WriteOptions & { readonly subresource?: 'status' };
+export type UpdateOptions = WriteOptions & {
+  readonly subresource?: 'status';
+  /** Set by server-side apply, which computes managedFields itself. */
+  readonly appliedManagedFields?: JsonMap[];
+};
 
 /** How many times a write that lost a race without a precondition is retried. */
 export const MaxWriteAttempts = 5;
@@ -60,12 +65,27 @@ export async function updateObject(
     try {
       return await applyUpdate(ctx, rt, current, incoming, precondition, options);
     } catch (e) {
-      if (isStorageError(e, StorageErrorCode.KeyNotFound) && attempt < MaxWriteAttempts) continue;
-      if (!isStorageError(e, StorageErrorCode.Conflict)) throw e;
-      if (precondition !== '' || attempt >= MaxWriteAttempts) {
-        throw StatusError.conflict(groupResource(rt), name);
-      }
+      afterLostRace(e, rt, name, precondition, attempt);
     }
+  }
+}
+
+/**
+ * A write that lost a race (the object changed or went away meanwhile) is tried again against the
+ * new state, up to MaxWriteAttempts; with a precondition, or out of attempts, it is 409 Conflict.
+ * Any other failure is rethrown.
+ */
+export function afterLostRace(
+  e: unknown,
+  rt: ResourceType,
+  name: string,
+  precondition: string,
+  attempt: number,
+): void {
+  if (isStorageError(e, StorageErrorCode.KeyNotFound) && attempt < MaxWriteAttempts) return;
+  if (!isStorageError(e, StorageErrorCode.Conflict)) throw e;
+  if (precondition !== '' || attempt >= MaxWriteAttempts) {
+    throw StatusError.conflict(groupResource(rt), name);
   }
 }
 
@@ -83,8 +103,32 @@ export async function applyUpdate(
     throw StatusError.conflict(groupResource(rt), name);
   }
   const { next, errors } = prepareUpdate(rt, current.obj, incoming, options.subresource);
+  const managed =
+    options.appliedManagedFields ??
+    updateManagedFields(
+      {
+        rt,
+        manager: updateManagerName(options.fieldManager, options.userAgent),
+        subresource: options.subresource ?? '',
+        now: ctx.clock.now(),
+      },
+      current.obj,
+      withManagedFields(next, incoming.metadata.managedFields),
+    );
+  if (managed.length > 0) next.metadata.managedFields = managed;
   admit(ctx, rt, next, current.obj, errors);
   return commitUpdate(ctx, rt, current, next, { dryRun: options.dryRun });
+}
+
+/** `next` carrying the managedFields the client sent (they may replace the live ones). */
+function withManagedFields(
+  next: KubeObject,
+  sent: KubeObject['metadata']['managedFields'],
+): KubeObject {
+  const metadata = { ...next.metadata };
+  if (sent === undefined) delete metadata.managedFields;
+  else metadata.managedFields = sent;
+  return { ...next, metadata };
 }
 
 /** 422 `metadata.resourceVersion: Invalid value: 0x0: must be specified for an update`. */

@@ -53,6 +53,27 @@ describe('ApiEventRecorder', () => {
     expect(e?.metadata.name).toMatch(/^worker\.[0-9a-f]+$/);
   });
 
+  it('reads the uid of an object given by name only (the daemon names its Node), so describe finds it', async () => {
+    const { client, recorder } = setup();
+    client.seed(Resources.node, {
+      metadata: { name: 'n1', uid: 'node-uid', resourceVersion: '4' },
+    });
+    await recorder.event(
+      Resources.node,
+      { metadata: { name: 'n1' } },
+      'Normal',
+      'NodeDone',
+      'done',
+    );
+    // a Node that cannot be read still gets its event, without a uid
+    await recorder.event(Resources.node, { metadata: { name: 'gone' } }, 'Normal', 'NodeDone', 'x');
+    const list = await events(client, 'default');
+    expect(list.map((e) => e.involvedObject)).toEqual([
+      { kind: 'Node', apiVersion: 'v1', name: 'n1', uid: 'node-uid', resourceVersion: '1' },
+      { kind: 'Node', apiVersion: 'v1', name: 'gone' },
+    ]);
+  });
+
   it('counts a repeat on the same Event and stamps its time', async () => {
     const { client, clock, recorder } = setup();
     const node = { metadata: { name: 'n1', uid: 'un' } };

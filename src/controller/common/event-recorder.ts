@@ -1,10 +1,12 @@
 /**
  * Records core/v1 Events through the API, as client-go's EventRecorder does for upstream's
  * controllers (`SelectingAll`, `RenderedConfigGenerated`, `SetDesiredConfig`, `DrainFailed`, …;
- * mco-behavior.md §A.4). Events about cluster-scoped objects (pools, nodes) go to the `default`
+ * docs/reference/catalog.md §A.4). Events about cluster-scoped objects (pools, nodes) go to the `default`
  * namespace, as client-go puts them. A repeat of the same event bumps `count` on the existing
- * Event instead of creating another (client-go's correlator). Recording never fails the caller:
- * an event is a notice, so a write error is logged and dropped.
+ * Event instead of creating another (client-go's correlator). An object given by name only (the
+ * daemon knows its Node by name) is read once per event for its uid, which `kubectl describe`
+ * selects events by (`involvedObject.uid`). Recording never fails the caller: an event is a
+ * notice, so a write error is logged and dropped.
  */
 import { EventType, type Event } from '../../api/core/v1/event.js';
 import { isStatusError } from '../../api/meta/v1/status-error.js';
@@ -66,7 +68,8 @@ export class ApiEventRecorder implements EventRecorder {
     message: string,
   ): Promise<void> {
     const { log } = this.#options;
-    const meta = object.metadata;
+    const meta =
+      object.metadata.uid === undefined ? await this.#withUid(ref, object) : object.metadata;
     const namespace =
       ref.namespaced && meta.namespace !== undefined && meta.namespace !== ''
         ? meta.namespace
@@ -78,13 +81,42 @@ export class ApiEventRecorder implements EventRecorder {
     try {
       const seen = this.#seen.get(key);
       if (seen !== undefined && (await this.#bump(seen))) return;
-      await this.#create(ref, object, namespace, key, { type, reason, message });
+      await this.#create(ref, { ...object, metadata: meta }, namespace, key, {
+        type,
+        reason,
+        message,
+      });
     } catch (e) {
       log.warn('could not record event', {
         reason,
         object: meta.name,
         error: e instanceof Error ? e.message : String(e),
       });
+    }
+  }
+
+  /** The object's metadata with its uid (and resourceVersion) read from the API; as given if unreadable. */
+  async #withUid(ref: ResourceRef, object: ApiObject): Promise<ApiObject['metadata']> {
+    const meta = object.metadata;
+    if (meta.name === undefined) return meta;
+    try {
+      const live = await this.#options.client.get(
+        ref,
+        meta.name,
+        ref.namespaced ? meta.namespace : undefined,
+      );
+      const { uid, resourceVersion } = live.metadata;
+      return {
+        ...meta,
+        ...(uid === undefined ? {} : { uid }),
+        ...(resourceVersion === undefined ? {} : { resourceVersion }),
+      };
+    } catch (e) {
+      this.#options.log.debug('no uid for the event object', {
+        object: meta.name,
+        error: e instanceof Error ? e.message : String(e),
+      });
+      return meta;
     }
   }
 

@@ -1,6 +1,6 @@
 /**
  * The shared reconcile of the two MachineConfig-generating controllers (upstream
- * syncKubeletConfig / syncContainerRuntimeConfig, mco-behavior.md §2.5–2.6): for one
+ * syncKubeletConfig / syncContainerRuntimeConfig, docs/reference/api.md §2.5–2.6): for one
  * KubeletConfig or ContainerRuntimeConfig, wait for the ControllerConfig, validate, and for every
  * pool it selects write `99-<pool>-generated-<kind>[-N]` (role label = pool, owned by the config,
  * controller-version annotated), remember the name suffix on the config and hold it with a

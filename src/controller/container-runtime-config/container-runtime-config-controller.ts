@@ -1,5 +1,5 @@
 /**
- * The container runtime config controller (mco-behavior.md §2.6): each ContainerRuntimeConfig
+ * The container runtime config controller (docs/reference/api.md §2.6): each ContainerRuntimeConfig
  * becomes `99-<pool>-generated-containerruntime[-N]` (CRI-O drop-ins and storage.conf) for every
  * pool it selects. Invalid values give a Failure condition and no MachineConfig.
  */

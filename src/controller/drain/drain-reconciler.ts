@@ -1,5 +1,5 @@
 /**
- * The drain controller's reconcile for one node (upstream syncNode/drainNode, mco-behavior.md §5):
+ * The drain controller's reconcile for one node (upstream syncNode/drainNode, docs/reference/drain.md §5):
  * when the daemon's `desiredDrain` differs from `lastAppliedDrain`, uncordon, or cordon and evict
  * the node's pods; on success record `lastAppliedDrain` (after a drain, only while the node is
  * still cordoned: an external uncordon means new pods may have landed). A failed drain is retried

@@ -1,5 +1,5 @@
 /**
- * The drain controller's timings (upstream pkg/controller/drain DefaultConfig, mco-behavior.md §5):
+ * The drain controller's timings (upstream pkg/controller/drain DefaultConfig, docs/reference/drain.md §5):
  * configurable so tests can run the whole cadence in seconds.
  */
 export interface DrainTimings {

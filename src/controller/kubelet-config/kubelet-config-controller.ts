@@ -1,5 +1,5 @@
 /**
- * The kubelet config controller (mco-behavior.md §2.5): each KubeletConfig becomes
+ * The kubelet config controller (docs/reference/api.md §2.5): each KubeletConfig becomes
  * `99-<pool>-generated-kubelet[-N]` for every pool it selects — the role's template kubelet.conf
  * with the user's fields merged in. Refused fields give a Failure condition and no MachineConfig.
  */

@@ -1,5 +1,5 @@
 /**
- * Wires the node reconciler (mco-behavior.md §4): pool adds and updates, and node adds, relevant
+ * Wires the node reconciler (docs/reference/rollout.md §4): pool adds and updates, and node adds, relevant
  * updates and deletes, enqueue the node's pools after the update delay (upstream: 5 s), so a
  * burst of node changes becomes one pass over the pool.
  */

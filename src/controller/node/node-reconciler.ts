@@ -1,6 +1,6 @@
 /**
  * The node controller's reconcile for one pool (upstream syncMachineConfigPool in
- * pkg/controller/node, mco-behavior.md §4.6): membership, maxUnavailable, the controlPlaneTopology
+ * pkg/controller/node, docs/reference/rollout.md §4.6): membership, maxUnavailable, the controlPlaneTopology
  * annotation, UpdateInProgress taints, candidate choice and retargeting, then the pool status —
  * each decision taken by the pure rollout logic, each write a patch or a status update.
  */
@@ -63,7 +63,10 @@ export interface NodeReconcilerOptions {
 /** Node writes in flight at once within one pass (upstream writes one by one). */
 const WriteConcurrency = 16;
 
-/** How SetDesiredConfig events name the target (mco-behavior.md §4.3, §A.4). */
+/**
+ * How SetDesiredConfig events name the target (docs/reference/rollout.md §4.3,
+ * docs/reference/catalog.md §A.4).
+ */
 function updateLine(target: string): string {
   return `MachineConfig: ${target}`;
 }

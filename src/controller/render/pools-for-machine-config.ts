@@ -1,6 +1,6 @@
 /**
  * Which pools a MachineConfig event concerns (upstream render controller's resolveControllerRef /
- * getPoolsForMachineConfig, mco-behavior.md §3.1): the pool named by its controller reference (if
+ * getPoolsForMachineConfig, docs/reference/render.md §3.1): the pool named by its controller reference (if
  * the UID still matches), else every pool whose non-empty machineConfigSelector matches its labels
  * (generated configs owned by a KubeletConfig or ContainerRuntimeConfig reach their pools by label).
  * A MachineConfig without labels concerns no pool (an error upstream logs).

@@ -1,5 +1,5 @@
 /**
- * Wires the render reconciler to the caches (mco-behavior.md §3.1): every pool add/update and
+ * Wires the render reconciler to the caches (docs/reference/render.md §3.1): every pool add/update and
  * every MachineConfig add, spec update or delete enqueues the affected pools after the render
  * delay (5 s upstream), so a burst of MachineConfig changes renders once; failures retry with
  * backoff 15 times, then once a minute.
@@ -82,8 +82,9 @@ export function createRenderController(options: RenderControllerOptions): Contro
       later(objectKey(p));
     },
   });
-  // The rendered osImageURL and release-image-version come from the ControllerConfig (§3.4, §10
-  // step 5): an upgrade changes only it, so every pool renders again.
+  // The rendered osImageURL and release-image-version come from the ControllerConfig
+  // (docs/reference/render.md §3.4, docs/reference/upgrade.md §10.1 step 5): an upgrade changes
+  // only it, so every pool renders again.
   informers.controllerConfigs.addHandler({
     onUpdate: (old, cc) => {
       if (

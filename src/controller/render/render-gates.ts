@@ -1,5 +1,5 @@
 /**
- * The render controller's wait-gates (mco-behavior.md §2.4, §2.6): a pool is not rendered while
+ * The render controller's wait-gates (docs/reference/api.md §2.4, §2.6): a pool is not rendered while
  * the ControllerConfig has not been completed by the template controller, or while a
  * KubeletConfig / ContainerRuntimeConfig that selects the pool has not been processed for its
  * latest generation. A closed gate is an error to retry, never a pool condition.

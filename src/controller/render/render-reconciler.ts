@@ -1,6 +1,6 @@
 /**
  * The render controller's reconcile for one pool (upstream syncMachineConfigPool,
- * mco-behavior.md §3.2–3.3): read the pool, the MachineConfigs and the gates from the caches, call
+ * docs/reference/render.md §3.2–3.3): read the pool, the MachineConfigs and the gates from the caches, call
  * the pure `renderPool`, then write: the rendered MachineConfig (owned by the pool, so garbage
  * collection removes it with the pool), the pool's `spec.configuration`, and `RenderDegraded`.
  */

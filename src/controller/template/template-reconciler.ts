@@ -1,5 +1,5 @@
 /**
- * The template controller's reconcile (upstream syncControllerConfig, mco-behavior.md §2.4): for the
+ * The template controller's reconcile (upstream syncControllerConfig, docs/reference/api.md §2.4): for the
  * ControllerConfig, generate `00-<role>`, `01-<role>-kubelet` and `01-<role>-container-runtime`
  * from the template folder (pure: src/logic/template), apply them (owned by the ControllerConfig),
  * and report TemplateControllerRunning / Completed / Failing on its status.

@@ -1,6 +1,6 @@
 /**
  * The template controller's ControllerConfig conditions (upstream pkg/controller/template/status.go,
- * mco-behavior.md §2.4): Running while syncing a new generation, then Completed or Failing, each
+ * docs/reference/api.md §2.4): Running while syncing a new generation, then Completed or Failing, each
  * change stamped with `observedGeneration`. Pure: returns the next status.
  */
 import { ControllerConfigConditionType } from '../../api/machineconfiguration/v1/constants.js';

@@ -1,6 +1,6 @@
 /**
  * The Ignition a ContainerRuntimeConfig becomes (upstream createCRIODropinFiles and the storage
- * config update, mco-behavior.md §2.6): one CRI-O TOML drop-in per set field under
+ * config update, docs/reference/api.md §2.6): one CRI-O TOML drop-in per set field under
  * `/etc/crio/crio.conf.d/01-ctrcfg-<field>`, and `/etc/containers/storage.conf` when the overlay
  * size or additional image/layer stores are set. Files sorted by path. Pure.
  */

@@ -1,6 +1,6 @@
 /**
  * Which ContainerRuntimeConfig values the controller refuses (upstream
- * validateUserContainerRuntimeConfig, mco-behavior.md §2.6), in upstream's order and words.
+ * validateUserContainerRuntimeConfig, docs/reference/api.md §2.6), in upstream's order and words.
  */
 import type { ContainerRuntimeConfig } from '../../api/machineconfiguration/v1/container-runtime-config.js';
 import { err, ok, type Result } from '../../lib/result.js';

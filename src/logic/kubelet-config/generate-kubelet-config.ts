@@ -1,6 +1,6 @@
 /**
  * The Ignition a KubeletConfig becomes for one pool (upstream generateKubeletIgnFiles,
- * mco-behavior.md §2.5): the pool role's template kubelet.conf with the user's fields merged over
+ * docs/reference/api.md §2.5): the pool role's template kubelet.conf with the user's fields merged over
  * it (mergo WithOverride: a user's zero values do not override, except an explicit
  * `protectKernelDefaults: false`), written back as YAML; plus, when asked, the kubelet log-level
  * drop-in and the node-sizing environment file. Pure.

@@ -1,6 +1,6 @@
 /**
  * The name of the MachineConfig a KubeletConfig or ContainerRuntimeConfig generates for a pool
- * (upstream getManagedKubeletConfigKey / getManagedKeyCtrCfg, mco-behavior.md §2.5–2.6): the first
+ * (upstream getManagedKubeletConfigKey / getManagedKeyCtrCfg, docs/reference/api.md §2.5–2.6): the first
  * config of a pool gets `99-<pool>-generated-<kind>`, later ones `…-<N>` with N one above the
  * highest suffix in use, remembered on the config in the `mc-name-suffix` annotation. At most 10.
  */

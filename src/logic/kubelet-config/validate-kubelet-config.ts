@@ -1,6 +1,6 @@
 /**
  * Which KubeletConfig specs the controller refuses (upstream validateUserKubeletConfig,
- * mco-behavior.md §2.5): fields whose change could leave a node unable to come back after a reboot.
+ * docs/reference/api.md §2.5): fields whose change could leave a node unable to come back after a reboot.
  * A refused config gets a Failure condition and generates nothing.
  */
 import type { KubeletConfig } from '../../api/machineconfiguration/v1/kubelet-config.js';

@@ -222,7 +222,7 @@ const cases: readonly (readonly [string, PostConfigActions, string, string, bool
   ['skip: no change in registries.conf', legacy('reload crio'), 'mc1', 'mc1', false],
   ['skip: new registry whose mirror is digest-only', legacy('reload crio'), 'mc3', 'mc1', false],
   // Upstream's test expects "skip" here, but its isSafeContainerRegistryConfChanges (and
-  // mco-behavior.md §7.5) require mirror-by-digest-only=true for a new registry without mirrors.
+  // docs/reference/daemon.md §7.5) require mirror-by-digest-only=true for a new registry without mirrors.
   [
     'drain: new registry without mirrors, mirror-by-digest-only unset',
     legacy('reload crio'),

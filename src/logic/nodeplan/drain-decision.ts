@@ -1,5 +1,5 @@
 /**
- * Does applying the change need a drain (mco-behavior.md §7.5)? A reboot always drains; a
+ * Does applying the change need a drain (docs/reference/daemon.md §7.5)? A reboot always drains; a
  * registries.conf change drains only when it is not safe; other rebootless actions never do.
  * Both action vocabularies are handled: node disruption policy actions and the legacy
  * (firstboot) strings.

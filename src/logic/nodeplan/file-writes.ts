@@ -1,5 +1,5 @@
 /**
- * The files an update writes (upstream writeFiles, mco-behavior.md §7.6): every file of the new
+ * The files an update writes (upstream writeFiles, docs/reference/daemon.md §7.6): every file of the new
  * config, decoded, with its mode (default 0644) and owner (root unless the entry names a user or
  * group by id or by name; names are resolved by the caller on the node). kubelet-ca.crt belongs
  * to the certificate writer and is skipped on normal updates.

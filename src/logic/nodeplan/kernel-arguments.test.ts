@@ -8,7 +8,7 @@ import {
   splitKernelArguments,
 } from './kernel-arguments.js';
 
-// Vector D1 (upstream TestKernelAguments): generateKargs(old, new) → `rpm-ostree kargs` arguments.
+// docs/reference/vectors.md §D1 (upstream TestKernelAguments): generateKargs(old, new) → `rpm-ostree kargs` arguments.
 const D1: readonly (readonly [string[] | undefined, string[] | undefined, string])[] = [
   [undefined, ['hello=world'], '--append=hello=world'],
   [['hello=world'], undefined, '--delete-if-present=hello=world'],

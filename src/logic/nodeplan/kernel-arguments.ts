@@ -1,5 +1,6 @@
 /**
- * Kernel arguments of a MachineConfig (mco-behavior.md §7.8 step 6, vector D1). An entry may hold
+ * Kernel arguments of a MachineConfig (docs/reference/daemon.md §7.8 step 6,
+ * docs/reference/vectors.md §D1). An entry may hold
  * several arguments; they are split the way the kernel's next_arg() splits the command line
  * (whitespace separates, double quotes group, no escapes). On a change the old list is deleted
  * in full and the new one appended, which keeps the bookkeeping trivially correct.

@@ -1,6 +1,6 @@
 /**
  * Kernel types of a MachineConfig (`spec.kernelType`) and the rpm-ostree overrides that switch
- * between them (mco-behavior.md §7.8 steps 4 and 7).
+ * between them (docs/reference/daemon.md §7.8 steps 4 and 7).
  */
 import { err, ok, type Result } from '../../lib/result.js';
 

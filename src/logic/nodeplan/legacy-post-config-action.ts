@@ -1,7 +1,7 @@
 /**
- * The legacy post-config action table (upstream calculatePostConfigChangeAction, mco-behavior.md
- * §7.4 "Legacy path"). Used at firstboot only, where the cluster's node disruption policies
- * cannot be read. Vector D3.
+ * The legacy post-config action table (upstream calculatePostConfigChangeAction,
+ * docs/reference/daemon.md §7.4 "Legacy path"). Used at firstboot only, where the cluster's node
+ * disruption policies cannot be read. Cases: docs/reference/vectors.md §D3.
  */
 import { goPathClean } from '../../ignition/translate-up.js';
 import type { MachineConfigDiff } from './machine-config-diff.js';

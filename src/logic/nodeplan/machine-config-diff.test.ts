@@ -16,7 +16,7 @@ import { describeNodeConfigError, emptyNodeConfig, parseNodeConfig } from './nod
 
 const base = nodeConfig('base', { files: [ignFile('/etc/a', 'a')] }, { osImageURL: 'img@1' });
 
-describe('machineConfigDiff: §7.3 flags', () => {
+describe('machineConfigDiff: docs/reference/daemon.md §7.3 flags', () => {
   it.each([
     ['osUpdate', nodeConfig('n', { files: [ignFile('/etc/a', 'a')] }, { osImageURL: 'img@2' })],
     [

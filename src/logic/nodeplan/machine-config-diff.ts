@@ -1,5 +1,5 @@
 /**
- * machineConfigDiff (upstream newMachineConfigDiff, mco-behavior.md §7.3): which parts of the
+ * machineConfigDiff (upstream newMachineConfigDiff, docs/reference/daemon.md §7.3): which parts of the
  * machine change between two configs. It drives the post-config action, the drain decision and
  * which OS steps run. The forcefile is an input, not a file this function looks for.
  */
@@ -70,7 +70,10 @@ export function osChangesString(d: MachineConfigDiff): string {
   return changes.join('; ');
 }
 
-/** Whether applyOSChanges has anything to do (§7.8; realtime/64k kernels re-apply every time). */
+/**
+ * Whether applyOSChanges has anything to do (docs/reference/daemon.md §7.8; realtime/64k kernels
+ * re-apply every time).
+ */
 export function needsOsChanges(d: MachineConfigDiff, newConfig: NodeConfig): boolean {
   const kernel = canonicalizeKernelType(newConfig.kernelType);
   return (

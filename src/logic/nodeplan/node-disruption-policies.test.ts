@@ -30,7 +30,7 @@ const restart = (s: string): PolicyAction => ({
   restart: { serviceName: s },
 });
 
-describe('defaultClusterPolicies: the §7.4 table', () => {
+describe('defaultClusterPolicies: the docs/reference/daemon.md §7.4 table', () => {
   it('has every default, in upstream order, as `path: actions`', () => {
     const rows = (defaultClusterPolicies.files ?? []).map(
       (f) => `${f.path}: ${f.actions.map(describeAction).join(', ')}`,

@@ -1,5 +1,5 @@
 /**
- * Node disruption policies (mco-behavior.md §7.4): which actions a change needs (Reboot, Drain,
+ * Node disruption policies (docs/reference/daemon.md §7.4): which actions a change needs (Reboot, Drain,
  * Reload, Restart, DaemonReload, None, Special), from MCO's default table merged with the user's
  * MachineConfiguration/cluster `spec.nodeDisruptionPolicy`. This is the normal (non-firstboot)
  * path; the legacy table is in legacy-post-config-action.ts.

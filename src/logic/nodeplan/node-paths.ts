@@ -1,9 +1,9 @@
 /**
- * Well-known paths on a managed node that the daemon's decisions depend on (mco-behavior.md
- * Appendix A.2). Kept in one place so the decision functions and the daemon agree on them.
+ * Well-known paths on a managed node that the daemon's decisions depend on
+ * (docs/reference/catalog.md §A.2). Kept in one place so the decision functions and the daemon agree on them.
  */
 
-/** Creating this file forces a full re-apply with a reboot (§7.9). */
+/** Creating this file forces a full re-apply with a reboot (docs/reference/daemon.md §7.9). */
 export const ForceFilePath = '/run/machine-config-daemon-force';
 
 export const SystemdUnitDir = '/etc/systemd/system';

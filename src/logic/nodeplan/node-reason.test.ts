@@ -8,7 +8,7 @@ import {
 
 describe('checkNodeReconcilable: vector B MCD wrapping', () => {
   it('wraps the render-time reason for the node (B1)', () => {
-    // GIVEN old has a disk and new has none (vector B1)
+    // GIVEN old has a disk and new has none (docs/reference/vectors.md §B, B1)
     const oldMc = machineConfig('rendered-worker-a');
     const withDisk = {
       ...oldMc,

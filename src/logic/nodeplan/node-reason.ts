@@ -1,7 +1,7 @@
 /**
  * The node-side reconcilability check and the reason texts the daemon writes to its Node
- * (mco-behavior.md §7.2 step 3, vector B "MCD wrapping"). The reason annotation holds at most
- * 2000 characters (upstream formats it with %.2000s).
+ * (docs/reference/daemon.md §7.2 step 3, docs/reference/vectors.md §B.1). The reason annotation
+ * holds at most 2000 characters (upstream formats it with %.2000s).
  */
 import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
 import { err, ok, type Result } from '../../lib/result.js';

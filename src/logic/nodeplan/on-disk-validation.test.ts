@@ -77,7 +77,7 @@ function failure(observed: ObservedState): string {
   return r.ok ? 'ok' : describeOnDiskValidationFailure(expected.name, r.error);
 }
 
-describe('validateOnDiskState: §7.7 messages', () => {
+describe('validateOnDiskState: docs/reference/daemon.md §7.7 messages', () => {
   it('passes on a matching machine', () => {
     expect(failure(matching())).toBe('ok');
   });

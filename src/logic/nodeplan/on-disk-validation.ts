@@ -1,7 +1,7 @@
 /**
- * On-disk validation (upstream validateOnDiskState and on_disk_validation.go, mco-behavior.md
- * §7.7 and §7.9): does the machine match a config? The caller reads the machine (onDiskTargets
- * says what to read) and this decides, returning the first mismatch with upstream's text. Used
+ * On-disk validation (upstream validateOnDiskState and on_disk_validation.go,
+ * docs/reference/daemon.md §7.7, §7.9): does the machine match a config? The caller reads the
+ * machine (onDiskTargets says what to read) and this decides, returning the first mismatch with upstream's text. Used
  * after a reboot (OS image, kernel arguments, files, units) and by the drift monitor (files and
  * units only).
  */

@@ -1,7 +1,8 @@
 /**
  * What performing the post-config actions does on the host, in order (upstream
- * performPostConfigChangeNodeDisruptionAction / performPostConfigChangeAction, mco-behavior.md
- * §7.4 "Execution"). The daemon runs these steps through the Host; a Reboot step ends the list.
+ * performPostConfigChangeNodeDisruptionAction / performPostConfigChangeAction,
+ * docs/reference/daemon.md §7.4 "Execution"). The daemon runs these steps through the Host; a
+ * Reboot step ends the list.
  */
 import type { PostConfigActions } from './drain-decision.js';
 import { LegacyAction } from './legacy-post-config-action.js';

@@ -1,6 +1,6 @@
 /**
  * Is a change to /etc/containers/registries.conf safe without a drain (upstream
- * isSafeContainerRegistryConfChanges, mco-behavior.md §7.5)? Adding search registries at the end,
+ * isSafeContainerRegistryConfChanges, docs/reference/daemon.md §7.5)? Adding search registries at the end,
  * mirrors that are only used by digest, or whole registries whose mirrors are all digest-only
  * cannot change what an already-running pod resolves an image to; anything else might.
  */

@@ -1,5 +1,5 @@
 /**
- * What an update removes (upstream deleteStaleData, mco-behavior.md §7.6): files, dropins and
+ * What an update removes (upstream deleteStaleData, docs/reference/daemon.md §7.6): files, dropins and
  * units of the old config that the new one no longer has. For each, the caller restores or drops
  * the backup (`.mcdnoorig` stamp → delete; `.mcdorig` → restore when the OS shipped the file)
  * and then deletes the path, a missing path being only a warning.

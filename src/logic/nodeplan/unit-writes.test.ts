@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ignition } from './fixtures.js';
 import { enablementCommands, planUnits, planUnitWrites } from './unit-writes.js';
 
-describe('planUnits: §7.6 unit rules', () => {
+describe('planUnits: docs/reference/daemon.md §7.6 unit rules', () => {
   it('dropins, mask, contents, unmask and enablement', () => {
     // GIVEN one unit of each kind
     const plan = planUnits([

@@ -1,6 +1,6 @@
 /**
  * The systemd unit writes of an update (upstream writeUnits/writeUnit/writeDropins,
- * mco-behavior.md §7.6). Only added or changed units are written, all of the new config's units
+ * docs/reference/daemon.md §7.6). Only added or changed units are written, all of the new config's units
  * when the forcefile exists (drift recovery). Each planned unit says what to do with its dropins,
  * its unit file, and its enablement; the caller runs it against the Host in that order.
  */

@@ -1,6 +1,6 @@
 /**
  * SSH keys and password hashes for the core user (upstream updateSSHKeys / SetPasswordHash,
- * mco-behavior.md §7.6). Reconcilability already guaranteed the users are all `core`; every key
+ * docs/reference/daemon.md §7.6). Reconcilability already guaranteed the users are all `core`; every key
  * of every user goes to core's Ignition key fragment.
  */
 import type { IgnitionConfig } from '../../ignition/types.js';

@@ -1,5 +1,5 @@
 /**
- * Vector D3 of mco-vectors.md (upstream TestCalculatePostConfigChangeAction) as data, shared by
+ * Vector D3 of docs/reference/vectors.md (upstream TestCalculatePostConfigChangeAction) as data, shared by
  * the legacy action tests and the CoreOS host's command-line tests. Files are made like
  * upstream's NewIgnFile (mode 0644, compression "").
  */
@@ -31,7 +31,7 @@ const userCa2 = ignFile(
 
 export type Side = ConfigParts & { osImageURL?: string; kernelArguments?: string[] };
 
-// Vector D3 (upstream TestCalculatePostConfigChangeAction), one row per upstream case.
+// docs/reference/vectors.md §D3 (upstream TestCalculatePostConfigChangeAction), one row per case.
 export const D3: readonly (readonly [string, Side, Side, readonly string[]])[] = [
   [
     'a random file changes',

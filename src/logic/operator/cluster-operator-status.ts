@@ -1,5 +1,5 @@
 /**
- * The ClusterOperator `machine-config` status (mco-behavior.md §9.2, upstream
+ * The ClusterOperator `machine-config` status (docs/reference/operator.md §9.2, upstream
  * pkg/operator/status.go): what one sync round of the operator writes.
  *
  * A round runs the operator's tasks in order and stops at the first error. Upstream blocks inside

@@ -1,5 +1,6 @@
 /**
- * The ControllerConfig the operator writes (mco-behavior.md §2.4, §9.1, §10): the cluster facts the
+ * The ControllerConfig the operator writes (docs/reference/api.md §2.4,
+ * docs/reference/operator.md §9.1, docs/reference/upgrade.md §10): the cluster facts the
  * template controller renders base MachineConfigs from, with the OS images of the release taken
  * from the `machine-config-osimageurl` ConfigMap, and the annotations that gate rendering on the
  * operator's version. Also upstream's "Completed" gate, which the operator waits on.

@@ -1,5 +1,5 @@
 /**
- * MachineConfigNodes as the operator keeps them (mco-behavior.md §2.7, upstream
+ * MachineConfigNodes as the operator keeps them (docs/reference/api.md §2.7, upstream
  * `syncMachineConfigNodes`): one per Node, named like it and owned by it; `spec.pool.name` is the
  * node's primary pool (or `not-yet-set`), `spec.configVersion.desired` starts `not-yet-set` and
  * then belongs to the node controller; every status condition starts False/`NotYetOccurred`.

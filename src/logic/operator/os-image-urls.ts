@@ -1,5 +1,6 @@
 /**
- * The `machine-config-osimageurl` ConfigMap (mco-behavior.md §9.1, §10): the OS images of this
+ * The `machine-config-osimageurl` ConfigMap (docs/reference/operator.md §9.1,
+ * docs/reference/upgrade.md §10): the OS images of this
  * release and the release it belongs to. The operator refuses data written for another release,
  * which is how an upgrade waits until the new ConfigMap has landed.
  */

@@ -1,5 +1,6 @@
 /**
- * The built-in pools the operator keeps (mco-behavior.md §2.3, §9.1): created when missing, and
+ * The built-in pools the operator keeps (docs/reference/api.md §2.3,
+ * docs/reference/operator.md §9.1): created when missing, and
  * afterwards only their metadata is enforced (the labels upstream's manifests carry); the spec is
  * the administrator's.
  */

@@ -1,5 +1,5 @@
 /**
- * The required-pools gate (mco-behavior.md §9.1, upstream syncRequiredMachineConfigPools): the
+ * The required-pools gate (docs/reference/operator.md §9.1, upstream syncRequiredMachineConfigPools): the
  * operator reports a release as deployed only once every pool labelled required-for-upgrade
  * (master) runs a configuration rendered by this controller version for this release and OS
  * image, and is Updated. Any degraded pool, required or not, holds the gate.

@@ -1,5 +1,5 @@
 /**
- * The pointer Ignition Secret per pool (mco-behavior.md §6.5): `openshift-machine-api/
+ * The pointer Ignition Secret per pool (docs/reference/mcs.md §6.5): `openshift-machine-api/
  * <pool>-user-data-managed`, owned by the pool, whose `userData` is the pointer config a new
  * machine boots with (the real config is merged from the machine config server).
  */

@@ -1,5 +1,5 @@
 /**
- * The Ignition part of upstream's MergeMachineConfigs (mco-behavior.md §3.4): Ignition 3 merge
+ * The Ignition part of upstream's MergeMachineConfigs (docs/reference/render.md §3.4): Ignition 3 merge
  * semantics plus two MCO fix-ups on files. Upstream merges one config at a time; this is the same
  * result from one n-ary merge (`mergeIgnitionAll`) and one pass over the files.
  *

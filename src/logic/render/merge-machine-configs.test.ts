@@ -23,7 +23,7 @@ const mapFiles = (c: IgnitionConfig, f: (file: IgnitionFile) => IgnitionFile): I
     : { ...c, storage: { ...c.storage, files: c.storage.files.map(f) } };
 
 /**
- * Upstream's MergeMachineConfigs step by step (mco-behavior §3.4): merge each config into the
+ * Upstream's MergeMachineConfigs step by step (docs/reference/render.md §3.4): merge each config into the
  * result of the ones before, marking "no compression" on the child before and clearing the marks
  * after every merge; default `overwrite` at the end.
  */

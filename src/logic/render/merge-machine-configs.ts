@@ -1,6 +1,6 @@
 /**
  * MergeMachineConfigs: many MachineConfigs in, one merged spec out, exactly as upstream merges them
- * (mco-behavior.md §3.4). Worker-role configs come first so a custom pool's own configs override
+ * (docs/reference/render.md §3.4). Worker-role configs come first so a custom pool's own configs override
  * the worker ones whatever their names; Ignition is merged with Ignition 3 semantics; the other
  * spec fields follow their own per-field rules.
  */

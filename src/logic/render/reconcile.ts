@@ -1,5 +1,5 @@
 /**
- * Reconcilability (upstream IsRenderedConfigReconcilable, mco-behavior.md §3.6): may a running node
+ * Reconcilability (upstream IsRenderedConfigReconcilable, docs/reference/render.md §3.6): may a running node
  * move from one config to another without reprovisioning? Disks, filesystems, RAID, directories,
  * new links, non-core users, groups, Ignition kernel arguments, appends and FIPS cannot change on a
  * running machine. The render controller and the daemon both ask this question.

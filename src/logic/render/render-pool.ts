@@ -1,7 +1,7 @@
 /**
- * Render one pool (upstream syncMachineConfigPool + generateRenderedMachineConfig, mco-behavior.md
- * §3.2–3.3): select the pool's MachineConfigs, check the version gates, validate each, merge them,
- * name the result, check it against the pool's current target and the size limit. Pure: the render
+ * Render one pool (upstream syncMachineConfigPool + generateRenderedMachineConfig,
+ * docs/reference/render.md §3.2–3.3): select the pool's MachineConfigs, check the version gates,
+ * validate each, merge them, name the result, check it against the pool's current target and the size limit. Pure: the render
  * controller and `mco render` both call it and do the I/O around it.
  */
 import { Annotation } from '../../api/machineconfiguration/v1/constants.js';

@@ -51,7 +51,7 @@ const A14_SPEC = spec({
   kernelArguments: ['nosmt', 'hugepages=2'],
 });
 
-describe('renderedConfigName (mco-vectors.md section A)', () => {
+describe('renderedConfigName (docs/reference/vectors.md §A)', () => {
   it.each([
     {
       id: 'A1 fips only',

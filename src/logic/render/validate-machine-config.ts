@@ -1,7 +1,8 @@
 /**
  * ValidateMachineConfig: the checks every component MachineConfig passes before it is merged
- * (mco-behavior.md §3.7): kernel type, Ignition version and validity, file modes without
- * setuid/setgid/sticky bits, and extensions from the allowlist.
+ * (docs/reference/render.md §3.7): kernel type, Ignition version and validity, file modes without
+ * setuid/setgid/sticky bits, and extensions from the allowlist; and, beyond upstream, unit and
+ * drop-in names that systemd takes (systemd-names.ts), since those names become paths on the node.
  */
 import { SupportedExtensions } from '../../api/machineconfiguration/v1/constants.js';
 import type { MachineConfigSpec } from '../../api/machineconfiguration/v1/machine-config.js';
@@ -11,12 +12,18 @@ import {
   type ParseResult,
 } from '../../ignition/parse.js';
 import { err, ok, type Result } from '../../lib/result.js';
+import {
+  describeSystemdNameProblem,
+  systemdNameProblems,
+  type SystemdNameProblem,
+} from './systemd-names.js';
 
 export type MachineConfigValidationError =
   | { readonly kind: 'InvalidKernelType'; readonly kernelType: string }
   | { readonly kind: 'Ignition'; readonly message: string }
   | { readonly kind: 'InvalidMode'; readonly mode: number; readonly path: string }
-  | { readonly kind: 'InvalidExtensions'; readonly extensions: readonly string[] };
+  | { readonly kind: 'InvalidExtensions'; readonly extensions: readonly string[] }
+  | { readonly kind: 'InvalidSystemdNames'; readonly problems: readonly SystemdNameProblem[] };
 
 /** Go's `%#o`: octal with a leading zero (04755). */
 function goAltOctal(n: number): string {
@@ -33,6 +40,8 @@ export function describeMachineConfigValidationError(e: MachineConfigValidationE
       return `invalid mode ${goAltOctal(e.mode)} for ${e.path}, cannot exceed 0777`;
     case 'InvalidExtensions':
       return `invalid extensions found: [${e.extensions.join(' ')}]`;
+    case 'InvalidSystemdNames':
+      return e.problems.map(describeSystemdNameProblem).join('; ');
   }
 }
 
@@ -63,7 +72,8 @@ export function validateMachineConfig(
   if (!ValidKernelTypes.includes(kernelType)) return err({ kind: 'InvalidKernelType', kernelType });
   if (spec?.config === undefined || spec.config === null) return ok(undefined);
 
-  // IgnParseWrapper; mco-behavior §3.7: a failed validation reads `invalid ignition V3 config found: …`.
+  // IgnParseWrapper; docs/reference/render.md §3.7: a failed validation reads
+  // `invalid ignition V3 config found: …`.
   const parsed = parseIgnition(spec.config, { shareInput: true });
   if (!parsed.ok)
     return err({ kind: 'Ignition', message: describeIgnitionParseError(parsed.error) });
@@ -77,6 +87,8 @@ export function validateMachineConfig(
       });
     }
   }
+  const names = systemdNameProblems(parsed.value.config);
+  if (names.length > 0) return err({ kind: 'InvalidSystemdNames', problems: names });
   // Upstream only checks extensions when the config also has Ignition (a quirk we keep).
   const unknown = (spec.extensions ?? []).filter((x) => !Object.hasOwn(SupportedExtensions, x));
   if (unknown.length > 0) return err({ kind: 'InvalidExtensions', extensions: unknown });

@@ -1,6 +1,6 @@
 /**
  * Which nodes of a pool the node controller may point at the pool's target next, and how many
- * (upstream getAllCandidateMachines + updateCandidateMachines, mco-behavior.md §4.3).
+ * (upstream getAllCandidateMachines + updateCandidateMachines, docs/reference/rollout.md §4.3).
  */
 import { Annotation } from '../../api/machineconfiguration/v1/constants.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';

@@ -1,5 +1,6 @@
 /**
- * maxUnavailable of a pool (mco-behavior.md §4.3): how many of its nodes may be unavailable at once.
+ * maxUnavailable of a pool (docs/reference/rollout.md §4.3): how many of its nodes may be
+ * unavailable at once.
  * Ints are used as they are, `"N%"` of the node count rounds down, 0 means 1, and the arbiter pool
  * always updates one node at a time. Negative ints are kept (upstream never progresses then).
  */

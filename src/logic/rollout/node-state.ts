@@ -1,6 +1,6 @@
 /**
  * What a node's annotations and conditions say about it, as upstream's node controller reads them
- * (mco-behavior.md §4.3): ready, done, failing, and unavailable for an update.
+ * (docs/reference/rollout.md §4.3): ready, done, failing, and unavailable for an update.
  */
 import { Annotation, DaemonState } from '../../api/machineconfiguration/v1/constants.js';
 import type { Node } from '../../api/core/v1/node.js';

@@ -1,5 +1,5 @@
 /**
- * Which pool a node belongs to (upstream GetPoolsForNode, mco-behavior.md §4.1): master wins over
+ * Which pool a node belongs to (upstream GetPoolsForNode, docs/reference/rollout.md §4.1): master wins over
  * a custom pool, one custom pool wins over worker (worker stays as its secondary), a node in two
  * custom pools is an error, Windows nodes are never managed.
  */

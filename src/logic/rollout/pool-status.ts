@@ -1,5 +1,5 @@
 /**
- * A pool's status from its nodes (upstream calculateStatus, mco-behavior.md §4.4–4.5): machine
+ * A pool's status from its nodes (upstream calculateStatus, docs/reference/rollout.md §4.4–4.5): machine
  * counts, the Updated/Updating/NodeDegraded/Degraded conditions with upstream's messages, and
  * `status.configuration`, which moves to the target only once every node is on it.
  */

@@ -258,7 +258,8 @@ function machineConfig(
       annotations: { [Annotation.generatedByControllerVersion]: input.versionHash },
       ...(input.owner === undefined ? {} : { ownerReferences: [input.owner] }),
     },
-    // The OS image comes from the ControllerConfig at render time, never from a template (§3.4).
+    // The OS image comes from the ControllerConfig at render time, never from a template
+    // (docs/reference/render.md §3.4).
     spec: { osImageURL: '', baseOSExtensionsContainerImage: '', config },
   };
 }

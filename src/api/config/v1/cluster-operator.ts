@@ -1,7 +1,8 @@
 /**
  * config.openshift.io/v1 ClusterOperator (`co`): how an operator reports itself to the cluster.
  * The MCO's `machine-config` entry carries Available/Progressing/Degraded/Upgradeable conditions,
- * `versions` (`operator`, `operator-image`), related objects and an `extension` blob (§9.2).
+ * `versions` (`operator`, `operator-image`), related objects and an `extension` blob
+ * (docs/reference/operator.md §9.2).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, RawObject } from '../../schema.js';

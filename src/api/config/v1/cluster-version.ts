@@ -1,7 +1,7 @@
 /**
  * config.openshift.io/v1 ClusterVersion (singleton `version`): the release the cluster runs and is
  * moving to. The operator reads `status.desired` / `history` to know the target release and whether
- * an upgrade is in progress (§9.2, §10).
+ * an upgrade is in progress (docs/reference/operator.md §9.2, docs/reference/upgrade.md §10).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Int64, Nullable, StringEnum } from '../../schema.js';

@@ -1,6 +1,6 @@
 /**
  * core/v1 Event: what controllers record (`SelectingAll`, `RenderDegraded`, drain and reboot events;
- * mco-behavior.md §A.4), listed by `kubectl get events`.
+ * docs/reference/catalog.md §A.4), listed by `kubectl get events`.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Int32, Nullable } from '../../schema.js';

@@ -34,7 +34,7 @@ export const NodeSpecSchema = Type.Object(
 );
 export type NodeSpec = Static<typeof NodeSpecSchema>;
 
-/** Node condition types; `Ready` drives availability (§4.3). */
+/** Node condition types; `Ready` drives availability (docs/reference/rollout.md §4.3). */
 export const NodeConditionType = {
   Ready: 'Ready',
   MemoryPressure: 'MemoryPressure',

@@ -1,16 +1,20 @@
 /**
  * The MCO's protocol strings in one place: annotation and label keys on nodes, configs and pools,
  * daemon states, condition types, kernel types, the extension allowlist, well-known names. Code
- * refers to `Annotation.desiredConfig`, never to the literal key (mco-behavior.md §2.1, §3.7, §4.2).
+ * refers to `Annotation.desiredConfig`, never to the literal key (docs/reference/api.md §2.1,
+ * docs/reference/render.md §3.7, docs/reference/rollout.md §4.2).
  */
 
 export const Group = 'machineconfiguration.openshift.io';
 export const Version = 'v1';
 export const ApiVersion = `${Group}/${Version}`;
 
-/** Annotation keys on nodes (§4.2), MachineConfigs, ControllerConfig and generating CRs (§2.1). */
+/**
+ * Annotation keys on nodes (docs/reference/rollout.md §4.2), MachineConfigs, ControllerConfig and
+ * generating CRs (docs/reference/api.md §2.1).
+ */
 export const Annotation = {
-  // node annotations (§4.2)
+  // node annotations (docs/reference/rollout.md §4.2)
   currentConfig: 'machineconfiguration.openshift.io/currentConfig',
   desiredConfig: 'machineconfiguration.openshift.io/desiredConfig',
   state: 'machineconfiguration.openshift.io/state',
@@ -28,7 +32,7 @@ export const Annotation = {
     'machineconfiguration.openshift.io/lastSyncedControllerConfigResourceVersion',
   lastObservedServerCAAnnotation:
     'machineconfiguration.openshift.io/lastObservedServerCAAnnotation',
-  // object annotations (§2.1)
+  // object annotations (docs/reference/api.md §2.1)
   generatedByControllerVersion: 'machineconfiguration.openshift.io/generated-by-controller-version',
   releaseImageVersion: 'machineconfiguration.openshift.io/release-image-version',
   osImageUrlOverridden: 'machineconfiguration.openshift.io/os-image-url-overridden',
@@ -59,7 +63,7 @@ export const Label = {
   nodeRoleWorker: 'node-role.kubernetes.io/worker',
   nodeRoleControlPlane: 'node-role.kubernetes.io/control-plane',
   nodeRoleArbiter: 'node-role.kubernetes.io/arbiter',
-  /** `kubernetes.io/os`; nodes with `windows` are never managed (§4.1). */
+  /** `kubernetes.io/os`; nodes with `windows` are never managed (docs/reference/rollout.md §4.1). */
   os: 'kubernetes.io/os',
   /** On the CRDs themselves. */
   operatorManaged: 'openshift.io/operator-managed',
@@ -79,7 +83,7 @@ export type DaemonState = (typeof DaemonState)[keyof typeof DaemonState];
 export const PostConfigAction = { Rebooting: 'Rebooting' } as const;
 export type PostConfigAction = (typeof PostConfigAction)[keyof typeof PostConfigAction];
 
-/** MachineConfigPool condition types (§2.3). */
+/** MachineConfigPool condition types (docs/reference/api.md §2.3). */
 export const PoolConditionType = {
   Updated: 'Updated',
   Updating: 'Updating',
@@ -97,7 +101,7 @@ export const PoolConditionType = {
 } as const;
 export type PoolConditionType = (typeof PoolConditionType)[keyof typeof PoolConditionType];
 
-/** ControllerConfig condition types, written by the template controller (§2.4). */
+/** ControllerConfig condition types, written by the template controller (docs/reference/api.md §2.4). */
 export const ControllerConfigConditionType = {
   TemplateControllerRunning: 'TemplateControllerRunning',
   TemplateControllerCompleted: 'TemplateControllerCompleted',
@@ -106,7 +110,7 @@ export const ControllerConfigConditionType = {
 export type ControllerConfigConditionType =
   (typeof ControllerConfigConditionType)[keyof typeof ControllerConfigConditionType];
 
-/** KubeletConfig condition types (§2.5): `Accepted` current, Success/Failure legacy. */
+/** KubeletConfig condition types (docs/reference/api.md §2.5): `Accepted` current, Success/Failure legacy. */
 export const KubeletConfigConditionType = {
   Accepted: 'Accepted',
   Success: 'Success',
@@ -115,7 +119,7 @@ export const KubeletConfigConditionType = {
 export type KubeletConfigConditionType =
   (typeof KubeletConfigConditionType)[keyof typeof KubeletConfigConditionType];
 
-/** ContainerRuntimeConfig condition types (§2.6). */
+/** ContainerRuntimeConfig condition types (docs/reference/api.md §2.6). */
 export const ContainerRuntimeConfigConditionType = {
   Success: 'Success',
   Failure: 'Failure',
@@ -123,7 +127,7 @@ export const ContainerRuntimeConfigConditionType = {
 export type ContainerRuntimeConfigConditionType =
   (typeof ContainerRuntimeConfigConditionType)[keyof typeof ContainerRuntimeConfigConditionType];
 
-/** MachineConfigNode condition types (§2.7). */
+/** MachineConfigNode condition types (docs/reference/api.md §2.7). */
 export const MachineConfigNodeConditionType = {
   UpdatePrepared: 'UpdatePrepared',
   UpdateExecuted: 'UpdateExecuted',
@@ -150,7 +154,7 @@ export type MachineConfigNodeConditionType =
 /** Placeholder MachineConfigNode spec values before the node has a pool / desired config. */
 export const NotYetSet = 'not-yet-set';
 
-/** Accepted `spec.kernelType` values besides `""` (§3.7). */
+/** Accepted `spec.kernelType` values besides `""` (docs/reference/render.md §3.7). */
 export const KernelType = {
   Default: 'default',
   Realtime: 'realtime',
@@ -158,7 +162,10 @@ export const KernelType = {
 } as const;
 export type KernelType = (typeof KernelType)[keyof typeof KernelType];
 
-/** The extension allowlist (`SupportedExtensions`, §3.7): extension → RPM packages it installs. */
+/**
+ * The extension allowlist (`SupportedExtensions`, docs/reference/render.md §3.7): extension → RPM
+ * packages it installs.
+ */
 export const SupportedExtensions: Readonly<Record<string, readonly string[]>> = {
   'two-node-ha': ['pacemaker', 'pcs', 'fence-agents-all'],
   ipsec: ['NetworkManager-libreswan', 'libreswan', 'openvswitch3.5-ipsec'],
@@ -175,7 +182,10 @@ export const McoNamespace = 'openshift-machine-config-operator';
 /** The singleton ControllerConfig's name. */
 export const ControllerConfigName = 'machine-config-controller';
 
-/** The taint the node controller puts on nodes still moving to the pool target (§4.2). */
+/**
+ * The taint the node controller puts on nodes still moving to the pool target
+ * (docs/reference/rollout.md §4.2).
+ */
 export const UpdateInProgressTaint = {
   key: 'UpdateInProgress',
   effect: 'PreferNoSchedule',

@@ -1,5 +1,5 @@
 /**
- * ContainerRuntimeConfig (mco-behavior.md §2.6, shortName `ctrcfg`): CRI-O and storage settings for
+ * ContainerRuntimeConfig (docs/reference/api.md §2.6, shortName `ctrcfg`): CRI-O and storage settings for
  * the pools its selector matches, rendered into `99-<pool>-generated-containerruntime[-N]`.
  */
 import { Type, type Static } from '@sinclair/typebox';

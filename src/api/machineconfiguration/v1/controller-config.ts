@@ -1,5 +1,5 @@
 /**
- * ControllerConfig (mco-behavior.md §2.4): the cluster facts the template controller renders base
+ * ControllerConfig (docs/reference/api.md §2.4): the cluster facts the template controller renders base
  * MachineConfigs from (CAs, images, infrastructure, DNS, proxy, network). A singleton named
  * `machine-config-controller`, written by the operator; status by the template controller.
  */

@@ -1,5 +1,5 @@
 /**
- * KubeletConfig (mco-behavior.md §2.5): user kubelet settings for the pools its selector matches;
+ * KubeletConfig (docs/reference/api.md §2.5): user kubelet settings for the pools its selector matches;
  * the kubelet-config controller turns each into `99-<pool>-generated-kubelet[-N]` MachineConfigs.
  */
 import { Type, type Static } from '@sinclair/typebox';

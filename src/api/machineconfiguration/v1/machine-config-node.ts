@@ -1,5 +1,5 @@
 /**
- * MachineConfigNode (mco-behavior.md §2.7): the per-node update progress record, named like its
+ * MachineConfigNode (docs/reference/api.md §2.7): the per-node update progress record, named like its
  * Node. The operator creates it (owner = Node); the daemon reports each update phase as a condition.
  */
 import { Type, type Static } from '@sinclair/typebox';

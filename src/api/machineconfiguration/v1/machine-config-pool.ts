@@ -1,5 +1,5 @@
 /**
- * MachineConfigPool (mco-behavior.md §2.3): selects MachineConfigs (rendered together into one
+ * MachineConfigPool (docs/reference/api.md §2.3): selects MachineConfigs (rendered together into one
  * config) and nodes (rolled onto it, `maxUnavailable` at a time). Spec `configuration` is written by
  * the render controller; status by the node controller.
  */

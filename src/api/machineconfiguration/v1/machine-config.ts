@@ -1,5 +1,5 @@
 /**
- * MachineConfig (mco-behavior.md §2.2): one piece of machine configuration, an Ignition config plus
+ * MachineConfig (docs/reference/api.md §2.2): one piece of machine configuration, an Ignition config plus
  * OS-level knobs. Cluster-scoped, no status. Rendered configs (`rendered-<pool>-<hash>`) are
  * MachineConfigs too.
  */

@@ -1,7 +1,8 @@
 /**
- * operator.openshift.io/v1 MachineConfiguration (singleton `cluster`, mco-behavior.md §2.8): the
+ * operator.openshift.io/v1 MachineConfiguration (singleton `cluster`, docs/reference/api.md §2.8): the
  * operator's knobs the MCO consumes: node disruption policies (merged with defaults into
- * `status.nodeDisruptionPolicyStatus`, §7.4) and the irreconcilable-validation overrides (§3.6).
+ * `status.nodeDisruptionPolicyStatus`, docs/reference/node-disruption.md §1–3) and the
+ * irreconcilable-validation overrides (docs/reference/render.md §3.6).
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Int32, Int64, Nullable, RawObject, StringEnum } from '../../schema.js';

@@ -1,0 +1,68 @@
+/**
+ * The long-running responses (watches) a server has open, so that shutdown can end each one
+ * properly (its last chunk written, the chunked body terminated) and wait for them to flush
+ * before closing connections: a client then sees a clean end of stream and re-watches from its
+ * last resourceVersion, instead of a connection cut mid-chunk.
+ */
+export class OpenStreams {
+  readonly #stop = new AbortController();
+  #open = 0;
+  #idle: (() => void)[] = [];
+
+  /** Aborted when the server shuts down: every watch ends on it. */
+  get shutdown(): AbortSignal {
+    return this.#stop.signal;
+  }
+
+  get count(): number {
+    return this.#open;
+  }
+
+  /** `body` counted as open until it ends or its reader cancels it; `onEnd` runs once then. */
+  track(body: ReadableStream<Uint8Array>, onEnd: () => void): ReadableStream<Uint8Array> {
+    const reader = body.getReader();
+    this.#open++;
+    let ended = false;
+    const end = (): void => {
+      if (ended) return;
+      ended = true;
+      this.#open--;
+      onEnd();
+      if (this.#open === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    };
+    return new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        try {
+          const chunk = await reader.read();
+          if (chunk.done) {
+            controller.close();
+            end();
+          } else {
+            controller.enqueue(chunk.value);
+          }
+        } catch (e) {
+          end();
+          controller.error(e);
+        }
+      },
+      async cancel(reason) {
+        end();
+        await reader.cancel(reason);
+      },
+    });
+  }
+
+  /** Ends every open stream and resolves once all have ended, or after `timeoutMs`. */
+  async closeAll(timeoutMs: number): Promise<void> {
+    this.#stop.abort();
+    if (this.#open === 0) return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, timeoutMs);
+      timer.unref();
+      this.#idle.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+}
