@@ -2,19 +2,34 @@
  * A long-running child process known by PID, for supervisors that must also crash it on purpose:
  * output appended to a log file, stop by PID with a signal of the caller's choice (SIGTERM waits
  * for the exit, SIGKILL after a grace period), start again with the same arguments, and an
- * optional restart policy (as kubelet's `restartPolicy: Always` or systemd's `Restart=always`).
+ * optional restart policy (as kubelet's `restartPolicy: Always` or systemd's `Restart=always`),
+ * with a delay that may grow with each restart (kubelet's CrashLoopBackOff).
+ *
+ * `detached` puts the process in its own process group, so a terminal's Ctrl-C reaches only the
+ * supervisor and the supervisor decides the order things stop in; the SIGKILL after the grace
+ * period then goes to the whole group, so what the process started itself goes with it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
+import { kill } from 'node:process';
 
 export interface ManagedProcessOptions {
   readonly name: string;
   readonly argv: readonly string[];
   readonly logFile: string;
   /** Start again this long after an exit nobody asked for (undefined: never). */
-  readonly restartAfterMs?: number;
+  readonly restartAfterMs?: RestartDelay;
+  /** Its own process group (see above). */
+  readonly detached?: boolean;
+  /** Told of an exit nobody asked for, with the restart delay (undefined: it stays down). */
+  readonly onExit?: (exit: Exit, restartInMs: number | undefined) => void;
+  /** Told of each (re)start, with the new PID. */
+  readonly onStart?: (pid: number) => void;
 }
+
+/** A fixed delay, or one computed from how many restarts happened before (0 for the first). */
+export type RestartDelay = number | ((restarts: number) => number);
 
 export interface Exit {
   readonly code: number | null;
@@ -28,7 +43,7 @@ export class ManagedProcess {
   #exited: Promise<Exit> = Promise.resolve({ code: null, signal: null });
   /** Set while a stop was asked for, so the restart policy leaves the process down. */
   #stopping = false;
-  #restartAfterMs: number | undefined;
+  #restartAfterMs: RestartDelay | undefined;
   #restarts = 0;
   #restartTimer: NodeJS.Timeout | undefined;
 
@@ -57,7 +72,7 @@ export class ManagedProcess {
   }
 
   /** Turns the restart policy on (a delay) or off (undefined). */
-  setRestart(afterMs: number | undefined): void {
+  setRestart(afterMs: RestartDelay | undefined): void {
     this.#restartAfterMs = afterMs;
     if (afterMs !== undefined && !this.running && !this.#stopping && this.#child !== undefined)
       this.#scheduleRestart();
@@ -72,26 +87,37 @@ export class ManagedProcess {
     if (file === undefined) throw new Error(`${this.name}: empty argv`);
     mkdirSync(dirname(this.#options.logFile), { recursive: true });
     const fd = openSync(this.#options.logFile, 'a');
+    let child: ChildProcess;
     try {
-      const child = spawn(file, args, { stdio: ['ignore', fd, fd] });
+      child = spawn(file, args, {
+        stdio: ['ignore', fd, fd],
+        detached: this.#options.detached === true,
+      });
       this.#child = child;
+      const started = child;
       this.#exited = new Promise((resolve) => {
-        child.once('exit', (code, signal) => {
+        started.once('exit', (code, signal) => {
           resolve({ code, signal });
-          if (this.#child === child && !this.#stopping) this.#scheduleRestart();
+          if (this.#child === started && !this.#stopping) {
+            const delay = this.#scheduleRestart();
+            this.#options.onExit?.({ code, signal }, delay);
+          }
         });
-        child.once('error', () => {
+        started.once('error', () => {
           resolve({ code: null, signal: null });
         });
       });
     } finally {
       closeSync(fd);
     }
+    if (child.pid !== undefined) this.#options.onStart?.(child.pid);
   }
 
-  #scheduleRestart(): void {
-    const after = this.#restartAfterMs;
-    if (after === undefined) return;
+  /** The delay of the restart it scheduled (undefined: none). */
+  #scheduleRestart(): number | undefined {
+    const policy = this.#restartAfterMs;
+    if (policy === undefined) return undefined;
+    const after = typeof policy === 'number' ? policy : policy(this.#restarts);
     clearTimeout(this.#restartTimer);
     this.#restartTimer = setTimeout(() => {
       if (this.#stopping || this.running || this.#restartAfterMs === undefined) return;
@@ -99,6 +125,7 @@ export class ManagedProcess {
       this.start();
     }, after);
     this.#restartTimer.unref();
+    return after;
   }
 
   /** Sends `signal` by PID and waits for the exit (SIGKILL after `graceMs`); stays down. */
@@ -107,15 +134,29 @@ export class ManagedProcess {
     clearTimeout(this.#restartTimer);
     const child = this.#child;
     if (child === undefined || !this.running) return this.#exited;
-    child.kill(signal);
+    if (signal === 'SIGKILL') this.#killGroup(child);
+    else child.kill(signal);
     const timer = setTimeout(() => {
-      if (this.#child === child && this.running) child.kill('SIGKILL');
+      if (this.#child === child && this.running) this.#killGroup(child);
     }, graceMs);
     try {
       return await this.#exited;
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** SIGKILL to the process, and to its process group when it has its own. */
+  #killGroup(child: ChildProcess): void {
+    if (this.#options.detached === true && child.pid !== undefined) {
+      try {
+        kill(-child.pid, 'SIGKILL');
+        return;
+      } catch {
+        // the group is gone already; the process itself may not be
+      }
+    }
+    child.kill('SIGKILL');
   }
 
   /** A crash: SIGKILL by PID, waiting for the exit; stays down. */

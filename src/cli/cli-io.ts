@@ -5,6 +5,13 @@
 export interface CliIo {
   out(text: string): void;
   err(text: string): void;
+  /**
+   * For a command that must outlive its output (`mco start` supervises a cluster): `listener` is
+   * told once the reader of stdout or stderr is gone (EPIPE, or EIO from a closed terminal), and
+   * the command keeps running; later writes to that stream are dropped. A command that does not
+   * ask ends quietly then, as a Unix tool does on SIGPIPE.
+   */
+  onOutputClosed?(listener: (stream: 'stdout' | 'stderr', error: Error) => void): void;
 }
 
 /**

@@ -16,7 +16,7 @@ import { createPinoLogger } from '../adapters/pino-logger.js';
 import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
-import { ApiEventRecorder } from '../controller/common/event-recorder.js';
+import { ApiEventRecorder } from '../runtime/event-recorder.js';
 import {
   McoMetricNames,
   type McoMetrics,

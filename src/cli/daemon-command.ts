@@ -34,7 +34,7 @@ import { createPinoLogger } from '../adapters/pino-logger.js';
 import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { Resources } from '../api/resource-refs.js';
-import { ApiEventRecorder } from '../controller/common/event-recorder.js';
+import { ApiEventRecorder } from '../runtime/event-recorder.js';
 import {
   crashPointsAt,
   crashPointsFrom,

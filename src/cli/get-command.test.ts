@@ -120,8 +120,38 @@ describe('output formats', () => {
     return parsed;
   };
 
+  const listed = { single: false, showManagedFields: false };
+  const byName = { single: true, showManagedFields: false };
+
+  it('json and yaml leave managedFields out unless asked; jsonpath keeps them, as kubectl', () => {
+    const managed = nodes.slice(0, 1).map((n) => ({
+      ...n,
+      metadata: { ...n.metadata, managedFields: [{ manager: 'kubectl', operation: 'Update' }] },
+    }));
+    expect(printObjects(Resources.node, managed, format('json'), listed)).not.toContain(
+      'managedFields',
+    );
+    expect(printObjects(Resources.node, managed, format('yaml'), byName)).not.toContain(
+      'managedFields',
+    );
+    expect(
+      printObjects(Resources.node, managed, format('yaml'), {
+        single: true,
+        showManagedFields: true,
+      }),
+    ).toContain('managedFields:\n  - manager: kubectl');
+    expect(
+      printObjects(
+        Resources.node,
+        managed,
+        format('jsonpath={.items[0].metadata.managedFields[0].manager}'),
+        listed,
+      ),
+    ).toBe('kubectl');
+  });
+
   it('json: a kind: List with resourceVersion "", four-space indent, keys sorted', () => {
-    const text = printObjects(Resources.node, nodes, format('json'), false);
+    const text = printObjects(Resources.node, nodes, format('json'), listed);
     expect(text.startsWith('{\n    "apiVersion": "v1",\n    "items": [\n        {\n')).toBe(true);
     expect(
       text.endsWith(
@@ -137,42 +167,42 @@ describe('output formats', () => {
 
   it('json and yaml of one object asked for by name: the object alone', () => {
     expect(
-      JSON.parse(printObjects(Resources.node, nodes.slice(0, 1), format('json'), true)),
+      JSON.parse(printObjects(Resources.node, nodes.slice(0, 1), format('json'), byName)),
     ).toMatchObject({
       kind: 'Node',
       metadata: { name: 'worker-0' },
     });
-    expect(printObjects(Resources.node, nodes.slice(0, 1), format('yaml'), true)).toMatch(
+    expect(printObjects(Resources.node, nodes.slice(0, 1), format('yaml'), byName)).toMatch(
       /^apiVersion: v1\nkind: Node\nmetadata:\n/,
     );
   });
 
   it('yaml: the List as kubectl writes it', () => {
-    const text = printObjects(Resources.node, nodes, format('yaml'), false);
+    const text = printObjects(Resources.node, nodes, format('yaml'), listed);
     expect(text).toMatch(/^apiVersion: v1\nitems:\n- apiVersion: v1\n {2}kind: Node\n/);
     expect(text.endsWith('kind: List\nmetadata:\n  resourceVersion: ""\n')).toBe(true);
   });
 
   it('name: kind/name, qualified by group outside the core group', () => {
-    expect(printObjects(Resources.node, nodes, format('name'), false)).toBe(
+    expect(printObjects(Resources.node, nodes, format('name'), listed)).toBe(
       'node/worker-0\nnode/worker-1\n',
     );
     const p = withTypeMeta(Resources.machineConfigPool, pool('worker'));
-    expect(printObjects(Resources.machineConfigPool, [p], format('name'), true)).toBe(
+    expect(printObjects(Resources.machineConfigPool, [p], format('name'), byName)).toBe(
       'machineconfigpool.machineconfiguration.openshift.io/worker\n',
     );
   });
 
   it('jsonpath: kubectl templates, quoted or not', () => {
     expect(
-      printObjects(Resources.node, nodes, format('jsonpath={.items[*].metadata.name}'), false),
+      printObjects(Resources.node, nodes, format('jsonpath={.items[*].metadata.name}'), listed),
     ).toBe('worker-0 worker-1');
     expect(
       printObjects(
         Resources.node,
         nodes,
         format(`jsonpath='{range .items[*]}{.kind}{"\\n"}{end}'`),
-        false,
+        listed,
       ),
     ).toBe('Node\nNode\n');
   });

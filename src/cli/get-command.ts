@@ -223,6 +223,7 @@ export async function tableOf(
 interface GetOptions extends KubeconfigFlags {
   readonly output?: string;
   readonly selector?: string;
+  readonly showManagedFields?: boolean;
 }
 
 async function runGet(
@@ -244,7 +245,12 @@ async function runGet(
       if (objects.length > 0) io.out(await tableOf(client, kind, objects, format));
       else if (names.length === 0) io.err('No resources found\n');
     } else if (objects.length > 0 || names.length !== 1) {
-      io.out(printObjects(ref, objects, format, names.length === 1));
+      io.out(
+        printObjects(ref, objects, format, {
+          single: names.length === 1,
+          showManagedFields: options.showManagedFields === true,
+        }),
+      );
     }
     const last = errors.at(-1);
     if (last === undefined) return;
@@ -263,6 +269,10 @@ export function getCommand(io: CliIo, env: KubeconfigEnvironment): Command {
       )
       .argument('<resource...>', 'nodes|pools [NAME...], or node/NAME, mcp/NAME')
       .option('-l, --selector <selector>', 'label selector, e.g. node-role.kubernetes.io/worker')
-      .addOption(new Option('-o, --output <format>', `output format: ${OutputFormats.join('|')}`)),
+      .addOption(new Option('-o, --output <format>', `output format: ${OutputFormats.join('|')}`))
+      .option(
+        '--show-managed-fields',
+        'keep the managedFields when printing objects in JSON or YAML format',
+      ),
   ).action((args: string[], options: GetOptions) => runGet(args, options, io, env));
 }

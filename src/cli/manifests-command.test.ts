@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { customResourceDefinitions } from '../api/crds.js';
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
-import { ClusterScopedEventNamespace } from '../controller/common/event-recorder.js';
+import { ClusterScopedEventNamespace } from '../runtime/event-recorder.js';
 import type { ManifestObject } from '../lib/manifests.js';
 import { loadManifests } from './load-manifests.js';
 import { manifestDifferences, writeManifests } from './manifests-command.js';

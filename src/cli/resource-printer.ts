@@ -65,6 +65,21 @@ export function objectName(ref: ResourceRef, object: ApiObject): string {
   return `${qualified}/${object.metadata.name ?? ''}`;
 }
 
+function withoutManagedFields(document: object): unknown {
+  const strip = (o: unknown): unknown => {
+    if (typeof o !== 'object' || o === null || !('metadata' in o)) return o;
+    const metadata = o.metadata;
+    if (typeof metadata !== 'object' || metadata === null || !('managedFields' in metadata))
+      return o;
+    const rest: Record<string, unknown> = { ...metadata };
+    delete rest['managedFields'];
+    return { ...o, metadata: rest };
+  };
+  if ('items' in document && Array.isArray(document.items))
+    return { ...document, items: document.items.map(strip) };
+  return strip(document);
+}
+
 export function listDocument(items: readonly ApiObject[]): Record<string, unknown> {
   return { apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } };
 }
@@ -77,15 +92,18 @@ export function printObjects(
   ref: ResourceRef,
   objects: readonly ApiObject[],
   format: ObjectFormat,
-  single: boolean,
+  options: { readonly single: boolean; readonly showManagedFields: boolean },
 ): string {
   const [first] = objects;
-  const document = single && first !== undefined ? first : listDocument(objects);
+  const document = options.single && first !== undefined ? first : listDocument(objects);
+  // kubectl leaves managedFields out of JSON and YAML (not jsonpath) unless asked for them.
+  const shown = (): unknown =>
+    options.showManagedFields ? document : withoutManagedFields(document);
   switch (format.kind) {
     case 'json':
-      return `${marshalGoJson(document, '    ')}\n`;
+      return `${marshalGoJson(shown(), '    ')}\n`;
     case 'yaml':
-      return marshalGoYaml(JSON.parse(JSON.stringify(document)) as JsonValue);
+      return marshalGoYaml(JSON.parse(JSON.stringify(shown())) as JsonValue);
     case 'name':
       return objects.map((o) => `${objectName(ref, o)}\n`).join('');
     case 'jsonpath':

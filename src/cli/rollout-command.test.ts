@@ -4,6 +4,7 @@ import { mcn, node, pool } from '../dashboard/testing.js';
 import {
   formatDone,
   formatProgress,
+  formatSettling,
   parsePoolArgument,
   parseTimeout,
   progressBar,
@@ -73,6 +74,38 @@ describe('mco rollout status formatting', () => {
     const p = pool('worker');
     expect(formatProgress(rolloutStatus(p, [p], [], new Map()))).toBe(
       'Waiting for mcp "worker" rollout to finish: waiting for the first rendered config...',
+    );
+  });
+
+  it('shows the node being repaired on a degraded pool', () => {
+    const p = pool('worker', {
+      target: B,
+      current: B,
+      machineCount: 2,
+      updated: 1,
+      degraded: 1,
+      conditions: { Degraded: { status: 'True', message: 'Node worker-1 is reporting: "x"' } },
+    });
+    const nodes = [
+      node('worker-0', { current: B, desired: B, state: 'Done' }),
+      node('worker-1', { current: B, desired: B, state: 'Degraded' }),
+    ];
+    const mcns = new Map([['worker-1', mcn('worker-1', { UpdateExecuted: 'Unknown' })]]);
+    expect(formatProgress(rolloutStatus(p, [p], nodes, mcns))).toBe(
+      `Waiting for mcp "worker" rollout to finish: 1 of 2 nodes updated to ${B} [##########..........] 50%; worker-1: UpdateExecuted (Degraded)`,
+    );
+  });
+
+  it('says what it waits for while an outcome found at the start settles', () => {
+    const p = pool('worker', {
+      target: B,
+      current: B,
+      machineCount: 1,
+      degraded: 1,
+      conditions: { Degraded: { status: 'True', message: 'm' } },
+    });
+    expect(formatSettling(rolloutStatus(p, [p], [], new Map()), 10_000)).toBe(
+      'Waiting for mcp "worker" rollout to finish: it is degraded; giving its nodes and controllers 10s to react',
     );
   });
 

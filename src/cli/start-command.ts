@@ -8,13 +8,17 @@
  * - Progress is printed while nodes come up; once every pool is Updated with all its nodes, the
  *   ready banner tells how to use the cluster (KUBECONFIG, kubectl, the dashboard URL).
  * - A child that dies is restarted (after a delay that grows when it keeps dying).
- * - Ctrl-C or SIGTERM stops everything in reverse order, each process by its PID, waiting for it;
- *   a second Ctrl-C kills what is left. `DIR/pids.json` lists every PID while it runs, so a start
- *   after a crash stops leftovers first. Children run in their own process group, so the
- *   terminal's Ctrl-C reaches only this process and the shutdown order holds.
+ * - Ctrl-C, SIGTERM or SIGHUP (the terminal closed) stops everything in reverse order, each
+ *   process by its PID, waiting for it (SIGKILL after a few seconds); a second Ctrl-C kills what
+ *   is left; a fatal error stops everything before the process exits. A closed stdout or stderr
+ *   (the `| tee` reading it exited) stops nothing: what it prints also goes to
+ *   `DIR/logs/start.log`, stop included (start-supervision.ts). `DIR/pids.json` lists every PID
+ *   while it runs, so a start after a crash stops leftovers first. Children run in their own
+ *   process group, so the terminal's Ctrl-C reaches only this process and the shutdown order
+ *   holds.
  * - Starting again with the same folder resumes: same state, same nodes, same ports.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   closeSync,
   copyFileSync,
@@ -36,6 +40,7 @@ import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-c
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
+import { ManagedProcess } from '../adapters/managed-process.js';
 import { ensurePki } from '../adapters/pki.js';
 import { buildOstreeCommit, readModesFile } from '../adapters/ostree-repo.js';
 import { OsImageUrlConfigMapName } from '../logic/operator/os-image-urls.js';
@@ -45,6 +50,15 @@ import { McoVersion } from '../version.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { clusterLayout, DefaultDataDir, type ClusterLayout } from './cluster-layout.js';
 import { readKubeconfig } from './kubeconfig.js';
+import {
+  killGroup,
+  processAlive,
+  runsFrom,
+  StartLog,
+  stopStages,
+  stopStagesNow,
+  type StopStage,
+} from './start-supervision.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const RepoRoot = join(here, here.includes('/dist/') ? '../../..' : '../..');
@@ -108,90 +122,9 @@ export function nodeSpecs(masters: number, workers: number): NodeSpec[] {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Whether `pid` runs a command line that mentions `dir` (so a recycled PID is left alone). */
-function runsFrom(pid: number, dir: string): boolean {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(dir);
-  } catch {
-    return false;
-  }
-}
-
-/** One supervised child: restarted when it dies, stopped by PID. */
-class Child {
-  readonly name: string;
-  readonly #args: readonly string[];
-  readonly #logFile: string;
-  readonly #onExit: (child: Child, code: number | null, signal: string | null) => void;
-  #process: ChildProcess | undefined;
-  #exited: Promise<void> = Promise.resolve();
-  stopping = false;
-  restarts = 0;
-
-  constructor(
-    name: string,
-    args: readonly string[],
-    logFile: string,
-    onExit: (child: Child, code: number | null, signal: string | null) => void,
-  ) {
-    this.name = name;
-    this.#args = args;
-    this.#logFile = logFile;
-    this.#onExit = onExit;
-  }
-
-  get pid(): number | undefined {
-    const p = this.#process;
-    return p !== undefined && p.exitCode === null && p.signalCode === null ? p.pid : undefined;
-  }
-
-  start(): void {
-    const fd = openSync(this.#logFile, 'a');
-    const child = spawn(process.execPath, [McoBin, ...this.#args], {
-      stdio: ['ignore', fd, fd],
-      detached: true,
-    });
-    closeSync(fd);
-    this.#process = child;
-    this.#exited = new Promise((resolve) => {
-      child.once('exit', (code, signal) => {
-        resolve();
-        if (!this.stopping) this.#onExit(this, code, signal);
-      });
-      child.once('error', () => {
-        resolve();
-      });
-    });
-  }
-
-  /** SIGTERM, then SIGKILL after `graceMs`; resolves once it exited. */
-  async stop(graceMs: number): Promise<void> {
-    this.stopping = true;
-    const pid = this.pid;
-    if (pid === undefined) return;
-    process.kill(pid, 'SIGTERM');
-    const timer = setTimeout(() => {
-      if (alive(pid)) process.kill(pid, 'SIGKILL');
-    }, graceMs);
-    await this.#exited;
-    clearTimeout(timer);
-  }
-
-  kill(): void {
-    this.stopping = true;
-    const pid = this.pid;
-    if (pid !== undefined) process.kill(pid, 'SIGKILL');
-  }
-}
+/** Restart delays of a child that keeps dying: 1 s, 2 s, 4 s … 30 s at most. */
+const restartDelayMs = (restarts: number): number =>
+  Math.min(30_000, 1000 * 2 ** Math.min(restarts, 5));
 
 export interface StartOptions {
   readonly dataDir: string;
@@ -203,11 +136,13 @@ export interface StartOptions {
 }
 
 interface Ctx {
-  readonly io: CliIo;
+  readonly io: StartLog;
   readonly layout: ClusterLayout;
   readonly record: ClusterRecord;
   readonly ports: ClusterPorts;
-  readonly children: Child[];
+  readonly children: ManagedProcess[];
+  /** PIDs of `mco node create` runs in progress (each the leader of its own process group). */
+  readonly creating: Set<number>;
   readonly stop: AbortController;
 }
 
@@ -221,7 +156,7 @@ async function stopLeftovers(layout: ClusterLayout, io: CliIo): Promise<void> {
   if (!existsSync(layout.pidsFile)) return;
   const recorded = JSON.parse(readFileSync(layout.pidsFile, 'utf8')) as Record<string, number>;
   const left = Object.entries(recorded).filter(
-    ([, pid]) => alive(pid) && runsFrom(pid, layout.dir),
+    ([, pid]) => processAlive(pid) && runsFrom(pid, layout.dir),
   );
   if (left.length === 0) return;
   io.err(
@@ -229,8 +164,8 @@ async function stopLeftovers(layout: ClusterLayout, io: CliIo): Promise<void> {
   );
   for (const [, pid] of left) process.kill(pid, 'SIGTERM');
   const deadline = Date.now() + 15_000;
-  while (left.some(([, pid]) => alive(pid)) && Date.now() < deadline) await sleep(200);
-  for (const [, pid] of left) if (alive(pid)) process.kill(pid, 'SIGKILL');
+  while (left.some(([, pid]) => processAlive(pid)) && Date.now() < deadline) await sleep(200);
+  for (const [, pid] of left) if (processAlive(pid)) killGroup(pid);
 }
 
 function writePids(ctx: Ctx): void {
@@ -239,23 +174,27 @@ function writePids(ctx: Ctx): void {
   writeFileSync(ctx.layout.pidsFile, `${JSON.stringify(pids, null, 2)}\n`);
 }
 
-function launch(ctx: Ctx, name: string, args: readonly string[]): Child {
-  const child = new Child(name, args, ctx.layout.log(name), (c, code, signal) => {
-    if (ctx.stop.signal.aborted) return;
-    c.restarts += 1;
-    const delay = Math.min(30_000, 1000 * 2 ** Math.min(c.restarts - 1, 5));
-    ctx.io.err(
-      `${c.name} exited (${signal ?? `code ${String(code)}`}); restarting in ${delay / 1000}s (log: ${ctx.layout.log(c.name)})\n`,
-    );
-    setTimeout(() => {
+/** Starts `mco ARGS…` as a supervised child, restarted when it dies; its output goes to its log. */
+function launch(ctx: Ctx, name: string, args: readonly string[]): ManagedProcess {
+  const log = ctx.layout.log(name);
+  const child = new ManagedProcess({
+    name,
+    argv: [process.execPath, McoBin, ...args],
+    logFile: log,
+    detached: true,
+    restartAfterMs: restartDelayMs,
+    onExit: (exit, delay) => {
       if (ctx.stop.signal.aborted) return;
-      c.start();
+      ctx.io.err(
+        `${name} exited (${exit.signal ?? `code ${String(exit.code)}`}); restarting in ${(delay ?? 0) / 1000}s (log: ${log})\n`,
+      );
+    },
+    onStart: () => {
       writePids(ctx);
-    }, delay).unref();
+    },
   });
-  child.start();
   ctx.children.push(child);
-  writePids(ctx);
+  child.start();
   return child;
 }
 
@@ -560,11 +499,15 @@ function createNode(ctx: Ctx, spec: NodeSpec): Promise<void> {
       detached: true,
     });
     closeSync(log);
+    const pid = child.pid;
+    if (pid !== undefined) ctx.creating.add(pid);
+    // Half-provisioned: nothing to keep, the next start creates the node again.
     const onAbort = () => {
-      if (child.pid !== undefined && alive(child.pid)) process.kill(child.pid, 'SIGKILL');
+      if (pid !== undefined) killGroup(pid);
     };
     ctx.stop.signal.addEventListener('abort', onAbort, { once: true });
     child.once('exit', (code) => {
+      if (pid !== undefined) ctx.creating.delete(pid);
       ctx.stop.signal.removeEventListener('abort', onAbort);
       if (code === 0) resolve();
       else
@@ -652,27 +595,66 @@ async function watchProgress(ctx: Ctx, client: ResourceClient, expected: number)
   }
 }
 
+/** The order things stop in: nodes (their supervisors stop the daemons), the control plane, the API server. */
+function stopOrder(ctx: Ctx): StopStage[] {
+  const nodes = ctx.children.filter((c) => c.name.startsWith('node-'));
+  const apiserver = ctx.children.filter((c) => c.name === 'apiserver');
+  const controlPlane = ctx.children.filter((c) => !nodes.includes(c) && !apiserver.includes(c));
+  return [
+    { what: 'the nodes', processes: nodes, graceMs: NodeStopGraceMs },
+    { what: 'the control plane', processes: controlPlane, graceMs: ControlPlaneStopGraceMs },
+    { what: 'the API server', processes: apiserver, graceMs: ApiServerStopGraceMs },
+  ];
+}
+
+/** Daemons (and first-boot steps) a node supervisor left running: it was killed, or it crashed. */
+function nodeLeftovers(ctx: Ctx): number[] {
+  const recorded = (file: string): number[] => {
+    try {
+      return Object.values(JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>);
+    } catch {
+      // absent, or being rewritten by a supervisor that just stopped: nothing to read
+      return [];
+    }
+  };
+  return ctx.children
+    .filter((c) => c.name.startsWith('node-'))
+    .flatMap((c) =>
+      recorded(join(ctx.layout.nodeDir(c.name.slice('node-'.length)), 'state/processes.json')),
+    )
+    .filter((pid) => processAlive(pid) && runsFrom(pid, ctx.layout.dir));
+}
+
 async function shutdown(ctx: Ctx, reason: string): Promise<void> {
-  ctx.io.err(`\n${reason}: stopping the cluster…\n`);
-  const byName = (prefix: string) => ctx.children.filter((c) => c.name.startsWith(prefix));
-  // Nodes first (their supervisors stop the daemons), then the control plane, the API server last.
-  await Promise.all(byName('node-').map((c) => c.stop(20_000)));
-  await Promise.all(
-    ctx.children
-      .filter((c) => !c.name.startsWith('node-') && c.name !== 'apiserver')
-      .map((c) => c.stop(10_000)),
-  );
-  await Promise.all(byName('apiserver').map((c) => c.stop(15_000)));
-  // Daemons the supervisors may have left (a supervisor killed after its grace period).
-  for (const c of byName('node-')) {
-    const file = join(ctx.layout.nodeDir(c.name.slice('node-'.length)), 'state/processes.json');
-    if (!existsSync(file)) continue;
-    const pids = JSON.parse(readFileSync(file, 'utf8')) as Record<string, number>;
-    for (const pid of Object.values(pids))
-      if (alive(pid) && runsFrom(pid, ctx.layout.dir)) process.kill(pid, 'SIGKILL');
-  }
+  const say = (line: string) => {
+    ctx.io.err(`${line}\n`);
+  };
+  say(`\n${reason}: stopping the cluster…`);
+  for (const pid of ctx.creating) killGroup(pid);
+  await stopStages(stopOrder(ctx), say);
+  const left = [...ctx.creating, ...nodeLeftovers(ctx)];
+  if (left.length > 0) say(`killing what the node supervisors left: ${left.join(', ')}`);
+  for (const pid of left) killGroup(pid);
   writeFileSync(ctx.layout.pidsFile, `${JSON.stringify({}, null, 2)}\n`);
-  ctx.io.err('stopped\n');
+  say('stopped');
+}
+
+/**
+ * For an exit that did not go through `shutdown` (a fatal error ends the process): the same
+ * order, synchronously, so no child outlives `mco start`.
+ */
+function shutdownNow(ctx: Ctx): void {
+  const stages = stopOrder(ctx);
+  const left = stages.flatMap((s) => s.processes).filter((c) => c.pid !== undefined);
+  if (left.length === 0 && ctx.creating.size === 0) return;
+  const say = (line: string) => {
+    ctx.io.err(`${line}\n`);
+  };
+  say('exiting: stopping the cluster…');
+  for (const pid of ctx.creating) killGroup(pid);
+  stopStagesNow(stages, say);
+  for (const pid of nodeLeftovers(ctx)) killGroup(pid);
+  say('stopped');
 }
 
 function resolveRecord(
@@ -702,12 +684,27 @@ function resolveRecord(
   return record;
 }
 
-export async function runStart(options: StartOptions, io: CliIo): Promise<void> {
+/** How long each stage of the stop waits before SIGKILL (the whole stop stays under 10 s). */
+const NodeStopGraceMs = 5000;
+const ControlPlaneStopGraceMs = 2500;
+const ApiServerStopGraceMs = 2000;
+
+/** The signals that stop the cluster: Ctrl-C, `kill`, and the terminal closing. */
+const StopSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+export async function runStart(options: StartOptions, terminal: CliIo): Promise<void> {
   const layout = clusterLayout(options.dataDir);
   // Traversable: Ignition and the nodes' services reach into DIR/nodes as other users.
   mkdirSync(layout.dir, { recursive: true, mode: 0o755 });
   mkdirSync(layout.logsDir, { recursive: true, mode: 0o700 });
   mkdirSync(layout.nodesDir, { recursive: true });
+  const io = new StartLog(terminal, layout.log('start'), () => new Date());
+  io.note(`mco start (PID ${process.pid}) in ${layout.dir}\n`);
+  terminal.onOutputClosed?.((stream, error) => {
+    io.note(
+      `${stream} is closed (${(error as NodeJS.ErrnoException).code ?? error.message}); still running, telling only ${io.file}\n`,
+    );
+  });
   await stopLeftovers(layout, io);
   const saved = readRecord(layout);
   io.out(`${saved === undefined ? 'Creating' : 'Resuming'} the cluster in ${layout.dir}\n`);
@@ -720,21 +717,38 @@ export async function runStart(options: StartOptions, io: CliIo): Promise<void> 
     record,
     ports: clusterPorts(record.portBase),
     children: [],
+    creating: new Set(),
     stop: new AbortController(),
   };
 
   let stopping: Promise<void> | undefined;
+  const stopOnce = (reason: string): Promise<void> => {
+    if (stopping === undefined) {
+      ctx.stop.abort();
+      stopping = shutdown(ctx, reason);
+    }
+    return stopping;
+  };
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping !== undefined) {
-      io.err('killing what is left\n');
-      for (const c of ctx.children) c.kill();
+      io.err(`${signal} again: killing what is left\n`);
+      for (const c of ctx.children) void c.kill();
+      for (const pid of ctx.creating) killGroup(pid);
       return;
     }
-    ctx.stop.abort();
-    stopping = shutdown(ctx, signal);
+    void stopOnce(signal);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  // A bug must not leave the cluster running without its supervisor: stop it, then fail.
+  const onFatal = (e: unknown) => {
+    io.err(`fatal: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+    void stopOnce('fatal error').finally(() => process.exit(2));
+  };
+  const onExit = () => {
+    shutdownNow(ctx);
+  };
+  for (const signal of StopSignals) process.on(signal, onSignal);
+  process.on('uncaughtException', onFatal);
+  process.on('exit', onExit);
 
   try {
     const client = await startApiServer(ctx);
@@ -774,15 +788,16 @@ export async function runStart(options: StartOptions, io: CliIo): Promise<void> 
     await progress;
   } catch (e) {
     if (!ctx.stop.signal.aborted) {
-      ctx.stop.abort();
-      stopping = shutdown(ctx, 'error');
-      await stopping;
+      // The terminal gets it from the entry point; the log would not.
+      io.note(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+      await stopOnce('error');
       throw e;
     }
   }
   await stopping;
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  for (const signal of StopSignals) process.off(signal, onSignal);
+  process.off('uncaughtException', onFatal);
+  process.off('exit', onExit);
 }
 
 function count(flag: string, min: number) {

@@ -8,9 +8,37 @@ import { CliError, type CliIo } from '../cli/cli-io.js';
 import { ManifestLoadError } from '../cli/load-manifests.js';
 import { mcoProgram } from '../cli/mco-program.js';
 
+/** 128 + SIGPIPE: how a shell reports a tool that wrote to a pipe nobody reads any more. */
+const ClosedOutputExitCode = 141;
+
+const closed = new Set<'stdout' | 'stderr'>();
+const closedListeners: ((stream: 'stdout' | 'stderr', error: Error) => void)[] = [];
+
+function write(name: 'stdout' | 'stderr', text: string): void {
+  if (!closed.has(name)) process[name].write(text);
+}
+
+// A write to a pipe whose reader exited fails with EPIPE (Node ignores SIGPIPE) as an 'error'
+// event, which would crash the process with the children of `mco start` still running.
+for (const name of ['stdout', 'stderr'] as const) {
+  process[name].on('error', (error: Error) => {
+    if (closed.has(name)) return;
+    closed.add(name);
+    if (closedListeners.length === 0) process.exit(ClosedOutputExitCode);
+    for (const listener of closedListeners) listener(name, error);
+  });
+}
+
 const io: CliIo = {
-  out: (text) => process.stdout.write(text),
-  err: (text) => process.stderr.write(text),
+  out: (text) => {
+    write('stdout', text);
+  },
+  err: (text) => {
+    write('stderr', text);
+  },
+  onOutputClosed: (listener) => {
+    closedListeners.push(listener);
+  },
 };
 
 function exitWith(code: number): never {

@@ -11,7 +11,7 @@ import type { ResourceClient } from '../ports/resource-client.js';
 import type { Controller } from '../runtime/controller.js';
 import type { Informer } from '../runtime/informer.js';
 import type { RateLimiterOptions } from '../runtime/work-queue.js';
-import type { EventRecorder } from './common/event-recorder.js';
+import type { EventRecorder } from '../runtime/event-recorder.js';
 import type { McoMetrics } from './common/mco-metrics.js';
 import { createContainerRuntimeConfigController } from './container-runtime-config/container-runtime-config-controller.js';
 import { createDrainController } from './drain/drain-controller.js';

@@ -49,29 +49,19 @@ export interface OsChangeReport {
   readonly unsupported: readonly string[];
 }
 
-export async function applyOsChanges(
+/**
+ * Stages the target OS image when the update still has one, with upstream's OSUpgradeApplied or
+ * OSUpgradeSkipped event.
+ */
+async function stageOsImage(
   deps: OsChangeDeps,
-  diff: MachineConfigDiff,
+  effective: MachineConfigDiff,
   from: NodeConfig,
   to: NodeConfig,
-): Promise<OsChangeReport> {
-  if (!needsOsChanges(diff, to)) return { unsupported: [] };
+  booted: string | undefined,
+): Promise<void> {
   const { host, log, events } = deps;
-  const kernel = canonicalizeKernelType(to.kernelType);
-  const reason = osChangesString(diff) || `Updating to a target config with ${kernel} kernel`;
-  await events.emit('Normal', 'OSUpdateStarted', reason);
-  log.info('applying OS changes', { reason, osImageURL: to.osImageURL });
-
-  deps.crash.reached('os-cleanup');
-  await host.os.cleanupPending(deps.signal);
-  const kernels = kernelSwitching(host.os);
-  const swapKernel = diff.osUpdate || diff.kernelType;
-  if (kernels !== undefined && swapKernel) await kernels.revertKernelSwap(deps.signal);
-  const before = await host.os.status();
-  const booted = before.booted.image;
-  const imageDiffers =
-    booted === undefined ? from.osImageURL !== to.osImageURL : booted !== to.osImageURL;
-  if (diff.osUpdate && to.osImageURL !== '' && imageDiffers) {
+  if (effective.osUpdate && to.osImageURL !== '') {
     deps.crash.reached('stage-image');
     log.info('staging OS image', { image: to.osImageURL, booted: booted ?? '(unknown)' });
     try {
@@ -81,9 +71,57 @@ export async function applyOsChanges(
       throw DaemonError.degraded(`failed to update OS to ${to.osImageURL}: ${errorText(e)}`, e);
     }
     deps.crash.reached('image-staged');
-  } else if (diff.osUpdate) {
-    log.info('the booted OS image is already the target; no rebase', { image: to.osImageURL });
+    await events.emit(
+      'Normal',
+      'OSUpgradeApplied',
+      `OS upgrade applied; new MachineConfig (${to.name}) has new OS image (${to.osImageURL})`,
+    );
+  } else {
+    log.info('the booted OS image is the target; no rebase', {
+      image: to.osImageURL,
+      booted: booted ?? '(unknown)',
+    });
+    await events.emit(
+      'Normal',
+      'OSUpgradeSkipped',
+      `OS upgrade skipped; new MachineConfig (${to.name}) has same OS image (${to.osImageURL}) as old MachineConfig (${from.name})`,
+    );
   }
+}
+
+export async function applyOsChanges(
+  deps: OsChangeDeps,
+  diff: MachineConfigDiff,
+  from: NodeConfig,
+  to: NodeConfig,
+): Promise<OsChangeReport> {
+  if (!needsOsChanges(diff, to)) return { unsupported: [] };
+  const { host, log, events } = deps;
+  const kernel = canonicalizeKernelType(to.kernelType);
+  const before = await host.os.status();
+  const booted = before.booted.image;
+  const imageDiffers =
+    booted === undefined ? from.osImageURL !== to.osImageURL : booted !== to.osImageURL;
+  // Upstream drops the OS update when the booted image already is the target ("Already in
+  // desired image"), but only after its OSUpdateStarted event said "Upgrading OS": a forcefile
+  // repair then announces an upgrade that does not happen. We drop it first, so the events tell
+  // what is done; an OS step with nothing left to change announces nothing.
+  const effective: MachineConfigDiff =
+    diff.osUpdate && !imageDiffers ? { ...diff, osUpdate: false } : diff;
+  const announced = needsOsChanges(effective, to);
+  const reason = osChangesString(effective) || `Updating to a target config with ${kernel} kernel`;
+  if (announced) await events.emit('Normal', 'OSUpdateStarted', reason);
+  log.info('applying OS changes', {
+    reason: announced ? reason : 'none (the forcefile re-applies the config)',
+    osImageURL: to.osImageURL,
+  });
+
+  deps.crash.reached('os-cleanup');
+  await host.os.cleanupPending(deps.signal);
+  const kernels = kernelSwitching(host.os);
+  const swapKernel = effective.osUpdate || diff.kernelType;
+  if (kernels !== undefined && swapKernel) await kernels.revertKernelSwap(deps.signal);
+  await stageOsImage(deps, effective, from, to, booted);
 
   if (diff.kargs) {
     const change = kernelArgumentChange(from.kernelArguments, to.kernelArguments);
@@ -121,6 +159,6 @@ export async function applyOsChanges(
     pendingImage: after.pending?.image,
     pendingKernelArguments: after.pending?.kernelArguments,
   });
-  await events.emit('Normal', 'OSUpdateStaged', 'Changes to OS staged');
+  if (announced) await events.emit('Normal', 'OSUpdateStaged', 'Changes to OS staged');
   return { unsupported };
 }

@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
-import { silentLogger } from '../ports/logger.js';
+import { silentLogger, type Logger } from '../ports/logger.js';
 import { parseNodeConfig } from '../logic/nodeplan/node-config.js';
 import { createPlainHost, type PlainHost } from '../../test/support/plain-host.js';
 import { file, mc, snapshot, snapshotDiff, stopAt } from '../../test/support/daemon-fixtures.js';
@@ -19,6 +19,7 @@ import { readCurrentConfig } from './current-config.js';
 import { DaemonError, FailureKind } from './daemon-errors.js';
 import type { DaemonEvents } from './daemon-events.js';
 import { noDaemonMetrics } from './daemon-metrics.js';
+import type { ClusterNode } from './cluster-node.js';
 import { checkOnDiskState } from './on-disk-state.js';
 import { JournalPhase } from './update-journal.js';
 import { Updater } from './updater.js';
@@ -164,6 +165,7 @@ describe('update(old, new)', () => {
     expect(exists('/run/machine-config-daemon/reboot-requested')).toBe(true);
     expect(events.seen).toEqual([
       'Normal OSUpdateStarted: Changing kernel arguments',
+      'Normal OSUpgradeSkipped: OS upgrade skipped; new MachineConfig (rendered-worker-2) has same OS image (plain:boot) as old MachineConfig (rendered-worker-1)',
       'Normal OSUpdateStaged: Changes to OS staged',
     ]);
 
@@ -297,7 +299,7 @@ describe('update(old, new)', () => {
   });
 
   it('the forcefile re-applies everything, reboots, and is removed', async () => {
-    const { p, updater, read, onConfig } = setup();
+    const { p, updater, read, onConfig, events } = setup();
     await onConfig(base);
     execFileSync('sh', ['-c', `echo drift > ${join(p.root, 'etc/existing.conf')}`]);
     execFileSync('touch', [join(p.root, 'run/machine-config-daemon-force')]);
@@ -305,6 +307,10 @@ describe('update(old, new)', () => {
     expect(read('/etc/existing.conf')).toBe('a\n');
     expect(existsSync(join(p.root, 'run/machine-config-daemon-force'))).toBe(false);
     expect(p.takeRebootRequests()).toEqual(['Node will reboot into config rendered-worker-1']);
+    // The OS stays as it is: no "Upgrading OS" announced, only upstream's OSUpgradeSkipped.
+    expect(events.seen.filter((e) => e.includes('OSUp'))).toEqual([
+      `Normal OSUpgradeSkipped: OS upgrade skipped; new MachineConfig (rendered-worker-1) has same OS image (${base.spec?.osImageURL ?? ''}) as old MachineConfig (rendered-worker-1)`,
+    ]);
   });
 });
 
@@ -378,4 +384,58 @@ describe('an update stopped at a journaled step', () => {
     // each case runs two updates and a rollback through systemctl and usermod: slow when loaded
     180_000,
   );
+});
+
+describe('MachineConfiguration/cluster the daemon may not read', () => {
+  it('updates with the default policies and says so once, not on every update', async () => {
+    const { p, events } = setup();
+    const logged: string[] = [];
+    const log: Logger = {
+      debug: () => undefined,
+      info: (m) => logged.push(`info ${m}`),
+      warn: (m, f) => logged.push(`warn ${m} ${JSON.stringify(f)}`),
+      error: (m) => logged.push(`error ${m}`),
+      child: () => log,
+    };
+    const forbidden =
+      'machineconfigurations.operator.openshift.io "cluster" is forbidden: User "system:node:worker-0" cannot get resource "machineconfigurations" in API group "operator.openshift.io" at the cluster scope';
+    // Only what an update of files asks of the cluster: its conditions, state and annotations.
+    const cluster = {
+      name: 'worker-0',
+      machineConfiguration: () => Promise.resolve({ kind: 'forbidden', message: forbidden }),
+      condition: () => Promise.resolve(),
+      setWorking: () => Promise.resolve(),
+      setPostConfigAction: () => Promise.resolve(),
+      annotation: () => 'SingleReplica',
+      requestDrain: () => Promise.resolve(true),
+    } as unknown as ClusterNode;
+    const updater = new Updater({
+      host: p.host,
+      log,
+      clock,
+      events,
+      metrics: noDaemonMetrics,
+      crash: noCrashPoints,
+      nodeName: 'worker-0',
+      stopRequested: () => false,
+      cluster,
+    });
+    await updater.update(mc('mco-empty-mc', {}), base, { firstBoot: true });
+    p.reboot();
+    await updater.journal.clear();
+    const v2 = mc('rendered-worker-2', { storage: { files: [file('/etc/existing.conf', 'b\n')] } });
+    const v3 = mc('rendered-worker-3', { storage: { files: [file('/etc/existing.conf', 'c\n')] } });
+    for (const [from, to] of [
+      [base, v2],
+      [v2, v3],
+    ] as const) {
+      await updater.update(from, to, { firstBoot: false });
+      p.reboot();
+      await updater.journal.clear();
+    }
+    expect(readFileSync(join(p.root, 'etc/existing.conf'), 'utf8')).toBe('c\n');
+    expect(logged.filter((l) => l.includes('MachineConfiguration'))).toEqual([
+      `warn cannot read MachineConfiguration/cluster; using the default node disruption policies ${JSON.stringify({ error: forbidden })}`,
+    ]);
+  });
 });

@@ -162,6 +162,8 @@ export class Updater {
   readonly #timings: UpdateTimings;
   readonly #journal: JournalStore;
   readonly #writer: ConfigWriter;
+  /** Whether the log already said MachineConfiguration/cluster is absent or unreadable. */
+  #toldDefaults = false;
   readonly #hostRoot: string;
 
   constructor(options: UpdaterOptions) {
@@ -199,19 +201,20 @@ export class Updater {
     const deadline = clock.now() + this.#timings.policiesWaitMs;
     for (;;) {
       const read = await cluster.machineConfiguration(this.#o.signal);
-      if (read.kind === 'absent') {
-        log.info(
-          'MachineConfiguration/cluster does not exist; using the default node disruption policies',
-        );
-        return defaults;
-      }
-      if (read.kind === 'forbidden') {
-        log.warn(
-          'cannot read MachineConfiguration/cluster; using the default node disruption policies',
-          {
-            error: read.message,
-          },
-        );
+      if (read.kind !== 'found') {
+        // Told once per daemon, not on every update: the defaults are what the node uses then.
+        if (!this.#toldDefaults) {
+          this.#toldDefaults = true;
+          if (read.kind === 'absent')
+            log.info(
+              'MachineConfiguration/cluster does not exist; using the default node disruption policies',
+            );
+          else
+            log.warn(
+              'cannot read MachineConfiguration/cluster; using the default node disruption policies',
+              { error: read.message },
+            );
+        }
         return defaults;
       }
       const mcop = read.object;

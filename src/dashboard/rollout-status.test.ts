@@ -157,4 +157,44 @@ describe('rolloutStatus', () => {
     const done = rolloutStatus(withSource, [withSource], [], new Map(), configs.slice(0, 1));
     expect(done.outcome).toBe('Done');
   });
+
+  it.each([
+    [
+      'abc',
+      'maxUnavailable: invalid value for IntOrString: invalid type: string is not a percentage',
+    ],
+    [
+      '50 percent%',
+      'maxUnavailable: invalid value for IntOrString: invalid value "50 percent%": strconv.Atoi: parsing "50 percent": invalid syntax',
+    ],
+  ])(
+    'says an invalid maxUnavailable %j blocks the nodes still to be targeted',
+    (value, message) => {
+      const p = pool('worker', {
+        target: B,
+        current: A,
+        machineCount: 2,
+        updated: 1,
+        conditions: { Updated: 'False', Updating: 'True' },
+      });
+      const bad: MachineConfigPool = { ...p, spec: { ...p.spec, maxUnavailable: value } };
+      const nodes = [
+        node('worker-0', { current: B, desired: B, state: 'Done' }),
+        node('worker-1', { current: A, desired: A, state: 'Done' }),
+      ];
+      const s = rolloutStatus(bad, [bad], nodes, new Map());
+      expect([s.outcome, s.blocked]).toEqual(['Progressing', message]);
+      expect(s.message).toBe(
+        `Waiting for rollout to finish: 1 of 2 nodes updated to ${B}; worker-1: waiting for its turn; ${message}`,
+      );
+      // every node targeted already, or the pool paused: nothing is blocked
+      const targeted = [
+        node('worker-0', { current: B, desired: B, state: 'Done' }),
+        node('worker-1', { current: A, desired: B, state: 'Working' }),
+      ];
+      expect(rolloutStatus(bad, [bad], targeted, new Map()).blocked).toBeUndefined();
+      const paused = { ...bad, spec: { ...bad.spec, paused: true } };
+      expect(rolloutStatus(paused, [paused], nodes, new Map()).blocked).toBeUndefined();
+    },
+  );
 });

@@ -10,6 +10,7 @@ import type { MachineConfig } from '../api/machineconfiguration/v1/machine-confi
 import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
 import { selectMachineConfigs } from '../logic/render/render-pool.js';
+import { describeMaxUnavailableError, maxUnavailable } from '../logic/rollout/max-unavailable.js';
 import { poolsForNode } from '../logic/rollout/pool-membership.js';
 import { machineConfigNodePhase } from './machine-config-node-phase.js';
 
@@ -37,6 +38,11 @@ export interface RolloutStatus {
   readonly updating: readonly UpdatingNode[];
   /** One line: why it is not done, or the degraded reason. */
   readonly message: string;
+  /**
+   * Why the node controller cannot target the nodes still waiting for their turn (an invalid
+   * `maxUnavailable`, in upstream's words): the rollout will not finish until it is fixed.
+   */
+  readonly blocked?: string;
 }
 
 function condition(pool: MachineConfigPool, type: string) {
@@ -126,6 +132,56 @@ export function updatingNodeText(node: UpdatingNode, target: string): string {
   return `${node.name}: ${node.phase} (${node.state === '' ? 'no state' : node.state})`;
 }
 
+/**
+ * The node controller's maxUnavailable error, when it stops the rollout: nodes are still to be
+ * targeted and the pool is not paused (a paused pool only gets its status synced).
+ */
+function blockedBy(
+  pool: MachineConfigPool,
+  target: string,
+  members: readonly Node[],
+): string | undefined {
+  if (pool.spec.paused === true || target === '') return undefined;
+  const waiting = members.some(
+    (n) => n.metadata.annotations?.[Annotation.desiredConfig] !== target,
+  );
+  if (!waiting) return undefined;
+  const max = maxUnavailable(pool, members.length);
+  return max.ok ? undefined : describeMaxUnavailableError(max.error);
+}
+
+/**
+ * The release a pool's target was rendered for (its `release-image-version` annotation), when
+ * the cluster is moving to another one: the render for the new release is still to come.
+ */
+function pendingRelease(
+  target: string,
+  machineConfigs: readonly MachineConfig[] | undefined,
+  release: string | undefined,
+): boolean {
+  if (release === undefined || release === '' || machineConfigs === undefined) return false;
+  const rendered = machineConfigs.find((mc) => mc.metadata.name === target);
+  const version = rendered?.metadata.annotations?.[Annotation.releaseImageVersion];
+  return version !== undefined && version !== release;
+}
+
+/** Why the pool's status cannot tell yet: its spec, or its inputs, are ahead of what it shows. */
+function waitingFor(
+  pool: MachineConfigPool,
+  target: string,
+  machineConfigs: readonly MachineConfig[] | undefined,
+  release: string | undefined,
+): string | undefined {
+  if ((pool.status?.observedGeneration ?? 0) < (pool.metadata.generation ?? 0))
+    return 'Waiting for mcp spec update to be observed...';
+  if (target === '') return 'Waiting for the first rendered config...';
+  const pending = machineConfigs === undefined ? [] : pendingMachineConfigs(pool, machineConfigs);
+  if (pending.length > 0) return `Waiting for a rendered config with ${pending.join(', ')}...`;
+  if (pendingRelease(target, machineConfigs, release))
+    return `Waiting for a rendered config for release ${release ?? ''}...`;
+  return undefined;
+}
+
 export function rolloutStatus(
   pool: MachineConfigPool,
   pools: readonly MachineConfigPool[],
@@ -133,6 +189,11 @@ export function rolloutStatus(
   mcns: ReadonlyMap<string, MachineConfigNode>,
   /** When given, configs not rendered yet keep the rollout in progress. */
   machineConfigs?: readonly MachineConfig[],
+  /**
+   * The release the cluster is moving to (ClusterVersion), when known: a target rendered for
+   * another release keeps the rollout in progress.
+   */
+  release?: string,
 ): RolloutStatus {
   const name = pool.metadata.name ?? '';
   const target = pool.spec.configuration?.name ?? '';
@@ -144,27 +205,14 @@ export function rolloutStatus(
   const base = { pool: name, target, updated, total, paused, updating };
   if (isTrue(pool, PoolConditionType.Degraded) || isTrue(pool, PoolConditionType.RenderDegraded))
     return { ...base, outcome: 'Degraded', message: degradedMessage(pool) };
-  const observed = pool.status?.observedGeneration ?? 0;
-  if (observed < (pool.metadata.generation ?? 0))
-    return {
-      ...base,
-      outcome: 'Progressing',
-      message: 'Waiting for mcp spec update to be observed...',
-    };
-  if (target === '')
-    return { ...base, outcome: 'Progressing', message: 'Waiting for the first rendered config...' };
-  const pending = machineConfigs === undefined ? [] : pendingMachineConfigs(pool, machineConfigs);
-  if (pending.length > 0)
-    return {
-      ...base,
-      outcome: 'Progressing',
-      message: `Waiting for a rendered config with ${pending.join(', ')}...`,
-    };
+  const waiting = waitingFor(pool, target, machineConfigs, release);
+  if (waiting !== undefined) return { ...base, outcome: 'Progressing', message: waiting };
   const done =
     isTrue(pool, PoolConditionType.Updated) &&
     pool.status?.configuration?.name === target &&
     updated === total;
   if (done) return { ...base, outcome: 'Done', message: `successfully rolled out to ${target}` };
+  const blocked = blockedBy(pool, target, members);
   const why = paused
     ? ' (the pool is paused)'
     : updating[0] === undefined
@@ -173,6 +221,7 @@ export function rolloutStatus(
   return {
     ...base,
     outcome: 'Progressing',
-    message: `Waiting for rollout to finish: ${updated} of ${total} nodes updated to ${target}${why}`,
+    message: `Waiting for rollout to finish: ${updated} of ${total} nodes updated to ${target}${why}${blocked === undefined ? '' : `; ${blocked}`}`,
+    ...(blocked === undefined ? {} : { blocked }),
   };
 }

@@ -18,7 +18,7 @@
  * not have.
  */
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
-import { ClusterScopedEventNamespace } from '../controller/common/event-recorder.js';
+import { ClusterScopedEventNamespace } from '../runtime/event-recorder.js';
 import type { Manifest } from './manifest.js';
 import {
   clusterRole,

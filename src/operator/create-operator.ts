@@ -7,6 +7,7 @@ import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import { Controller, type ControllerMetrics } from '../runtime/controller.js';
+import { ApiEventRecorder, type EventRecorder } from '../runtime/event-recorder.js';
 import { Manager, type ManagerLeaderElection } from '../runtime/manager.js';
 import { allCaches, createOperatorCaches, type OperatorCaches } from './operator-caches.js';
 import type { OperatorConfig } from './operator-config.js';
@@ -27,6 +28,8 @@ export interface OperatorOptions {
   readonly metrics?: ControllerMetrics;
   /** Follow release images set on ClusterVersion (`mco upgrade --to-image`), read through this. */
   readonly releasePayloads?: ReleasePayloadSource;
+  /** Default: Events through the API, from `machine-config-operator`. */
+  readonly events?: EventRecorder;
 }
 
 export interface Operator {
@@ -58,6 +61,9 @@ export function createOperator(options: OperatorOptions): Operator {
       log,
       caches,
       config: release?.config ?? config,
+      events:
+        options.events ??
+        new ApiEventRecorder({ client, clock, log, component: 'machine-config-operator' }),
     }),
     clock,
     log,

@@ -9,6 +9,7 @@
  * rate-limited requeue; a waiting one is looked at again after the poll interval.
  */
 import type { ClusterOperator, ClusterOperatorStatus } from '../api/config/v1/cluster-operator.js';
+import { EventType } from '../api/core/v1/event.js';
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import {
@@ -151,6 +152,26 @@ export class OperatorReconciler implements Reconciler {
   }
 
   /**
+   * Upstream syncDegradedStatus's Warning event `OperatorDegraded: <reason>` on the
+   * ClusterOperator, posted only when Degraded turns True or its reason or message changes.
+   */
+  async #announceDegraded(co: ClusterOperator, next: ClusterOperatorStatus): Promise<void> {
+    const degraded = (s: ClusterOperatorStatus | undefined) =>
+      s?.conditions?.find((c) => c.type === 'Degraded');
+    const before = degraded(co.status);
+    const after = degraded(next);
+    if (after?.status !== 'True') return;
+    if (before?.message === after.message && before?.reason === after.reason) return;
+    await this.#deps.events.event(
+      Resources.clusterOperator,
+      co,
+      EventType.Warning,
+      `OperatorDegraded: ${after.reason ?? ''}`,
+      after.message ?? '',
+    );
+  }
+
+  /**
    * Writes the status `compute` derives from the stored one, if it differs; on a conflict reads
    * the object again and recomputes once (upstream retries the same way).
    */
@@ -176,6 +197,7 @@ export class OperatorReconciler implements Reconciler {
           { ...co, status },
           { signal },
         );
+        await this.#announceDegraded(co, status);
         return;
       } catch (e) {
         if (attempt > 0 || !isStatusError(e, 'Conflict')) throw e;

@@ -8,6 +8,7 @@ import type { OsImageUrls } from '../logic/operator/os-image-urls.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
+import type { EventRecorder } from '../runtime/event-recorder.js';
 import type { OperatorCaches } from './operator-caches.js';
 import type { OperatorConfig } from './operator-config.js';
 
@@ -17,6 +18,7 @@ export interface OperatorDeps {
   readonly log: Logger;
   readonly caches: OperatorCaches;
   readonly config: OperatorConfig;
+  readonly events: EventRecorder;
 }
 
 export type TaskOutcome =

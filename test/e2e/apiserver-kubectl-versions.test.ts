@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpsResourceClient } from '../../src/adapters/https-resource-client.js';
 import { Resources } from '../../src/api/resource-refs.js';
 import { systemClock } from '../../src/adapters/system-clock.js';
-import { ApiEventRecorder } from '../../src/controller/common/event-recorder.js';
+import { ApiEventRecorder } from '../../src/runtime/event-recorder.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import {
   api,

@@ -22,6 +22,7 @@ import { createKubeClient } from '../../src/adapters/kube-client.js';
 import type { ClusterOperator } from '../../src/api/config/v1/cluster-operator.js';
 import type { Lease } from '../../src/api/coordination/v1/lease.js';
 import type { ConfigMap } from '../../src/api/core/v1/config-map.js';
+import type { Event } from '../../src/api/core/v1/event.js';
 import type { Node } from '../../src/api/core/v1/node.js';
 import type { Secret } from '../../src/api/core/v1/secret.js';
 import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
@@ -655,6 +656,16 @@ describe('rollout through real processes', () => {
         message: `Unable to apply ${NextRelease}: refusing to read osImageURL version "${Release}", operator version "${NextRelease}"`,
       });
       expect(refusing.status?.versions?.[0]).toEqual({ name: 'operator', version: Release });
+      // as upstream, a Warning event on the ClusterOperator says so
+      const warned = await until('the OperatorDegraded event', async () => {
+        const events = await admin.list<Event>(Resources.event, { namespace: 'default' });
+        return events.items.find(
+          (e) =>
+            e.reason === 'OperatorDegraded: RenderConfigFailed' &&
+            e.involvedObject.kind === 'ClusterOperator',
+        );
+      });
+      expect([warned.type, warned.message]).toEqual(['Warning', degraded?.message]);
       // WHEN the release's ConfigMap lands and the new controller is rolled out (a new process:
       // its first sync renders every pool, now with the new OS image)
       const beforeMaster = (await getPool('master')).spec.configuration?.name ?? '';

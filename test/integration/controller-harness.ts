@@ -12,7 +12,7 @@ import type { ControllerConfig } from '../../src/api/machineconfiguration/v1/con
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
 import { isStatusError } from '../../src/api/meta/v1/status-error.js';
 import { Resources } from '../../src/api/resource-refs.js';
-import { ApiEventRecorder } from '../../src/controller/common/event-recorder.js';
+import { ApiEventRecorder } from '../../src/runtime/event-recorder.js';
 import type { McoMetrics, PoolMachineCounts } from '../../src/controller/common/mco-metrics.js';
 import {
   createMachineConfigController,

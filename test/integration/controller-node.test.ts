@@ -144,7 +144,7 @@ describe('C1: maxUnavailable decides how many nodes get the new target', () => {
       '40 %',
       'maxUnavailable: invalid value for IntOrString: invalid value "40 %": strconv.Atoi: parsing "40 ": invalid syntax',
     ],
-  ])('%s → no node retargeted, status still synced', async (value) => {
+  ])('%s → no node retargeted, status still synced, a Warning event', async (value, error) => {
     const pool = `c1-bad-${value.replace(/[^a-z0-9]/gi, '')}`;
     const a = await renderedPool(pool, { maxUnavailable: value });
     const ns = names(pool, 4);
@@ -160,6 +160,52 @@ describe('C1: maxUnavailable decides how many nodes get the new target', () => {
     });
     await sleep(600);
     expect(await targeted(ns, b)).toEqual([]);
+    const warnings = (await h.events(pool)).filter((e) => e.reason === 'InvalidMaxUnavailable');
+    expect(warnings.map((e) => [e.type, e.involvedObject.kind, e.message])).toEqual([
+      ['Warning', 'MachineConfigPool', error],
+    ]);
+  });
+});
+
+describe('a node whose daemon reports Degraded', () => {
+  it('raises a Warning event on the Node with its reason, once per reason', async () => {
+    const pool = 'degrading';
+    const a = await renderedPool(pool);
+    const [n] = names(pool, 1);
+    await nodesAt(pool, [n ?? ''], a);
+    const degrade = (reason: string) =>
+      h.admin.patch(
+        Resources.node,
+        n ?? '',
+        {
+          metadata: {
+            annotations: {
+              'machineconfiguration.openshift.io/state': 'Degraded',
+              'machineconfiguration.openshift.io/reason': reason,
+            },
+          },
+        },
+        'merge',
+      );
+    const warnings = async () =>
+      (await h.events(n ?? ''))
+        .filter((e) => e.reason === 'NodeDegraded')
+        .map((e) => [e.type, e.involvedObject.kind, e.message, e.count]);
+    await degrade('content mismatch for file "/etc/chrony.conf"');
+    await eventually('the NodeDegraded event', async () => (await warnings()).length === 1);
+    // the pool's status syncs again (a label change) without a new event
+    await h.admin.patch(Resources.node, n ?? '', { metadata: { labels: { x: 'y' } } }, 'merge');
+    await sleep(600);
+    expect(await warnings()).toEqual([
+      [
+        'Warning',
+        'Node',
+        `Node ${n ?? ''} is Degraded: content mismatch for file "/etc/chrony.conf"`,
+        1,
+      ],
+    ]);
+    await degrade('failed to drain node');
+    await eventually('the second NodeDegraded event', async () => (await warnings()).length === 2);
   });
 });
 
@@ -477,6 +523,8 @@ describe('an unreconcilable MachineConfig', () => {
     await sleep(600);
     expect(await targetOf(pool)).toBe(a);
     expect((await nodes(ns)).map(desiredOf)).toEqual([a, a]);
+    const warnings = (await h.events(pool)).filter((e) => e.reason === 'RenderFailed');
+    expect(warnings.map((e) => [e.type, e.message])).toEqual([['Warning', expected]]);
     await h.remove(Resources.machineConfig, '99-disks');
     await eventually('RenderDegraded=False', async () => {
       const s = (await h.pool(pool)).status?.conditions;

@@ -6,7 +6,7 @@ import { Resources } from '../../api/resource-refs.js';
 import { silentLogger } from '../../ports/logger.js';
 import type { ReconcileResult } from '../../runtime/reconciler.js';
 import { FakeClock } from '../../../test/support/fake-clock.js';
-import type { EventRecorder } from '../common/event-recorder.js';
+import type { EventRecorder } from '../../runtime/event-recorder.js';
 import type { McoMetrics } from '../common/mco-metrics.js';
 import { FakeClient } from '../testing/fake-client.js';
 import { DrainReconciler } from './drain-reconciler.js';

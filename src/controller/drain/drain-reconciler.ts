@@ -14,7 +14,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
-import type { EventRecorder } from '../common/event-recorder.js';
+import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { goDuration } from '../common/go-duration.js';
 import type { McoMetrics } from '../common/mco-metrics.js';
 import { drainPods } from './drain-pods.js';

@@ -8,6 +8,7 @@ import { EventType } from '../../api/core/v1/event.js';
 import type { Node } from '../../api/core/v1/node.js';
 import type { Pod } from '../../api/core/v1/pod.js';
 import {
+  Annotation,
   ControllerConfigName,
   MachineConfigNodeConditionType,
 } from '../../api/machineconfiguration/v1/constants.js';
@@ -24,13 +25,14 @@ import {
   describeMaxUnavailableError,
   maxUnavailable,
 } from '../../logic/rollout/max-unavailable.js';
+import { isNodeDegraded } from '../../logic/rollout/node-state.js';
 import { nodesForPool } from '../../logic/rollout/pool-membership.js';
 import { calculatePoolStatus } from '../../logic/rollout/pool-status.js';
 import { rfc3339, type Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
-import type { EventRecorder } from '../common/event-recorder.js';
+import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { mapLimit } from '../common/map-limit.js';
 import type { McoMetrics } from '../common/mco-metrics.js';
 import { sameJson } from '../common/same-json.js';
@@ -64,6 +66,14 @@ export interface NodeReconcilerOptions {
 const WriteConcurrency = 16;
 
 /**
+ * Warning events of ours (upstream raises none for these): a node whose daemon reports Degraded or
+ * Unreconcilable, on the Node, with the daemon's reason; a pool whose maxUnavailable the
+ * controller cannot use, on the pool, with upstream's error. Each once per distinct failure.
+ */
+export const NodeDegradedReason = 'NodeDegraded';
+export const InvalidMaxUnavailableReason = 'InvalidMaxUnavailable';
+
+/**
  * How SetDesiredConfig events name the target (docs/reference/rollout.md §4.3,
  * docs/reference/catalog.md §A.4).
  */
@@ -73,6 +83,9 @@ function updateLine(target: string): string {
 
 export class NodeReconciler implements Reconciler {
   readonly #o: NodeReconcilerOptions;
+  /** The failure last reported per degraded node, and per pool with a bad maxUnavailable. */
+  readonly #reportedNodes = new Map<string, string>();
+  readonly #reportedPools = new Map<string, string>();
 
   constructor(options: NodeReconcilerOptions) {
     this.#o = options;
@@ -105,9 +118,21 @@ export class NodeReconciler implements Reconciler {
     const nodes = this.#nodesFor(pool);
     const max = maxUnavailable(pool, nodes.length);
     if (!max.ok) {
+      const message = describeMaxUnavailableError(max.error);
+      if (this.#reportedPools.get(name) !== message) {
+        this.#reportedPools.set(name, message);
+        await events.event(
+          Resources.machineConfigPool,
+          pool,
+          EventType.Warning,
+          InvalidMaxUnavailableReason,
+          message,
+        );
+      }
       await this.#syncStatus(name, signal);
-      throw new Error(describeMaxUnavailableError(max.error));
+      throw new Error(message);
     }
+    this.#reportedPools.delete(name);
     await this.#syncNodeMetadata(nodes, signal);
     await this.#syncTaints(nodes, target, signal);
     const selection = getAllCandidateMachines(pool, nodes, max.value);
@@ -236,6 +261,7 @@ export class NodeReconciler implements Reconciler {
     const pool = caches.pools.get(name);
     if (pool === undefined) return;
     const nodes = this.#nodesFor(pool);
+    await this.#reportDegradedNodes(nodes);
     const result = calculatePoolStatus({
       pool,
       nodes,
@@ -258,6 +284,28 @@ export class NodeReconciler implements Reconciler {
         EventType.Normal,
         'Completed',
         `Pool ${name} has completed update to MachineConfig ${result.completed}`,
+      );
+    }
+  }
+
+  /** A Warning event on each node that turned Degraded (or Unreconcilable), or changed reason. */
+  async #reportDegradedNodes(nodes: readonly Node[]): Promise<void> {
+    for (const node of nodes) {
+      const name = node.metadata.name ?? '';
+      if (!isNodeDegraded(node)) {
+        this.#reportedNodes.delete(name);
+        continue;
+      }
+      const a = node.metadata.annotations ?? {};
+      const message = `Node ${name} is ${a[Annotation.state] ?? ''}: ${a[Annotation.reason] ?? ''}`;
+      if (this.#reportedNodes.get(name) === message) continue;
+      this.#reportedNodes.set(name, message);
+      await this.#o.events.event(
+        Resources.node,
+        node,
+        EventType.Warning,
+        NodeDegradedReason,
+        message,
       );
     }
   }

@@ -6,7 +6,7 @@ import { Resources } from '../../api/resource-refs.js';
 import { silentLogger } from '../../ports/logger.js';
 import { FakeClock } from '../../../test/support/fake-clock.js';
 import { controllerConfig, ign, mc, pool } from '../../../test/support/machine-configs.js';
-import { noEvents } from '../common/event-recorder.js';
+import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { FakeClient } from '../testing/fake-client.js';
 import { RenderFailedError, RenderGateError, RenderReconciler } from './render-reconciler.js';
 
@@ -29,12 +29,25 @@ function completed(cc: ControllerConfig): ControllerConfig {
   };
 }
 
+/** Events as `<Type> <Reason> <object>: <message>`. */
+function recordedEvents(): EventRecorder & { readonly seen: string[] } {
+  const seen: string[] = [];
+  return {
+    seen,
+    event: (_ref, object, type, reason, message) => {
+      seen.push(`${type} ${reason} ${object.metadata.name ?? ''}: ${message}`);
+      return Promise.resolve();
+    },
+  };
+}
+
 function setup(
   configs: MachineConfig[],
   cc: ControllerConfig | null = completed(controllerConfig('img')),
   overrides?: ('Disks' | 'FileSystems' | 'Raid')[],
 ) {
   const client = new FakeClient();
+  const events = recordedEvents();
   const p = client.seed(Resources.machineConfigPool, {
     ...pool('worker'),
     metadata: { name: 'worker', uid: 'u1' },
@@ -70,10 +83,10 @@ function setup(
     },
     clock: new FakeClock(),
     log: silentLogger,
-    events: noEvents,
+    events,
     version,
   });
-  return { client, reconciler, pool: p };
+  return { client, reconciler, pool: p, events };
 }
 
 async function renderDegraded(client: FakeClient) {
@@ -114,12 +127,16 @@ describe('RenderReconciler: RenderDegraded messages for configs the API server w
   ])(
     '%s → RenderDegraded=True, error retried, pool target untouched',
     async (_what, bad, message) => {
-      const { client, reconciler } = setup([mc('00-base', 'worker'), bad]);
+      const { client, reconciler, events } = setup([mc('00-base', 'worker'), bad]);
       await expect(reconciler.reconcile('worker', signal)).rejects.toThrow(
         new RenderFailedError(message),
       );
       expect(await renderDegraded(client)).toMatchObject({ status: 'True', reason: '', message });
       expect(client.log()).toEqual(['updateStatus MachineConfigPool/worker']);
+      expect(events.seen).toEqual([`Warning RenderFailed worker: ${message}`]);
+      // the retry of the same failure tells nothing new
+      await expect(reconciler.reconcile('worker', signal)).rejects.toThrow(RenderFailedError);
+      expect(events.seen).toHaveLength(1);
     },
   );
 

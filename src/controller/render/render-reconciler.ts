@@ -31,7 +31,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import { applyMachineConfig } from '../common/apply-machine-config.js';
-import type { EventRecorder } from '../common/event-recorder.js';
+import type { EventRecorder } from '../../runtime/event-recorder.js';
 import type { ClusterMachineConfiguration } from '../mco-informers.js';
 import { sameJson } from '../common/same-json.js';
 import { controllerConfigGate, describeGateError, generatorsGate } from './render-gates.js';
@@ -75,6 +75,9 @@ export class RenderFailedError extends Error {
 }
 
 const MachineConfigurationName = 'cluster';
+
+/** The Warning event a render failure raises on its pool (ours; upstream raises none). */
+export const RenderFailedReason = 'RenderFailed';
 
 function overridesFrom(
   mc: ClusterMachineConfiguration | undefined,
@@ -129,20 +132,40 @@ export class RenderReconciler implements Reconciler {
     });
     if (!rendered.ok) {
       const message = describeRenderPoolError(rendered.error);
-      try {
-        await this.#setRenderDegraded(pool, 'True', message, signal);
-      } catch (e) {
-        // Upstream logs a failed status write and reports the render error itself.
-        this.#o.log.error('could not set RenderDegraded', {
-          pool: name,
-          error: e instanceof Error ? e.message : String(e),
-        });
-      }
+      await this.#fail(pool, message, signal);
       throw new RenderFailedError(message);
     }
     const updated = await this.#persist(pool, rendered.value, cc, signal);
     await this.#setRenderDegraded(updated, 'False', '', signal);
     return undefined;
+  }
+
+  /**
+   * RenderDegraded=True with the failure, and a Warning event about it. Upstream only sets the
+   * condition; the event puts the failure where users look (`kubectl get events`, `oc describe
+   * mcp`). Once per failure: retries of the same one add nothing.
+   */
+  async #fail(pool: MachineConfigPool, message: string, signal: AbortSignal): Promise<void> {
+    const existing = pool.status?.conditions?.find(
+      (c) => c.type === PoolConditionType.RenderDegraded,
+    );
+    if (existing?.status !== 'True' || existing.message !== message)
+      await this.#o.events.event(
+        Resources.machineConfigPool,
+        pool,
+        EventType.Warning,
+        RenderFailedReason,
+        message,
+      );
+    try {
+      await this.#setRenderDegraded(pool, 'True', message, signal);
+    } catch (e) {
+      // Upstream logs a failed status write and reports the render error itself.
+      this.#o.log.error('could not set RenderDegraded', {
+        pool: pool.metadata.name,
+        error: e instanceof Error ? e.message : String(e),
+      });
+    }
   }
 
   /** Creates the rendered config if new and points the pool at it (or refreshes its sources). */

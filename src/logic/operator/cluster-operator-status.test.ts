@@ -238,11 +238,11 @@ describe('a sync round', () => {
       versions: v2,
       error: {
         task: 'RequiredPools',
-        message: 'error during syncRequiredMachineConfigPools: [context deadline exceeded, e1]',
+        message: 'during syncRequiredMachineConfigPools: [context deadline exceeded, e1]',
       },
     });
     expect(conditions(failed)['Degraded']).toBe(
-      'True | RequiredPoolsFailed | Unable to apply 4.18.0: error during syncRequiredMachineConfigPools: [context deadline exceeded, e1]',
+      'True | RequiredPoolsFailed | Unable to apply 4.18.0: during syncRequiredMachineConfigPools: [context deadline exceeded, e1]',
     );
     expect(conditions(failed)['Progressing']).toBe('True |  | Unable to apply 4.18.0');
     expect(failed.versions?.[0]?.version).toBe('4.17.0');

@@ -98,13 +98,13 @@ describe('checkRequiredPools', () => {
         }),
       ],
       {},
-      'error required MachineConfigPool master is not ready, retrying. Status: (total: 3, ready 1, updated: 1, unavailable: 1, degraded: 0)',
+      'required MachineConfigPool master is not ready, retrying. Status: (total: 3, ready 1, updated: 1, unavailable: 1, degraded: 0)',
     ],
     [
       'spec generation not observed yet',
       [master({ generation: 3 })],
       {},
-      'error required MachineConfigPool master is not ready, retrying. Status: (total: 3, ready 3, updated: 3, unavailable: 0, degraded: 0)',
+      'required MachineConfigPool master is not ready, retrying. Status: (total: 3, ready 3, updated: 3, unavailable: 0, degraded: 0)',
     ],
     [
       'a degraded worker holds the gate too',
@@ -125,7 +125,7 @@ describe('checkRequiredPools', () => {
         },
       ],
       {},
-      'error MachineConfigPool worker is not ready, retrying. Status: (pool degraded: true total: 2, ready 1, updated: 1, unavailable: 1, reason: Node w-1 is reporting: "x")',
+      'MachineConfigPool worker is not ready, retrying. Status: (pool degraded: true total: 2, ready 1, updated: 1, unavailable: 1, reason: Node w-1 is reporting: "x")',
     ],
     [
       'no status configuration yet',
@@ -165,7 +165,7 @@ describe('checkRequiredPools', () => {
     [
       'paused with work left',
       master({ paused: true, conditions: { Updated: 'False', Updating: 'False' } }),
-      'error required MachineConfigPool master is paused and cannot sync until it is unpaused',
+      'required MachineConfigPool master is paused and cannot sync until it is unpaused',
     ],
     [
       'paused with a new generation while Updated',
@@ -185,10 +185,10 @@ describe('checkRequiredPools', () => {
     expect(requiredPoolsTimeoutMs([master({ status: { machineCount: 0 } })])).toBe(10 * 60 * 1000);
     expect(requiredPoolsTimeoutMs([builtInPool('worker')])).toBe(10 * 60 * 1000);
     expect(describeRequiredPoolsTimeout('e')).toBe(
-      'error during syncRequiredMachineConfigPools: [context deadline exceeded, e]',
+      'during syncRequiredMachineConfigPools: [context deadline exceeded, e]',
     );
     expect(describeRequiredPoolsTimeout(undefined)).toBe(
-      'error during syncRequiredMachineConfigPools: context deadline exceeded',
+      'during syncRequiredMachineConfigPools: context deadline exceeded',
     );
   });
 });

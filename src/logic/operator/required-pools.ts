@@ -65,7 +65,7 @@ export function requiredPoolsTimeoutMs(
 export function describeRequiredPoolsTimeout(lastError: string | undefined): string {
   const errors = ['context deadline exceeded', ...(lastError === undefined ? [] : [lastError])];
   const aggregate = errors.length === 1 ? (errors[0] ?? '') : `[${errors.join(', ')}]`;
-  return `error during syncRequiredMachineConfigPools: ${aggregate}`;
+  return `during syncRequiredMachineConfigPools: ${aggregate}`;
 }
 
 function notFound(name: string): string {
@@ -139,12 +139,12 @@ export function machineConfigPoolConfigurationError(
 function degradedError(pool: MachineConfigPool): string {
   const s = pool.status;
   const reason = findCondition(s?.conditions, PoolConditionType.Degraded)?.message ?? '';
-  return `error MachineConfigPool ${pool.metadata.name ?? ''} is not ready, retrying. Status: (pool degraded: true total: ${s?.machineCount ?? 0}, ready ${s?.readyMachineCount ?? 0}, updated: ${s?.updatedMachineCount ?? 0}, unavailable: ${s?.unavailableMachineCount ?? 0}, reason: ${reason})`;
+  return `MachineConfigPool ${pool.metadata.name ?? ''} is not ready, retrying. Status: (pool degraded: true total: ${s?.machineCount ?? 0}, ready ${s?.readyMachineCount ?? 0}, updated: ${s?.updatedMachineCount ?? 0}, unavailable: ${s?.unavailableMachineCount ?? 0}, reason: ${reason})`;
 }
 
 function notReadyError(pool: MachineConfigPool): string {
   const s = pool.status;
-  return `error required MachineConfigPool ${pool.metadata.name ?? ''} is not ready, retrying. Status: (total: ${s?.machineCount ?? 0}, ready ${s?.readyMachineCount ?? 0}, updated: ${s?.updatedMachineCount ?? 0}, unavailable: ${s?.unavailableMachineCount ?? 0}, degraded: ${s?.degradedMachineCount ?? 0})`;
+  return `required MachineConfigPool ${pool.metadata.name ?? ''} is not ready, retrying. Status: (total: ${s?.machineCount ?? 0}, ready ${s?.readyMachineCount ?? 0}, updated: ${s?.updatedMachineCount ?? 0}, unavailable: ${s?.unavailableMachineCount ?? 0}, degraded: ${s?.degradedMachineCount ?? 0})`;
 }
 
 /** One pass over the pools (in name order, as a lister would give them sorted). */
@@ -172,7 +172,7 @@ export function checkRequiredPools(input: RequiredPoolsInput): RequiredPoolsOutc
         kind: 'Failed',
         error: updated
           ? `the required MachineConfigPool ${name} was paused with no pending updates; no further syncing will occur until it is unpaused`
-          : `error required MachineConfigPool ${name} is paused and cannot sync until it is unpaused`,
+          : `required MachineConfigPool ${name} is paused and cannot sync until it is unpaused`,
       };
     }
     return { kind: 'Waiting', error: notReadyError(pool) };

@@ -8,12 +8,12 @@
  * selects events by (`involvedObject.uid`). Recording never fails the caller: an event is a
  * notice, so a write error is logged and dropped.
  */
-import { EventType, type Event } from '../../api/core/v1/event.js';
-import { isStatusError } from '../../api/meta/v1/status-error.js';
-import { Resources } from '../../api/resource-refs.js';
-import { rfc3339, type Clock } from '../../ports/clock.js';
-import type { Logger } from '../../ports/logger.js';
-import type { ApiObject, ResourceClient, ResourceRef } from '../../ports/resource-client.js';
+import { EventType, type Event } from '../api/core/v1/event.js';
+import { isStatusError } from '../api/meta/v1/status-error.js';
+import { Resources } from '../api/resource-refs.js';
+import { rfc3339, type Clock } from '../ports/clock.js';
+import type { Logger } from '../ports/logger.js';
+import type { ApiObject, ResourceClient, ResourceRef } from '../ports/resource-client.js';
 
 export interface EventRecorder {
   /** Writes (or counts again) an event about `object`; resolves when done, never rejects. */
