@@ -9,6 +9,7 @@
  *
  * `MCO_ENVTEST_RECORD=1` rewrites the recorded `kubectl auth can-i --list` output in testdata/.
  */
+import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,9 +30,10 @@ import { loadManifests } from '../../src/cli/load-manifests.js';
 import { NoMachineApiNotice } from '../../src/logic/operator/user-data-secret.js';
 import { TestPki } from '../support/kube-apiserver-pki.js';
 import { KubeApiserverEnv, TestKubeApiServer } from '../support/kube-apiserver.js';
-import { McoProcess } from '../support/mco-processes.js';
+import { McoBin, McoProcess, RepoRoot } from '../support/mco-processes.js';
 import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
 import { until } from '../support/until.js';
+import { joinThroughCsr } from './csr-join.js';
 import { grantedRows, parseCanIList, rowLines } from './granted-rules.js';
 
 const binary = process.env[KubeApiserverEnv] ?? '';
@@ -57,6 +59,44 @@ interface IgnitionFiles {
   storage?: { files?: { path: string; contents?: { source?: string } }[] };
 }
 
+interface RenderedMc {
+  metadata: { annotations?: Record<string, string> };
+  spec: { osImageURL?: string; config?: { storage?: { files?: { path: string }[] } } };
+}
+
+/** The built `mco` with these arguments; its stdout, or a failure with its stderr. */
+function runMcoOk(args: readonly string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [McoBin, ...args],
+      { timeout: 240_000, maxBuffer: 64 << 20, encoding: 'utf8' },
+      (error, stdout, stderr) => {
+        if (error === null) resolve(stdout);
+        else reject(new Error(`mco ${args.slice(0, 2).join(' ')}: ${error.message}\n${stderr}`));
+      },
+    );
+  });
+}
+
+/** A kubelet's client-certificate kubeconfig, everything inline. */
+function kubeletKubeconfig(server: string, caPem: string, certPem: string, keyPem: string): string {
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'local', cluster: { server, 'certificate-authority-data': b64(caPem) } }],
+    users: [
+      {
+        name: 'kubelet',
+        user: { 'client-certificate-data': b64(certPem), 'client-key-data': b64(keyPem) },
+      },
+    ],
+    contexts: [{ name: 'kubelet', context: { cluster: 'local', user: 'kubelet' } }],
+    'current-context': 'kubelet',
+  });
+}
+
 /** A file's text from an Ignition config's data URL. */
 function servedFile(config: IgnitionFiles, path: string): string {
   const source = config.storage?.files?.find((f) => f.path === path)?.contents?.source ?? '';
@@ -70,6 +110,9 @@ suite('deploy/ on a real kube-apiserver', () => {
   let kas: TestKubeApiServer;
   let tmp: TmpDir;
   const processes: McoProcess[] = [];
+  /** What the components' test leaves for the node's: the MCS and the bootstrap identity. */
+  let running: { readonly mcsUrl: string; readonly mcsCa: string } | undefined;
+  const nodeDirs: string[] = [];
 
   const getJson = async <T>(args: readonly string[]): Promise<T> =>
     JSON.parse(await kas.kubectlOk([...args, '-o', 'json'])) as T;
@@ -95,6 +138,8 @@ suite('deploy/ on a real kube-apiserver', () => {
 
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop()));
+    // OSTree deployments are immutable (chattr +i): `mco node delete` takes them apart.
+    for (const dir of nodeDirs) await runMcoOk(['node', 'delete', '--dir', dir]).catch(() => '');
     await (kas as TestKubeApiServer | undefined)?.dispose();
     (tmp as TmpDir | undefined)?.remove();
   }, 60_000);
@@ -317,6 +362,7 @@ suite('deploy/ on a real kube-apiserver', () => {
       expect(p.running, `${p.name} exited:\n${p.output()}`).toBe(true);
       expect(forbiddenLines(p), `${p.name} logged forbidden errors`).toEqual([]);
     }
+    running = { mcsUrl, mcsCa };
   }, 300_000);
 
   it('the daemon reads as machine-config-daemon and writes its Node as the node (kubelet kubeconfig on the node, re-read on rotation)', async () => {
@@ -434,4 +480,299 @@ suite('deploy/ on a real kube-apiserver', () => {
       node.close();
     }
   });
+  it('a simulated node joins through a CSR; its daemon reads as machine-config-daemon, writes its Node as the node, and a MachineConfig rolls out to it', async () => {
+    if (running === undefined) throw new Error('the components did not start (the test before)');
+    const name = 'worker-3';
+    const bootRef = 'testos/x86_64/stable';
+    const repo = join(tmp.path, 'boot-repo');
+    const osImage = `ostree-local:${repo}#${bootRef}`;
+    await runMcoOk([
+      'node',
+      'build-boot-image',
+      '--rootfs',
+      join(RepoRoot, 'images/rootfs/testos'),
+      '--modes',
+      join(RepoRoot, 'images/rootfs/testos.modes.json'),
+      '--repo',
+      repo,
+      '--ref',
+      bootRef,
+      '--os-version',
+      '1',
+    ]);
+    // The node the components' test made has no daemon: gone, so the pool's budget is free.
+    await kas.kubectlOk(['delete', 'node', 'worker-0']);
+    // The release's OS image is the one the node boots (deploy/ leaves OS_IMAGE to fill in).
+    await kas.kubectlOk([
+      'patch',
+      'configmap',
+      'machine-config-osimageurl',
+      '-n',
+      McoNamespace,
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify({ data: { baseOSContainerImage: osImage } }),
+    ]);
+    // The MCS serves a pool's status configuration (upstream's): wait until it is the target too.
+    const renderedWith = async (pred: (mc: RenderedMc) => boolean): Promise<string> => {
+      const pool = await getJson<{
+        spec?: { configuration?: { name?: string } };
+        status?: { configuration?: { name?: string } };
+      }>(['get', 'mcp', 'worker']);
+      const rendered = pool.spec?.configuration?.name ?? '';
+      if (rendered === '') throw new Error('the worker pool has no rendered config');
+      if (pool.status?.configuration?.name !== rendered)
+        throw new Error(`the worker pool is not at ${rendered} yet`);
+      const mc = await getJson<RenderedMc>(['get', 'mc', rendered]);
+      if (!pred(mc)) throw new Error(`${rendered} is not the one asked for yet`);
+      return rendered;
+    };
+    const first = await until(
+      'a rendered worker config with the boot image',
+      () => renderedWith((mc) => mc.spec.osImageURL === osImage),
+      { timeoutMs: 180_000, intervalMs: 1000 },
+    );
+
+    const pointer = tmp.write(
+      'worker.ign',
+      await runMcoOk([
+        'pointer-config',
+        '--pool',
+        'worker',
+        '--url',
+        running.mcsUrl,
+        '--ca',
+        running.mcsCa,
+        '--spec-version',
+        '3.3.0',
+      ]),
+    );
+    // The role label is the administrator's (NodeRestriction refuses it from a kubelet).
+    await kas.kubectlOk(['create', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name, labels: { 'node-role.kubernetes.io/worker': '' } },
+      }),
+    });
+    const nodeDir = join(tmp.path, name);
+    nodeDirs.push(nodeDir);
+    const hostKubeconfig = join(tmp.path, `${name}.kubeconfig`);
+    const daemonKubeconfig = await saKubeconfig('machine-config-daemon', false);
+    await runMcoOk([
+      'node',
+      'create',
+      '--dir',
+      nodeDir,
+      '--name',
+      name,
+      '--boot-repo',
+      repo,
+      '--ref',
+      bootRef,
+      '--boot-image',
+      osImage,
+      '--role',
+      'worker',
+      '--node-kubeconfig',
+      hostKubeconfig,
+      '--pointer-config',
+      pointer,
+      '--pods',
+      '0',
+      '--daemon-command',
+      JSON.stringify([
+        process.execPath,
+        McoBin,
+        'daemon',
+        '--node',
+        '{name}',
+        '--root',
+        '{root}',
+        '--kubeconfig',
+        daemonKubeconfig,
+        '--node-kubeconfig',
+        '/var/lib/kubelet/kubeconfig',
+        '--host',
+        'ostree',
+      ]),
+      '--firstboot-command',
+      JSON.stringify([
+        process.execPath,
+        McoBin,
+        'daemon',
+        '--node',
+        '{name}',
+        '--root',
+        '{root}',
+        '--host',
+        'ostree',
+        '--once-from',
+        '{root}/etc/ignition-machine-config-encapsulated.json',
+      ]),
+    ]);
+    const files = createRootedNodeFiles({ root: join(nodeDir, 'rootfs') });
+    const onNode = async (path: string): Promise<string | undefined> => {
+      const b = await files.read(path);
+      return b === undefined ? undefined : Buffer.from(b).toString('utf8');
+    };
+
+    // TLS bootstrapping with the kubeconfig the MCS served into the node's root.
+    const bootstrap = await onNode('/etc/kubernetes/kubeconfig');
+    if (bootstrap === undefined) throw new Error('the node has no /etc/kubernetes/kubeconfig');
+    const joined = await joinThroughCsr(
+      kas,
+      tmp.write(`${name}-bootstrap.kubeconfig`, bootstrap),
+      name,
+    );
+    expect(joined.requestedBy).toBe(`system:serviceaccount:${McoNamespace}:node-bootstrapper`);
+    const put = (path: string, text: string, mode: number) =>
+      files.writeAtomic(path, Buffer.from(text), { mode });
+    await put(
+      '/var/lib/kubelet/pki/kubelet-client-current.pem',
+      joined.certPem + joined.keyPem,
+      0o600,
+    );
+    await put('/var/lib/kubelet/ca.crt', kas.caPem, 0o644);
+    await put(
+      '/var/lib/kubelet/kubeconfig',
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          { name: 'local', cluster: { server: kas.url, 'certificate-authority': 'ca.crt' } },
+        ],
+        users: [
+          {
+            name: 'kubelet',
+            user: {
+              'client-certificate': 'pki/kubelet-client-current.pem',
+              'client-key': 'pki/kubelet-client-current.pem',
+            },
+          },
+        ],
+        contexts: [{ name: 'kubelet', context: { cluster: 'local', user: 'kubelet' } }],
+        'current-context': 'kubelet',
+      }),
+      0o600,
+    );
+    // The simulated kubelet on this machine holds the same identity.
+    writeFileSync(
+      hostKubeconfig,
+      kubeletKubeconfig(kas.url, kas.caPem, joined.certPem, joined.keyPem),
+      { mode: 0o600 },
+    );
+    const nodeRun = new McoProcess('node', [
+      'node',
+      'run',
+      '--dir',
+      nodeDir,
+      '--heartbeat-seconds',
+      '2',
+    ]);
+    processes.push(nodeRun);
+    const nodeLog = (file: string) => {
+      try {
+        return readFileSync(join(nodeDir, file), 'utf8');
+      } catch {
+        return '';
+      }
+    };
+    const nodeAt = (config: string) =>
+      until(
+        `${name} Done at ${config}`,
+        async () => {
+          // give up at once: the supervisor would retry a failed first boot every minute
+          if (nodeRun.output().includes('the firstboot step failed')) return 'firstboot failed';
+          const n = await getJson<{ metadata: { annotations?: Record<string, string> } }>([
+            'get',
+            'node',
+            name,
+          ]);
+          const a = n.metadata.annotations ?? {};
+          if (a[Annotation.state] === 'Degraded')
+            throw new Error(`Degraded: ${a[Annotation.reason] ?? ''}`);
+          return a[Annotation.currentConfig] === config && a[Annotation.state] === 'Done'
+            ? 'Done'
+            : undefined;
+        },
+        { timeoutMs: 300_000, intervalMs: 1000 },
+      )
+        .then((outcome) => {
+          if (outcome !== 'Done') throw new Error(outcome);
+        })
+        .catch((e: unknown) => {
+          throw new Error(
+            `${String(e)}\nnode:\n${nodeRun.output().slice(-4000)}\nfirstboot:\n${nodeLog('firstboot.log').slice(-4000)}\ndaemon:\n${nodeLog('daemon.log').slice(-4000)}\nforbidden:\n${forbiddenLines().join('\n')}`,
+            { cause: e },
+          );
+        });
+    await nodeAt(first);
+
+    // An example MachineConfig: a file on the worker pool's nodes.
+    const content = 'rolled out on a real kube-apiserver\n';
+    await kas.kubectlOk(['apply', '-f', '-'], {
+      input: JSON.stringify({
+        apiVersion: 'machineconfiguration.openshift.io/v1',
+        kind: 'MachineConfig',
+        metadata: {
+          name: '99-worker-envtest',
+          labels: { 'machineconfiguration.openshift.io/role': 'worker' },
+        },
+        spec: {
+          config: {
+            ignition: { version: '3.2.0' },
+            storage: {
+              files: [
+                {
+                  path: '/etc/envtest-rollout',
+                  mode: 0o644,
+                  contents: { source: `data:,${encodeURIComponent(content)}` },
+                },
+              ],
+            },
+          },
+        },
+      }),
+    });
+    const second = await until(
+      'a rendered worker config with 99-worker-envtest',
+      () =>
+        renderedWith((mc) =>
+          (mc.spec.config?.storage?.files ?? []).some((f) => f.path === '/etc/envtest-rollout'),
+        ),
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    );
+    expect(second).not.toBe(first);
+    await nodeAt(second);
+    expect(await onNode('/etc/envtest-rollout')).toBe(content);
+    await until(
+      'the worker pool Updated with one machine',
+      async () => {
+        const p = await getJson<{
+          status?: {
+            machineCount?: number;
+            updatedMachineCount?: number;
+            conditions?: Condition[];
+          };
+        }>(['get', 'mcp', 'worker']);
+        const updated = p.status?.conditions?.find((c) => c.type === 'Updated')?.status === 'True';
+        return updated && p.status?.machineCount === 1 && p.status.updatedMachineCount === 1
+          ? p
+          : undefined;
+      },
+      { timeoutMs: 120_000, intervalMs: 1000 },
+    );
+
+    expect(nodeRun.running, `node run exited:\n${nodeRun.output()}`).toBe(true);
+    expect(nodeLog('daemon.log'), 'the daemon wrote no log').not.toBe('');
+    expect(forbiddenLines(), 'components logged forbidden errors').toEqual([]);
+    expect(
+      nodeLog('daemon.log')
+        .split('\n')
+        .filter((l) => /forbidden/i.test(l)),
+      'the daemon logged forbidden errors',
+    ).toEqual([]);
+  }, 900_000);
 });

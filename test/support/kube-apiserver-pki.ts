@@ -73,12 +73,13 @@ export class TestPki {
     return new TestPki(ca, keys.privateKey);
   }
 
-  async #issue(
+  /** A certificate for `subject` and `publicKey`, signed by the CA, PEM. */
+  async #sign(
     subject: string,
+    publicKey: webcrypto.CryptoKey | x509.PublicKey,
     usage: x509.ExtendedKeyUsage,
     extra: x509.Extension[] = [],
-  ): Promise<IssuedCert> {
-    const keys = await keyPair();
+  ): Promise<string> {
     const now = Date.now();
     const cert = await x509.X509CertificateGenerator.create({
       serialNumber: serial(),
@@ -87,7 +88,7 @@ export class TestPki {
       notBefore: new Date(now - 60_000),
       notAfter: new Date(now + 2 * DayMs),
       signingAlgorithm: SigningAlgorithm,
-      publicKey: keys.publicKey,
+      publicKey,
       signingKey: this.#caKey,
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
@@ -97,7 +98,28 @@ export class TestPki {
         ...extra,
       ],
     });
-    return { certPem: `${cert.toString('pem')}\n`, keyPem: await privatePem(keys.privateKey) };
+    return `${cert.toString('pem')}\n`;
+  }
+
+  async #issue(
+    subject: string,
+    usage: x509.ExtendedKeyUsage,
+    extra: x509.Extension[] = [],
+  ): Promise<IssuedCert> {
+    const keys = await keyPair();
+    const certPem = await this.#sign(subject, keys.publicKey, usage, extra);
+    return { certPem, keyPem: await privatePem(keys.privateKey) };
+  }
+
+  /**
+   * What kube-controller-manager's csrsigning controller does for an approved client CSR: a
+   * client certificate for the request's subject and public key (the request's own signature
+   * checked first).
+   */
+  async signClientRequest(csrPem: string): Promise<string> {
+    const csr = new x509.Pkcs10CertificateRequest(csrPem);
+    if (!(await csr.verify())) throw new Error('the certificate request is not signed by its key');
+    return this.#sign(csr.subject, csr.publicKey, x509.ExtendedKeyUsage.clientAuth);
   }
 
   /** A serving certificate for localhost and 127.0.0.1. */
@@ -122,6 +144,22 @@ export class TestPki {
     writeFileSync(path, this.caPem);
     return path;
   }
+}
+
+/**
+ * What a kubelet sends to join: a new key and a PKCS#10 request for `system:node:<node>` in
+ * `system:nodes` (the kube-apiserver-client-kubelet signer accepts no other subject).
+ */
+export async function nodeCertificateRequest(
+  node: string,
+): Promise<{ readonly csrPem: string; readonly keyPem: string }> {
+  const keys = await keyPair();
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+    name: `CN=${rdn(`system:node:${node}`)}, O=system:nodes`,
+    keys,
+    signingAlgorithm: SigningAlgorithm,
+  });
+  return { csrPem: `${csr.toString('pem')}\n`, keyPem: await privatePem(keys.privateKey) };
 }
 
 /** The service-account token signing pair: `sa.key` (private) and `sa.pub` (public, PKIX). */

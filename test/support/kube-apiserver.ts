@@ -211,6 +211,11 @@ export class TestKubeApiServer {
     return this.#pki.client(user, groups);
   }
 
+  /** Signs an approved client CSR's request as kube-controller-manager would (no KCM runs here). */
+  signClientRequest(csrPem: string): Promise<string> {
+    return this.#pki.signClientRequest(csrPem);
+  }
+
   /** The server's CA, PEM. */
   get caPem(): string {
     return this.#pki.caPem;
