@@ -321,6 +321,15 @@ async function seededApiServer(subject: Subject): Promise<BenchApiServer> {
   return server;
 }
 
+/**
+ * Whether the subject's `mco server` has `--insecure-serve-config` (without it, its plain HTTP port
+ * serves only /healthz).
+ */
+function servesConfigOnlyWhenAsked(subject: Subject): boolean {
+  const help = spawnSync(process.execPath, [subject.bin, 'server', '--help'], { encoding: 'utf8' });
+  return help.stdout.includes('--insecure-serve-config');
+}
+
 async function measure(subject: Subject, repeat: number): Promise<Figures> {
   const dir = join(Work, `repeat-${repeat}-${subject.id}`);
   mkdirSync(dir);
@@ -351,6 +360,8 @@ async function measure(subject: Subject, repeat: number): Promise<Figures> {
       targetFromKubeconfig(server.kubeconfig('admin')).url,
       '--bootstrap-token-dir',
       tokenDir,
+      // the plain HTTP row measures /config on that port, which newer servers serve only when asked
+      ...(servesConfigOnlyWhenAsked(subject) ? ['--insecure-serve-config'] : []),
     ];
     procs.push(new McoProcess('mcs', mcsArgs, bench.mcoCommand(subject)));
     await waitListening(mcs.http);

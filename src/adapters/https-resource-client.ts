@@ -413,10 +413,27 @@ export class HttpsResourceClient implements ResourceClient {
     object: T,
     options: ClientWriteOptions = {},
   ): Promise<T> {
+    return this.#replaceSubresource(ref, object, 'status', options);
+  }
+
+  updateApproval<T extends ApiObject>(
+    ref: ResourceRef,
+    object: T,
+    options: ClientWriteOptions = {},
+  ): Promise<T> {
+    return this.#replaceSubresource(ref, object, 'approval', options);
+  }
+
+  #replaceSubresource<T extends ApiObject>(
+    ref: ResourceRef,
+    object: T,
+    subresource: 'status' | 'approval',
+    options: ClientWriteOptions,
+  ): Promise<T> {
     const name = object.metadata.name ?? '';
     return this.#call<T>(
       'PUT',
-      `${path(ref, object.metadata.namespace, name, 'status')}${writeQuery(options)}`,
+      `${path(ref, object.metadata.namespace, name, subresource)}${writeQuery(options)}`,
       {
         body: object,
         signal: options.signal,

@@ -304,12 +304,17 @@ class KubeClient implements ResourceClient {
     return this.#agent;
   }
 
-  /** Per-request options: core-group path, shared agent, abort signal, extra headers. */
-  #options(signal?: AbortSignal, contentType?: string): ConfigurationOptions {
+  /**
+   * Per-request options: core-group path, shared agent, abort signal, extra headers; `approval`
+   * turns the generated client's `/status` call into one on `/approval`, which it has no call for.
+   */
+  #options(signal?: AbortSignal, contentType?: string, approval = false): ConfigurationOptions {
     const base: ConfigurationOptions = {
       middleware: [
         preMiddleware(async (ctx) => {
-          ctx.setUrl(ctx.getUrl().replace(/\/apis\/\/([^/]+)\//, '/api/$1/'));
+          let url = ctx.getUrl().replace(/\/apis\/\/([^/]+)\//, '/api/$1/');
+          if (approval) url = url.replace(/\/status(\?|$)/, '/approval$1');
+          ctx.setUrl(url);
           ctx.setAgent(await this.#sharedAgent());
           if (signal !== undefined) ctx.setSignal(signal);
           return ctx;
@@ -474,13 +479,22 @@ class KubeClient implements ResourceClient {
     return this.#replace(ref, object, options, true);
   }
 
+  async updateApproval<T extends ApiObject>(
+    ref: ResourceRef,
+    object: T,
+    options: ClientWriteOptions = {},
+  ): Promise<T> {
+    return this.#replace(ref, object, options, true, true);
+  }
+
   async #replace<T extends ApiObject>(
     ref: ResourceRef,
     object: T,
     options: ClientWriteOptions,
     status: boolean,
+    approval = false,
   ): Promise<T> {
-    const opts = this.#options(options.signal);
+    const opts = this.#options(options.signal, undefined, approval);
     const { group, version, plural } = ref;
     const { namespace, name = '' } = object.metadata;
     const write = writeParams(options);

@@ -1,6 +1,6 @@
 /**
- * The machine config server's sockets: one fetch handler on an HTTPS port (TLS 1.2+, HTTP/1.1
- * only, as upstream disables HTTP/2) and a plain HTTP port. The certificate and key are re-read
+ * The machine config server's sockets: a fetch handler on an HTTPS port (TLS 1.2+, HTTP/1.1
+ * only, as upstream disables HTTP/2) and one (the same or its own) on a plain HTTP port. The certificate and key are re-read
  * every `reloadIntervalMs`; a new pair is installed only if it parses, the key matches and the
  * certificate is valid now. Otherwise the server keeps the pair it has and logs why, once per
  * change of the files.
@@ -21,6 +21,8 @@ import type { Logger } from '../ports/logger.js';
 
 export interface McsListenersOptions {
   readonly fetch: (request: Request) => Response | Promise<Response>;
+  /** What the plain HTTP port answers with (default: `fetch`). */
+  readonly insecureFetch?: (request: Request) => Response | Promise<Response>;
   readonly host: string;
   /** undefined: no HTTPS listener; 0: any free port. */
   readonly securePort?: number;
@@ -118,11 +120,16 @@ function close(server: HttpServer | HttpsServer): Promise<void> {
 export async function startMcsListeners(options: McsListenersOptions): Promise<McsListeners> {
   const { log } = options;
   const now = options.now ?? (() => Date.now());
-  const handle = getRequestListener(options.fetch);
   // node:http wants a void listener; the adapter's promise carries no result and never rejects.
-  const listener = (req: IncomingMessage, res: ServerResponse): void => {
-    void handle(req, res);
+  const listenerOf = (
+    fetch: McsListenersOptions['fetch'],
+  ): ((req: IncomingMessage, res: ServerResponse) => void) => {
+    const handle = getRequestListener(fetch);
+    return (req, res) => {
+      void handle(req, res);
+    };
   };
+  const listener = listenerOf(options.fetch);
   const servers: (HttpServer | HttpsServer)[] = [];
   let securePort: number | undefined;
   let insecurePort: number | undefined;
@@ -179,7 +186,9 @@ export async function startMcsListeners(options: McsListenersOptions): Promise<M
       securePort = await listen(https, options.securePort, options.host);
     }
     if (options.insecurePort !== undefined) {
-      const http = createHttpServer(listener);
+      const http = createHttpServer(
+        options.insecureFetch === undefined ? listener : listenerOf(options.insecureFetch),
+      );
       servers.push(http);
       insecurePort = await listen(http, options.insecurePort, options.host);
     }

@@ -4,10 +4,18 @@
  * WebCrypto and @peculiar/x509. The CA is made once and kept; the serving certificate is made again
  * when it is missing, no longer chains to the CA, expires within 30 days, or lacks a SAN for one
  * of the hosts the server is reached by (so a new `--advertise-address` takes effect on restart).
+ *
+ * The same CA signs client certificates (certificateAuthority): node identities from approved CSRs
+ * and the admin's `mco apiserver node-kubeconfig`, as kube-controller-manager's signer does with
+ * the cluster signing key.
  */
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
+import { createPrivateKey, webcrypto, X509Certificate as NodeX509 } from 'node:crypto';
+import type {
+  CertificateAuthority,
+  ClientCertificateRequest,
+} from '../ports/certificate-authority.js';
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
@@ -193,4 +201,103 @@ export async function ensurePki(options: PkiOptions): Promise<ApiServerPki> {
     servingKeyPem: readFileSync(join(dir, PkiFile.servingKey), 'utf8'),
     issued: { ca: loaded === undefined, serving: existing === undefined },
   };
+}
+
+/** The Web Crypto algorithms for a PKCS#8 key of any of the usual CA kinds. */
+function signingAlgorithmsOf(keyPem: string): {
+  readonly importAs: webcrypto.EcKeyImportParams | webcrypto.RsaHashedImportParams;
+  readonly sign: webcrypto.Algorithm | webcrypto.EcdsaParams;
+} {
+  const key = createPrivateKey(keyPem);
+  const details = key.asymmetricKeyDetails;
+  if (key.asymmetricKeyType === 'rsa')
+    return {
+      importAs: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
+      sign: { name: 'RSASSA-PKCS1-v1_5' },
+    };
+  if (key.asymmetricKeyType === 'ec' && details?.namedCurve === 'secp384r1')
+    return {
+      importAs: { name: 'ECDSA', namedCurve: 'P-384' },
+      sign: { name: 'ECDSA', hash: 'SHA-384' },
+    };
+  if (key.asymmetricKeyType === 'ec' && details?.namedCurve === 'prime256v1')
+    return { importAs: KeyAlgorithm, sign: SigningAlgorithm };
+  throw new Error(
+    `unsupported CA key (${key.asymmetricKeyType ?? '?'} ${details?.namedCurve ?? ''}): expected RSA or ECDSA P-256/P-384`,
+  );
+}
+
+const KeyUsageFlag: Readonly<Record<string, x509.KeyUsageFlags>> = {
+  'digital signature': x509.KeyUsageFlags.digitalSignature,
+  'content commitment': x509.KeyUsageFlags.nonRepudiation,
+  'key encipherment': x509.KeyUsageFlags.keyEncipherment,
+  'key agreement': x509.KeyUsageFlags.keyAgreement,
+  'data encipherment': x509.KeyUsageFlags.dataEncipherment,
+  'cert sign': x509.KeyUsageFlags.keyCertSign,
+  'crl sign': x509.KeyUsageFlags.cRLSign,
+  'encipher only': x509.KeyUsageFlags.encipherOnly,
+  'decipher only': x509.KeyUsageFlags.decipherOnly,
+};
+const ExtendedKeyUsage: Readonly<Record<string, string>> = {
+  'client auth': x509.ExtendedKeyUsage.clientAuth,
+  'server auth': x509.ExtendedKeyUsage.serverAuth,
+  'code signing': x509.ExtendedKeyUsage.codeSigning,
+  'email protection': x509.ExtendedKeyUsage.emailProtection,
+  timestamping: x509.ExtendedKeyUsage.timeStamping,
+  'ocsp signing': x509.ExtendedKeyUsage.ocspSigning,
+};
+
+/** kube-controller-manager's signer backdates certificates this much against clock skew. */
+const BackdateMs = 5 * 60_000;
+
+/** A CertificateAuthority signing with `keyPem` (PKCS#8 or SEC1, RSA or ECDSA) as `certPem`. */
+export async function certificateAuthority(
+  certPem: string,
+  keyPem: string,
+): Promise<CertificateAuthority> {
+  const cert = new x509.X509Certificate(certPem);
+  const algorithms = signingAlgorithmsOf(keyPem);
+  const pkcs8 = createPrivateKey(keyPem).export({ type: 'pkcs8', format: 'der' });
+  const key = await webcrypto.subtle.importKey('pkcs8', pkcs8, algorithms.importAs, false, [
+    'sign',
+  ]);
+  if (!new NodeX509(certPem).checkPrivateKey(createPrivateKey(keyPem)))
+    throw new Error('the CA key does not match the CA certificate');
+  return {
+    certificatePem: cert.toString('pem'),
+    async signClientCertificate(request: ClientCertificateRequest): Promise<string> {
+      const flags = request.usages.reduce<number>((f, u) => f | (KeyUsageFlag[u] ?? 0), 0);
+      const ekus = request.usages.flatMap((u) => {
+        const oid = ExtendedKeyUsage[u];
+        return oid === undefined ? [] : [oid];
+      });
+      const notAfter = Math.min(request.now + request.ttlMs, cert.notAfter.getTime());
+      const signed = await x509.X509CertificateGenerator.create({
+        serialNumber: serial(),
+        subject: new x509.Name(request.subject),
+        issuer: cert.subjectName,
+        notBefore: new Date(request.now - BackdateMs),
+        notAfter: new Date(notAfter),
+        signingAlgorithm: algorithms.sign,
+        publicKey: new x509.PublicKey(request.publicKey),
+        signingKey: key,
+        extensions: [
+          // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- a set of KeyUsageFlags bits
+          ...(flags === 0 ? [] : [new x509.KeyUsagesExtension(flags, true)]),
+          ...(ekus.length === 0 ? [] : [new x509.ExtendedKeyUsageExtension(ekus)]),
+          new x509.BasicConstraintsExtension(false, undefined, true),
+          await x509.AuthorityKeyIdentifierExtension.create(cert.publicKey),
+        ],
+      });
+      return `${signed.toString('pem')}\n`;
+    },
+  };
+}
+
+/** The CA in `certFile` and `keyFile` as a CertificateAuthority. */
+export async function loadCertificateAuthority(
+  certFile: string,
+  keyFile: string,
+): Promise<CertificateAuthority> {
+  return certificateAuthority(readFileSync(certFile, 'utf8'), readFileSync(keyFile, 'utf8'));
 }

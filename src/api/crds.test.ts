@@ -31,6 +31,7 @@ describe('customResourceDefinitions', () => {
       'machineconfigurations.operator.openshift.io',
       'clusteroperators.config.openshift.io',
       'clusterversions.config.openshift.io',
+      'machines.machine.openshift.io',
     ]);
   });
 

@@ -1,7 +1,7 @@
 /**
  * The CustomResourceDefinitions this project installs: every machineconfiguration.openshift.io/v1
- * kind, operator.openshift.io MachineConfiguration, and config.openshift.io ClusterOperator and
- * ClusterVersion. Each is built from the kind's TypeBox schema (as a structural `openAPIV3Schema`)
+ * kind, operator.openshift.io MachineConfiguration, config.openshift.io ClusterOperator and
+ * ClusterVersion, and machine.openshift.io Machine (the machines a cluster expects to join). Each is built from the kind's TypeBox schema (as a structural `openAPIV3Schema`)
  * and its CrdInfo (names, scope, status subresource, printer columns).
  */
 import type { TSchema } from '@sinclair/typebox';
@@ -32,6 +32,7 @@ import {
   MachineConfigurationCrd,
   MachineConfigurationSchema,
 } from './operator/v1/machine-configuration.js';
+import { MachineCrd, MachineSchema } from './machine/v1beta1/machine.js';
 import { crdOpenApiV3Schema } from './schema.js';
 
 /** A served custom kind: its CRD metadata and the TypeBox schema of one object. */
@@ -51,6 +52,7 @@ export const CustomKinds: readonly CustomKind[] = [
   { info: MachineConfigurationCrd, schema: MachineConfigurationSchema },
   { info: ClusterOperatorCrd, schema: ClusterOperatorSchema },
   { info: ClusterVersionCrd, schema: ClusterVersionSchema },
+  { info: MachineCrd, schema: MachineSchema },
 ];
 
 /** The apiextensions.k8s.io/v1 object for one kind. */

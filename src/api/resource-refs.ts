@@ -32,4 +32,12 @@ export const Resources = {
   ),
   clusterOperator: ref('config.openshift.io', 'v1', 'ClusterOperator', 'clusteroperators', false),
   clusterVersion: ref('config.openshift.io', 'v1', 'ClusterVersion', 'clusterversions', false),
+  certificateSigningRequest: ref(
+    'certificates.k8s.io',
+    'v1',
+    'CertificateSigningRequest',
+    'certificatesigningrequests',
+    false,
+  ),
+  machine: ref('machine.openshift.io', 'v1beta1', 'Machine', 'machines', true),
 } as const;

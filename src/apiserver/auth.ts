@@ -5,9 +5,18 @@
  */
 import type { KubeObject, UserInfo } from './resource-store.js';
 
+/** What the TLS layer saw of the caller's connection. */
+export interface ClientConnection {
+  /** DER of the client certificate the caller presented, if it presented one. */
+  readonly peerCertificate?: Uint8Array;
+}
+
 export interface Authenticator {
-  /** The caller's identity from the request (bearer token, ...), or undefined if unauthenticated. */
-  authenticate(request: Request): Promise<UserInfo | undefined>;
+  /**
+   * The caller's identity from the request (bearer token) or its connection (client
+   * certificate), or undefined if unauthenticated.
+   */
+  authenticate(request: Request, connection?: ClientConnection): Promise<UserInfo | undefined>;
 }
 
 /** What a request wants to do, as Kubernetes' RBAC/Node authorizers see it. */

@@ -22,7 +22,12 @@ export interface KubeObject {
 export interface UserInfo {
   readonly name: string;
   readonly groups: readonly string[];
+  /** The identity's uid, when its authenticator knows one (a token file's third column). */
+  readonly uid?: string;
 }
+
+/** The subresources written with PUT and PATCH: `status`, and `approval` of CSRs. */
+export type WriteSubresource = 'status' | 'approval';
 
 export interface WriteOptions {
   readonly user: UserInfo;
@@ -86,13 +91,16 @@ export interface ResourceStore {
     body: unknown,
     options: WriteOptions,
   ): Promise<KubeObject>;
-  /** PUT; `subresource: 'status'` changes only `.status`. Conflict on a stale resourceVersion. */
+  /**
+   * PUT; `subresource: 'status'` changes only `.status` (`approval`: only a CSR's approval
+   * conditions). Conflict on a stale resourceVersion.
+   */
   update(
     rt: ResourceType,
     namespace: string | undefined,
     name: string,
     body: unknown,
-    options: WriteOptions & { readonly subresource?: 'status' },
+    options: WriteOptions & { readonly subresource?: WriteSubresource },
   ): Promise<KubeObject>;
   /** PATCH; `created` is true when server-side apply created the object (HTTP 201). */
   patch(
@@ -100,7 +108,7 @@ export interface ResourceStore {
     namespace: string | undefined,
     name: string,
     patch: Patch,
-    options: WriteOptions & { readonly subresource?: 'status'; readonly force?: boolean },
+    options: WriteOptions & { readonly subresource?: WriteSubresource; readonly force?: boolean },
   ): Promise<{ readonly object: KubeObject; readonly created: boolean }>;
   /** DELETE; with finalizers the object stays, carrying deletionTimestamp (and is returned). */
   delete(

@@ -21,8 +21,8 @@ export interface ResourceType {
   readonly shortNames: readonly string[];
   readonly categories: readonly string[];
   readonly verbs: readonly Verb[];
-  /** `status` for kinds with a status subresource; `eviction` for pods. */
-  readonly subresources: readonly ('status' | 'eviction')[];
+  /** `status` for kinds with a status subresource; `eviction` for pods; `approval` for CSRs. */
+  readonly subresources: readonly ('status' | 'approval' | 'eviction')[];
   /** Native Kubernetes kinds: strategic merge patch allowed, hand-written printers. */
   readonly builtIn: boolean;
   /** Structural OpenAPI v3 schema: admission validates against it; OpenAPI publishes it. */

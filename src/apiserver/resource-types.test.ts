@@ -27,6 +27,15 @@ describe('servedResourceTypes', () => {
       ['policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true, 'pdb', 'status', true],
       ['apps/v1', 'DaemonSet', 'daemonsets', true, 'ds', 'status', true],
       [
+        'certificates.k8s.io/v1',
+        'CertificateSigningRequest',
+        'certificatesigningrequests',
+        false,
+        'csr',
+        'approval,status',
+        true,
+      ],
+      [
         'apiextensions.k8s.io/v1',
         'CustomResourceDefinition',
         'customresourcedefinitions',
@@ -108,6 +117,7 @@ describe('servedResourceTypes', () => {
         false,
       ],
       ['config.openshift.io/v1', 'ClusterVersion', 'clusterversions', false, '', 'status', false],
+      ['machine.openshift.io/v1beta1', 'Machine', 'machines', true, '', 'status', false],
     ]);
   });
 
@@ -145,8 +155,8 @@ describe('servedResourceTypes', () => {
 
   it('matches the published CRDs: schema, columns and scope', () => {
     for (const crd of customResourceDefinitions()) {
-      const rt = registry.byResource(crd.spec.group, 'v1', crd.spec.names.plural);
       const version = crd.spec.versions[0];
+      const rt = registry.byResource(crd.spec.group, version?.name ?? '', crd.spec.names.plural);
       expect(rt?.schema).toEqual(version?.schema.openAPIV3Schema);
       expect(rt?.printerColumns).toEqual(version?.additionalPrinterColumns ?? []);
       expect(rt?.namespaced).toBe(crd.spec.scope === 'Namespaced');

@@ -14,6 +14,7 @@ import { NamespaceSchema } from '../api/core/v1/namespace.js';
 import { NodeSchema } from '../api/core/v1/node.js';
 import { PodSchema } from '../api/core/v1/pod.js';
 import { SecretSchema } from '../api/core/v1/secret.js';
+import { CertificateSigningRequestSchema } from '../api/certificates/v1/certificate-signing-request.js';
 import { CustomKinds, type CustomKind } from '../api/crds.js';
 import { PodDisruptionBudgetSchema } from '../api/policy/v1/pod-disruption-budget.js';
 import { crdOpenApiV3Schema, plainJson, type JsonObject } from '../api/schema.js';
@@ -53,7 +54,7 @@ interface BuiltInSpec {
   readonly shortNames?: readonly string[];
   readonly categories?: readonly string[];
   readonly verbs?: readonly Verb[];
-  readonly subresources?: readonly ('status' | 'eviction')[];
+  readonly subresources?: readonly ('status' | 'approval' | 'eviction')[];
 }
 
 function builtIn(spec: BuiltInSpec): ResourceType {
@@ -204,6 +205,15 @@ export function servedResourceTypes(): ResourceType[] {
       shortNames: ['ds'],
       categories: ['all'],
       subresources: ['status'],
+    }),
+    builtIn({
+      group: 'certificates.k8s.io',
+      kind: 'CertificateSigningRequest',
+      plural: 'certificatesigningrequests',
+      namespaced: false,
+      schema: CertificateSigningRequestSchema,
+      shortNames: ['csr'],
+      subresources: ['approval', 'status'],
     }),
     CustomResourceDefinitionType,
     ...CustomKinds.map(custom),

@@ -1,6 +1,7 @@
 /**
  * `mco apiserver`: the embedded Kubernetes-compatible API server (SQLite, memory, or etcd storage),
- * `mco apiserver node-kubeconfig`, which mints a node identity on the running server, and
+ * `mco apiserver node-kubeconfig`, which issues a node identity (a client certificate signed with
+ * the cluster CA), and
  * `mco apiserver init-pki`, which makes the CA, serving certificate and tokens that several API
  * servers sharing one etcd cluster use (`--pki-dir`).
  */
@@ -12,7 +13,7 @@ import { resolve } from 'node:path';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { initPki, runApiServer, type ApiServerConfig } from '../cmd/apiserver.js';
 import { CliError, type CliIo } from './cli-io.js';
-import { mintNodeKubeconfig } from './node-kubeconfig.js';
+import { issueNodeKubeconfig } from './node-kubeconfig.js';
 
 /** The Kubernetes release `/version` reports: kubectl's version dispatcher runs the matching minor. */
 export const ServedKubernetesVersion = 'v1.32.5';
@@ -102,24 +103,26 @@ function serveConfig(options: ServeOptions): ApiServerConfig {
 function nodeKubeconfigCommand(io: CliIo): Command {
   return new Command('node-kubeconfig')
     .description(
-      'Mint a node identity (system:node:NAME) on the running server and print its kubeconfig',
+      'Issue a node identity (a client certificate for system:node:NAME, signed with the cluster CA) and print its kubeconfig',
     )
     .requiredOption('--node <name>', 'the node the identity speaks for')
-    .option('--server <url>', "server URL to use and to write (default: the admin kubeconfig's)")
+    .option('--server <url>', "server URL to write (default: the admin kubeconfig's)")
     .action(async (_options: unknown, command: Command) => {
       const options = command.optsWithGlobals<{
         dataDir?: string;
+        pkiDir?: string;
         node: string;
         server?: string;
       }>();
       if (options.dataDir === undefined)
         throw new CliError("required option '--data-dir <dir>' not specified");
-      const server = options.server === undefined ? {} : { server: options.server };
       io.out(
-        await mintNodeKubeconfig({
+        await issueNodeKubeconfig({
           dataDir: resolve(options.dataDir),
+          ...(options.pkiDir === undefined ? {} : { pkiDir: resolve(options.pkiDir) }),
           node: options.node,
-          ...server,
+          ...(options.server === undefined ? {} : { server: options.server }),
+          now: Date.now(),
         }),
       );
     });
@@ -149,7 +152,9 @@ function initPkiCommand(io: CliIo): Command {
 
 export function apiserverCommand(io: CliIo): Command {
   return new Command('apiserver')
-    .description('Run the embedded Kubernetes-compatible API server (HTTPS, bearer tokens)')
+    .description(
+      'Run the embedded Kubernetes-compatible API server (HTTPS, client certificates and bearer tokens)',
+    )
     .option('--data-dir <dir>', 'where the PKI, credentials, kubeconfigs and state live')
     .option(
       '--listen <host:port>',

@@ -5,6 +5,10 @@
  * `--leader-elect` only the holder of the `openshift-machine-config-operator/
  * machine-config-controller` Lease runs the controllers (standbys keep warm caches). SIGTERM or
  * SIGINT stops the controllers, releases the Lease and exits 0; losing the Lease exits 1.
+ *
+ * `--controllers` picks the sub-controllers as kube-controller-manager's flag does (`*` is the
+ * default set; `csr-signer`, `node-csr-approver` and `machine-node-link` are off unless named; the
+ * signer needs `--cluster-signing-cert-file` and `--cluster-signing-key-file`).
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
 import { logFormatOption } from './log-format-option.js';
@@ -13,6 +17,7 @@ import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { createPinoLogger } from '../adapters/pino-logger.js';
+import { loadCertificateAuthority } from '../adapters/pki.js';
 import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
@@ -24,7 +29,11 @@ import {
 } from '../controller/common/mco-metrics.js';
 import { DefaultDrainWorkers } from '../controller/drain/drain-controller.js';
 import { UpstreamDrainTimings, type DrainTimings } from '../controller/drain/drain-timings.js';
-import { createMachineConfigController } from '../controller/machine-config-controller.js';
+import {
+  createMachineConfigController,
+  DefaultSubControllers,
+  SubController,
+} from '../controller/machine-config-controller.js';
 import { DefaultNodeUpdateDelayMs } from '../controller/node/node-controller.js';
 import { DefaultRenderDelayMs } from '../controller/render/render-controller.js';
 import { Manager, type ManagerLeaderElection } from '../runtime/manager.js';
@@ -58,6 +67,10 @@ interface ControllerOptions {
   readonly drainTimeout: string;
   readonly drainEvictRetryDelay: string;
   readonly drainWorkers: string;
+  readonly controllers: string;
+  readonly clusterSigningCertFile?: string;
+  readonly clusterSigningKeyFile?: string;
+  readonly clusterSigningDuration: string;
 }
 
 const UnitMs: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -146,6 +159,46 @@ function stopOnSignals(stop: AbortController): void {
   process.once('SIGINT', on);
 }
 
+const KnownSubControllers = Object.values(SubController) as readonly SubController[];
+
+/** `--controllers`: `*` (the default set), names to add, `-name` to leave one out. */
+export function parseControllers(value: string): SubController[] {
+  const chosen = new Set<SubController>();
+  const removed = new Set<SubController>();
+  for (const raw of value.split(',').map((v) => v.trim())) {
+    if (raw === '*') {
+      for (const c of DefaultSubControllers) chosen.add(c);
+      continue;
+    }
+    const name = raw.startsWith('-') ? raw.slice(1) : raw;
+    const known = KnownSubControllers.find((c) => c === name);
+    if (known === undefined)
+      throw new CliError(
+        `--controllers ${value}: unknown controller ${JSON.stringify(name)} (known: ${KnownSubControllers.join(', ')})`,
+      );
+    (raw.startsWith('-') ? removed : chosen).add(known);
+  }
+  return [...chosen].filter((c) => !removed.has(c));
+}
+
+async function signingAuthority(options: ControllerOptions, wanted: readonly SubController[]) {
+  const cert = options.clusterSigningCertFile;
+  const key = options.clusterSigningKeyFile;
+  if (!wanted.includes(SubController.CsrSigner)) return undefined;
+  if (cert === undefined || key === undefined)
+    throw new CliError(
+      'the csr-signer controller needs --cluster-signing-cert-file and --cluster-signing-key-file',
+    );
+  try {
+    return await loadCertificateAuthority(cert, key);
+  } catch (e) {
+    throw new CliError(
+      `--cluster-signing-cert-file ${cert} / --cluster-signing-key-file ${key}: ${e instanceof Error ? e.message : String(e)}`,
+      { cause: e },
+    );
+  }
+}
+
 export async function runController(options: ControllerOptions): Promise<void> {
   if (options.metricsPort !== undefined && !/^\d{1,5}$/.test(options.metricsPort))
     throw new CliError(`--metrics-port ${options.metricsPort}: expected a port number`);
@@ -158,6 +211,12 @@ export async function runController(options: ControllerOptions): Promise<void> {
     nodeUpdateDelayMs: parseGoDuration('--node-update-delay', options.nodeUpdateDelay),
     drainTimings: drainTimings(options),
   };
+  const only = parseControllers(options.controllers);
+  const authority = await signingAuthority(options, only);
+  const signingDurationMs = parseGoDuration(
+    '--cluster-signing-duration',
+    options.clusterSigningDuration,
+  );
   const log = createPinoLogger({
     name: 'machine-config-controller',
     level: options.logLevel,
@@ -185,6 +244,9 @@ export async function runController(options: ControllerOptions): Promise<void> {
     version: McoVersion,
     templates,
     ...timings,
+    only,
+    ...(authority === undefined ? {} : { authority }),
+    signingDurationMs,
   });
   const manager = new Manager({
     clock: systemClock,
@@ -205,6 +267,7 @@ export async function runController(options: ControllerOptions): Promise<void> {
     identity: election?.identity,
     metricsPort: listener?.port,
     templates: templates.length,
+    controllers: only,
     pid: process.pid,
   });
   try {
@@ -287,6 +350,18 @@ export function controllerCommand(): Command {
       secondsText(d.evictRetryDelayMs),
     )
     .option('--drain-workers <n>', 'drains handled at once', String(DefaultDrainWorkers))
+    .option(
+      '--controllers <list>',
+      `sub-controllers to run: * (${DefaultSubControllers.join(', ')}), csr-signer, node-csr-approver, machine-node-link; -name leaves one out`,
+      '*',
+    )
+    .option('--cluster-signing-cert-file <file>', 'CA certificate the csr-signer signs with')
+    .option('--cluster-signing-key-file <file>', 'its private key (PEM, RSA or ECDSA)')
+    .option(
+      '--cluster-signing-duration <duration>',
+      'how long certificates the csr-signer issues are valid',
+      '8760h',
+    )
     .action(async (options: ControllerOptions) => {
       await runController(options);
     });

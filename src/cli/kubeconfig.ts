@@ -1,6 +1,7 @@
 /**
  * Kubeconfig files for the embedded API server: HTTPS with the CA inlined
- * (`certificate-authority-data`) and a bearer token, the shape kubectl and @kubernetes/client-node
+ * (`certificate-authority-data`) and a bearer token or a client certificate and key
+ * (`client-certificate-data`, `client-key-data`), the shapes kubectl and @kubernetes/client-node
  * both accept. The reader takes what `mco apiserver node-kubeconfig` needs from the admin one.
  */
 import { parse, stringify } from 'yaml';
@@ -11,13 +12,27 @@ export interface KubeconfigParams {
   readonly caPem: string;
   /** The user entry's name, e.g. `admin` or `system:node:worker-0`. */
   readonly userName: string;
-  readonly token: string;
   readonly namespace?: string;
+}
+
+/** A bearer token, or a client certificate (PEM) and its key. */
+export type KubeconfigUser =
+  | { readonly token: string }
+  | { readonly clientCertificatePem: string; readonly clientKeyPem: string };
+
+const b64 = (text: string): string => Buffer.from(text).toString('base64');
+
+function userEntry(u: KubeconfigUser): Record<string, string> {
+  if ('token' in u) return { token: u.token };
+  return {
+    'client-certificate-data': b64(u.clientCertificatePem),
+    'client-key-data': b64(u.clientKeyPem),
+  };
 }
 
 export const KubeconfigClusterName = 'mco';
 
-export function formatKubeconfig(p: KubeconfigParams): string {
+export function formatKubeconfig(p: KubeconfigParams & KubeconfigUser): string {
   const context = `${p.userName}@${KubeconfigClusterName}`;
   return stringify({
     apiVersion: 'v1',
@@ -27,11 +42,11 @@ export function formatKubeconfig(p: KubeconfigParams): string {
         name: KubeconfigClusterName,
         cluster: {
           server: p.server,
-          'certificate-authority-data': Buffer.from(p.caPem).toString('base64'),
+          'certificate-authority-data': b64(p.caPem),
         },
       },
     ],
-    users: [{ name: p.userName, user: { token: p.token } }],
+    users: [{ name: p.userName, user: userEntry(p) }],
     contexts: [
       {
         name: context,

@@ -2,9 +2,11 @@
  * `mco node`: simulated nodes (docs/daemon.md "OSTree host and simulated nodes").
  *
  * - `build-boot-image`: commits a rootfs folder into an archive OSTree repo with a version;
- * - `create`: a node folder from a boot image (real `ostree` sysroot), its identity minted on the
- *   API server, provisioned by the real Ignition from a pointer config;
- * - `run`: boots it and supervises it (kubelet, daemon, reboots) until SIGTERM or SIGINT;
+ * - `create`: a node folder from a boot image (real `ostree` sysroot), provisioned by the real
+ *   Ignition from a pointer config (which gives it the bootstrap kubeconfig);
+ * - `run`: boots it and supervises it (kubelet, daemon, reboots) until SIGTERM or SIGINT; the
+ *   kubelet gets its identity by TLS bootstrapping (a CSR, approved by the control plane) unless
+ *   the node was given one (`--node-kubeconfig`);
  * - `status`: booted and pending deployments with their kernel arguments;
  * - `kargs`, `stage`, `reboot`: what `rpm-ostree kargs`, `rpm-ostree rebase` and `systemctl
  *   reboot` are on a real node, through the same ostree Host the daemon uses;
@@ -12,7 +14,7 @@
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
 import { logFormatOption } from './log-format-option.js';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
@@ -25,11 +27,16 @@ import { buildOstreeCommit, readModesFile } from '../adapters/ostree-repo.js';
 import { OstreeCli, readBootEntries, deploymentOfEntry } from '../adapters/ostree.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { systemClock } from '../adapters/system-clock.js';
+import { isForbiddenNodeLabel } from '../apiserver/auth/node-restriction.js';
 import { splitKernelArguments } from '../logic/nodeplan/kernel-arguments.js';
 import type { NodeDefinition } from '../ports/node-machine.js';
+import {
+  fixedIdentity,
+  KubeletCredentials,
+  type NodeIdentity,
+} from '../simulator/kubelet-credentials.js';
 import { createNode, NodeSupervisor, ProvisioningError } from '../simulator/node-supervisor.js';
 import { CliError, type CliIo } from './cli-io.js';
-import { mintNodeKubeconfig } from './node-kubeconfig.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 /** bin/mco.js, whether this runs from src/cli or dist/src/cli. */
@@ -65,12 +72,18 @@ function parseCommand(flag: string, text: string | undefined): readonly string[]
   return parsed;
 }
 
+/** `--label`s, refusing what NodeRestriction would refuse the node, as the kubelet's `--node-labels`. */
 function parseLabels(labels: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const l of labels) {
     const eq = l.indexOf('=');
     if (eq <= 0) throw new CliError(`--label ${l}: expected key=value`);
-    out[l.slice(0, eq)] = l.slice(eq + 1);
+    const key = l.slice(0, eq);
+    if (isForbiddenNodeLabel(key))
+      throw new CliError(
+        `--label ${l}: a node may not set ${key} on itself (NodeRestriction); roles and other kubernetes.io labels come from its Machine or an administrator`,
+      );
+    out[key] = l.slice(eq + 1);
   }
   return out;
 }
@@ -169,13 +182,10 @@ interface CreateOptions {
   bootRepo: string;
   ref: string;
   bootImage?: string;
-  role: string;
   label: string[];
   zone?: string;
   karg: string[];
   kubeconfig?: string;
-  apiserverDataDir?: string;
-  apiserverUrl?: string;
   nodeKubeconfig?: string;
   pointerConfig?: string;
   pods: string;
@@ -190,7 +200,6 @@ function definitionOf(o: CreateOptions, nodeKubeconfig: string | undefined): Nod
   const firstbootCommand = parseCommand('--firstboot-command', o.firstbootCommand);
   return {
     name: o.name,
-    role: o.role,
     labels: parseLabels(o.label),
     ...(o.zone === undefined ? {} : { zone: o.zone }),
     bootImage: {
@@ -210,16 +219,10 @@ function definitionOf(o: CreateOptions, nodeKubeconfig: string | undefined): Nod
 async function runCreate(o: CreateOptions, io: CliIo): Promise<void> {
   const dir = resolve(o.dir);
   if (existsSync(join(dir, 'node.json'))) throw new CliError(`${dir} already holds a node`);
-  if (o.apiserverDataDir !== undefined && o.nodeKubeconfig !== undefined)
-    throw new CliError('--apiserver-data-dir and --node-kubeconfig are mutually exclusive');
   const pointer =
     o.pointerConfig === undefined ? undefined : readText(o.pointerConfig, 'the pointer config');
-  const nodeKubeconfig =
-    o.nodeKubeconfig !== undefined
-      ? resolve(o.nodeKubeconfig)
-      : o.apiserverDataDir !== undefined
-        ? join(dir, 'node.kubeconfig')
-        : undefined;
+  const nodeKubeconfig = o.nodeKubeconfig === undefined ? undefined : resolve(o.nodeKubeconfig);
+  if (nodeKubeconfig !== undefined) readText(nodeKubeconfig, 'the node kubeconfig');
   const definition = definitionOf(o, nodeKubeconfig);
   const existedBefore = existsSync(dir);
   const log = createPinoLogger({
@@ -227,16 +230,6 @@ async function runCreate(o: CreateOptions, io: CliIo): Promise<void> {
     level: o.logLevel,
     ...(o.logFormat === undefined ? {} : { format: o.logFormat }),
   });
-  // The identity first: if the API server refuses, nothing is left behind but the folder.
-  if (o.apiserverDataDir !== undefined && nodeKubeconfig !== undefined) {
-    const text = await mintNodeKubeconfig({
-      dataDir: resolve(o.apiserverDataDir),
-      node: o.name,
-      ...(o.apiserverUrl === undefined ? {} : { server: o.apiserverUrl }),
-    });
-    mkdirSync(dir, { recursive: true, mode: 0o755 });
-    writeFileSync(nodeKubeconfig, text, { mode: 0o600 });
-  }
   const machine = machineFor(dir);
   try {
     await createNode(machine, definition, {
@@ -260,14 +253,19 @@ function createCommand(io: CliIo): Command {
     .requiredOption('--boot-repo <dir>', 'the OSTree repository holding the boot image')
     .requiredOption('--ref <ref>', 'the boot image ref in that repository')
     .option('--boot-image <pullspec>', 'the OS image the boot image is (recorded in its origin)')
-    .option('--role <role>', 'node-role.kubernetes.io/<role>', 'worker')
-    .option('--label <key=value>', 'an extra Node label (repeatable)', collect, [])
+    .option(
+      '--label <key=value>',
+      'an extra label the node registers with (repeatable; no roles: those come from its Machine)',
+      collect,
+      [],
+    )
     .option('--zone <zone>', 'topology.kubernetes.io/zone')
     .option('--karg <arg>', 'a kernel argument of the first deployment (repeatable)', collect, [])
     .option('--kubeconfig <file>', 'an admin kubeconfig, to create the node’s workload pods')
-    .option('--apiserver-data-dir <dir>', 'mint the node identity on this `mco apiserver`')
-    .option('--apiserver-url <url>', 'the API server URL for the node kubeconfig')
-    .option('--node-kubeconfig <file>', 'an existing node identity kubeconfig')
+    .option(
+      '--node-kubeconfig <file>',
+      'a node identity made beforehand (default: TLS bootstrapping from /etc/kubernetes/kubeconfig)',
+    )
     .option('--pointer-config <file>', 'the Ignition (pointer) config to provision the node with')
     .option('--pods <n>', 'workload pods on the node', '3')
     .option(
@@ -311,17 +309,20 @@ async function runNode(o: RunOptions): Promise<void> {
   const heartbeat = Number(o.heartbeatSeconds);
   if (!Number.isFinite(heartbeat) || heartbeat <= 0)
     throw new CliError(`--heartbeat-seconds ${o.heartbeatSeconds}: expected seconds > 0`);
-  // The Kubernetes client is large; nodes without an identity never load it.
-  const kube =
-    def.nodeKubeconfig === undefined && def.adminKubeconfig === undefined
-      ? undefined
-      : await import('../adapters/kube-client.js');
-  const client = (path: string | undefined) =>
-    path === undefined || kube === undefined
-      ? undefined
-      : kube.createKubeClient({ kubeconfigPath: path });
-  const nodeClient = client(def.nodeKubeconfig);
-  const workloadClient = client(def.adminKubeconfig);
+  const kube = await import('../adapters/kube-client.js');
+  const clientFor = (path: string) => kube.createKubeClient({ kubeconfigPath: path });
+  const identity: NodeIdentity =
+    def.nodeKubeconfig === undefined
+      ? new KubeletCredentials({
+          nodeName: def.name,
+          files: createOstreeHost({ root: machine.root, runner: runner() }).files,
+          clientFor,
+          clock: systemClock,
+          log: log.child({ part: 'kubelet' }),
+        })
+      : fixedIdentity({ client: clientFor(def.nodeKubeconfig), kubeconfig: def.nodeKubeconfig });
+  const workloadClient =
+    def.adminKubeconfig === undefined ? undefined : clientFor(def.adminKubeconfig);
   const daemonCommand =
     o.noDaemon === true
       ? undefined
@@ -335,7 +336,7 @@ async function runNode(o: RunOptions): Promise<void> {
     launcher: createChildProcessLauncher(process.env),
     clock: systemClock,
     log,
-    ...(nodeClient === undefined ? {} : { nodeClient }),
+    identity,
     ...(workloadClient === undefined ? {} : { workloadClient }),
     ...(daemonCommand === undefined ? {} : { daemonCommand }),
     ...(firstbootCommand === undefined ? {} : { firstbootCommand }),

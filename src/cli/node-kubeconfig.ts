@@ -1,75 +1,52 @@
 /**
- * `mco apiserver node-kubeconfig`: mints a node identity on the running server and prints a
- * kubeconfig for it. The identity is a node-token Secret created through the API with the admin
- * credential, so the server needs no restart: its authenticator finds the Secret on the node's
- * first request.
+ * `mco apiserver node-kubeconfig`: an administrator's node identity, issued on the spot as
+ * `kubeadm kubeconfig user` does: a fresh ECDSA P-256 key and a client certificate
+ * (`CN=system:node:<name>`, `O=system:nodes`) signed with the cluster CA the server keeps in its
+ * PKI folder, written into a kubeconfig with the server and CA of the admin one. Nodes that join
+ * on their own ask for the same certificate through the CSR API instead (TLS bootstrapping).
  */
+import 'reflect-metadata';
+import * as x509 from '@peculiar/x509';
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
 import { join } from 'node:path';
-import {
-  formatNodeToken,
-  generateNodeToken,
-  nodeTokenSecret,
-  NodeTokenNamespace,
-} from '../apiserver/auth/node-token.js';
+import { KubeletClientUsages } from '../api/certificates/v1/certificate-signing-request.js';
+import { loadCertificateAuthority, PkiFile } from '../adapters/pki.js';
 import { nodeIdentity } from '../apiserver/auth/identities.js';
-import { CliError } from './cli-io.js';
-import { formatKubeconfig, readKubeconfig, type KubeconfigCredentials } from './kubeconfig.js';
 import { kubeconfigFileName } from './apiserver-credentials.js';
+import { CliError } from './cli-io.js';
+import { formatKubeconfig, readKubeconfig } from './kubeconfig.js';
 
 export interface NodeKubeconfigOptions {
   readonly dataDir: string;
+  /** Where the CA lives (default: dataDir), as `mco apiserver --pki-dir`. */
+  readonly pkiDir?: string;
   readonly node: string;
-  /** The server URL to reach and to write into the kubeconfig (default: the admin kubeconfig's). */
+  /** The server URL to write into the kubeconfig (default: the admin kubeconfig's). */
   readonly server?: string;
+  /** Milliseconds since the epoch. */
+  readonly now: number;
 }
 
-interface HttpAnswer {
-  readonly status: number;
-  readonly body: string;
+/** One year, kube-controller-manager's default `--cluster-signing-duration`. */
+const Validity = 365 * 86_400_000;
+const NodeName = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** A new EC P-256 key: the PEM (SEC1, as the kubelet writes it) and its DER public key. */
+export function newEcKey(): { readonly keyPem: string; readonly publicKey: Uint8Array } {
+  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
+  return {
+    keyPem: privateKey.export({ type: 'sec1', format: 'pem' }).toString(),
+    publicKey: new Uint8Array(publicKey.export({ type: 'spki', format: 'der' })),
+  };
 }
 
-function post(url: URL, credentials: KubeconfigCredentials, body: string): Promise<HttpAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        ca: credentials.caPem,
-        headers: {
-          authorization: `Bearer ${credentials.token}`,
-          'content-type': 'application/json',
-          accept: 'application/json',
-        },
-        timeout: 30_000,
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => {
-          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-        });
-      },
+/** Issues the identity and returns the node's kubeconfig text. */
+export async function issueNodeKubeconfig(options: NodeKubeconfigOptions): Promise<string> {
+  if (options.node.length > 253 || !NodeName.test(options.node))
+    throw new CliError(
+      `--node ${JSON.stringify(options.node)}: expected a DNS subdomain name (lowercase letters, digits, '-' and '.')`,
     );
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-function statusMessage(answer: HttpAnswer): string {
-  try {
-    const status = JSON.parse(answer.body) as { message?: unknown };
-    if (typeof status.message === 'string') return status.message;
-  } catch {
-    // not a Status body: report the HTTP code alone
-  }
-  return `HTTP ${answer.status}`;
-}
-
-/** Mints the identity and returns the node's kubeconfig text. */
-export async function mintNodeKubeconfig(options: NodeKubeconfigOptions): Promise<string> {
   const adminPath = join(options.dataDir, kubeconfigFileName('admin'));
   let text: string;
   try {
@@ -83,25 +60,31 @@ export async function mintNodeKubeconfig(options: NodeKubeconfigOptions): Promis
   const admin = readKubeconfig(text);
   if (admin === undefined)
     throw new CliError(`${adminPath}: no server, certificate-authority-data or token`);
-  const server = options.server ?? admin.server;
-  const token = generateNodeToken();
-  const secret = nodeTokenSecret(options.node, token);
-  const url = new URL(`/api/v1/namespaces/${NodeTokenNamespace}/secrets`, server);
-  let answer: HttpAnswer;
+  const pki = options.pkiDir ?? options.dataDir;
+  let ca;
   try {
-    answer = await post(url, admin, JSON.stringify(secret));
+    ca = await loadCertificateAuthority(join(pki, PkiFile.caCert), join(pki, PkiFile.caKey));
   } catch (e) {
     throw new CliError(
-      `cannot reach the API server at ${server}: ${e instanceof Error ? e.message : String(e)}`,
+      `cannot load the cluster CA from ${pki}: ${e instanceof Error ? e.message : String(e)}`,
       { cause: e },
     );
   }
-  if (answer.status !== 201)
-    throw new CliError(`creating the node identity failed: ${statusMessage(answer)}`);
+  const user = nodeIdentity(options.node);
+  const key = newEcKey();
+  const subject = new x509.Name([{ O: [...user.groups] }, { CN: [user.name] }]);
+  const certificatePem = await ca.signClientCertificate({
+    publicKey: key.publicKey,
+    subject: new Uint8Array(subject.toArrayBuffer()),
+    usages: KubeletClientUsages,
+    ttlMs: Validity,
+    now: options.now,
+  });
   return formatKubeconfig({
-    server,
+    server: options.server ?? admin.server,
     caPem: admin.caPem,
-    userName: nodeIdentity(options.node).name,
-    token: formatNodeToken(token),
+    userName: user.name,
+    clientCertificatePem: certificatePem,
+    clientKeyPem: key.keyPem,
   });
 }

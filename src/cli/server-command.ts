@@ -2,8 +2,10 @@
  * `mco server`: the machine config server process (docs/reference/mcs.md §6). Cluster mode reads pools,
  * rendered configs and the ControllerConfig through the API (`--kubeconfig`, or in-cluster);
  * bootstrap mode (`--bootstrap-dir`) serves the files `mco bootstrap` wrote, to master and
- * arbiter only. HTTPS on `--secure-port` and HTTP on `--insecure-port`, upstream's flag names;
- * metrics on their own `--metrics-port`. Runs until SIGTERM or SIGINT.
+ * arbiter only. HTTPS on `--secure-port` and HTTP on `--insecure-port`, upstream's flag names; the
+ * HTTP port serves only `/healthz` unless `--insecure-serve-config` (the served configs hold the
+ * bootstrap credential, which plain HTTP would hand to anyone on the path); metrics on their own
+ * `--metrics-port`. Runs until SIGTERM or SIGINT.
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
 import { logFormatOption } from './log-format-option.js';
@@ -38,6 +40,7 @@ interface ServerOptions {
   readonly bootstrapKubeconfig: string;
   readonly bootstrapTokenDir: string;
   readonly requireToken?: string;
+  readonly insecureServeConfig?: boolean;
   readonly metricsPort?: string;
   readonly tlsReloadInterval: string;
   readonly logLevel: string;
@@ -185,14 +188,20 @@ export async function runServer(options: ServerOptions): Promise<void> {
       : bootstrapSource(options, resolve(options.bootstrapDir));
 
   const registry = new Registry();
-  const app = createMachineConfigServerApp({
+  const common = {
     source,
     log,
     metrics: createPromMcsMetrics(registry),
     ...(requireToken === undefined ? {} : { requireToken }),
-  });
+  };
+  const app = createMachineConfigServerApp(common);
+  const serveConfigOverHttp = options.insecureServeConfig === true;
+  const httpApp = serveConfigOverHttp
+    ? app
+    : createMachineConfigServerApp({ ...common, serveConfig: false });
   const listeners = await startMcsListeners({
     fetch: app.fetch,
+    insecureFetch: httpApp.fetch,
     host: options.address,
     securePort,
     insecurePort,
@@ -212,6 +221,7 @@ export async function runServer(options: ServerOptions): Promise<void> {
     insecurePort: listeners.insecurePort,
     metricsPort: metrics?.port,
     tokenRequired: requireToken !== undefined,
+    configOverHttp: serveConfigOverHttp,
   });
 
   const signal = await waitForSignal();
@@ -247,6 +257,10 @@ export function serverCommand(): Command {
       '/etc/kubernetes/kubeconfig',
     )
     .option('--require-token <file>', 'require `Authorization: Bearer <token in file>` on /config')
+    .option(
+      '--insecure-serve-config',
+      'serve /config on the plain HTTP port too, as upstream does (default: /healthz only there; the configs carry the bootstrap credential)',
+    )
     .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics')
     .option('--tls-reload-interval <seconds>', 'how often the certificate files are checked', '10')
     .option('--log-level <level>', 'pino log level', 'info')

@@ -17,8 +17,13 @@
  *   process group, so the terminal's Ctrl-C reaches only this process and the shutdown order
  *   holds.
  * - Starting again with the same folder resumes: same state, same nodes, same ports.
+ * - Nodes join as on OpenShift: the box creates each node's Machine, the node gets only its pool's
+ *   pointer config (the MCS requires the box's token, which the pointer config carries) and asks
+ *   for its client certificate with the served bootstrap kubeconfig; the controller approves,
+ *   signs and labels (docs/adr/0008-tls-bootstrapping.md).
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   copyFileSync,
@@ -47,6 +52,7 @@ import { OsImageUrlConfigMapName } from '../logic/operator/os-image-urls.js';
 import { describePointerConfigError, pointerConfig } from '../logic/pointer-config.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import { McoVersion } from '../version.js';
+import { ensureMachine } from './box-machines.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { clusterLayout, DefaultDataDir, type ClusterLayout } from './cluster-layout.js';
 import { readKubeconfig } from './kubeconfig.js';
@@ -271,9 +277,23 @@ async function startApiServer(ctx: Ctx): Promise<ResourceClient> {
   return client;
 }
 
-/** The MCS's CA and certificate, and the bootstrap token folder it serves node kubeconfigs from. */
+/** The bearer token the box's MCS requires on /config (Ignition sends it from the pointer config). */
+const mcsTokenFile = (layout: ClusterLayout): string => join(layout.mcsDir, 'require-token');
+
+function mcsToken(layout: ClusterLayout): string {
+  return readFileSync(mcsTokenFile(layout), 'utf8').trim();
+}
+
+/**
+ * The MCS's CA and certificate, the token it requires (made once), and the bootstrap token folder
+ * it serves node kubeconfigs from.
+ */
 async function prepareMcs(layout: ClusterLayout): Promise<void> {
   mkdirSync(layout.bootstrapTokenDir, { recursive: true, mode: 0o700 });
+  if (!existsSync(mcsTokenFile(layout)))
+    writeFileSync(mcsTokenFile(layout), `${randomBytes(32).toString('base64url')}\n`, {
+      mode: 0o600,
+    });
   await ensurePki({ dir: layout.mcsDir, hosts: ['127.0.0.1'], now: Date.now() });
   const bootstrap = readKubeconfig(
     readFileSync(join(layout.apiserverDir, 'bootstrap.kubeconfig'), 'utf8'),
@@ -347,6 +367,8 @@ function startControlPlane(ctx: Ctx): void {
     mcsUrl,
     '--mcs-ca-file',
     join(layout.mcsDir, 'ca.crt'),
+    '--mcs-token-file',
+    mcsTokenFile(layout),
     '--metrics-port',
     String(ports.operatorMetrics),
     '--poll-interval',
@@ -366,6 +388,15 @@ function startControlPlane(ctx: Ctx): void {
     '1s',
     '--drain-update-delay',
     '1s',
+    // Nodes join by TLS bootstrapping: this process approves their CSRs (as OpenShift's machine
+    // approver), signs them with the cluster CA (as kube-controller-manager) and labels the Nodes
+    // from their Machines (as machine-api).
+    '--controllers',
+    '*,csr-signer,node-csr-approver,machine-node-link',
+    '--cluster-signing-cert-file',
+    join(layout.apiserverDir, 'ca.crt'),
+    '--cluster-signing-key-file',
+    join(layout.apiserverDir, 'ca.key'),
   ]);
   launch(ctx, 'mcs', [
     'server',
@@ -385,6 +416,8 @@ function startControlPlane(ctx: Ctx): void {
     `https://127.0.0.1:${ports.apiserver}`,
     '--bootstrap-token-dir',
     layout.bootstrapTokenDir,
+    '--require-token',
+    mcsTokenFile(layout),
     '--metrics-port',
     String(ports.mcsMetrics),
   ]);
@@ -407,7 +440,10 @@ function mcsStatus(ctx: Ctx, pool: string): Promise<number> {
         port: ctx.ports.mcsSecure,
         path: `/config/${pool}`,
         ca,
-        headers: { Accept: 'application/vnd.coreos.ignition+json;version=3.3.0' },
+        headers: {
+          Accept: 'application/vnd.coreos.ignition+json;version=3.3.0',
+          Authorization: `Bearer ${mcsToken(ctx.layout)}`,
+        },
       },
       (res) => {
         res.resume();
@@ -426,6 +462,7 @@ function writePointerConfig(ctx: Ctx, pool: string): string {
     pool,
     serverUrl: `https://127.0.0.1:${ctx.ports.mcsSecure}`,
     caBundle: readFileSync(join(ctx.layout.mcsDir, 'ca.crt')),
+    token: mcsToken(ctx.layout),
     // Debian's Ignition 2.14 reads spec 3.3.0 at most.
     specVersion: '3.3.0',
   });
@@ -461,8 +498,10 @@ function firstbootCommand(): string[] | undefined {
   ];
 }
 
-function createNode(ctx: Ctx, spec: NodeSpec): Promise<void> {
+async function createNode(ctx: Ctx, client: ResourceClient, spec: NodeSpec): Promise<void> {
   const { layout, record } = ctx;
+  // The Machine first: it is what lets the node's CSR be approved and gives the Node its role.
+  await ensureMachine(client, { name: spec.name, role: spec.pool, zone: spec.zone });
   const pointer = writePointerConfig(ctx, spec.pool);
   const firstboot = firstbootCommand();
   const args = [
@@ -478,14 +517,10 @@ function createNode(ctx: Ctx, spec: NodeSpec): Promise<void> {
     BootRef,
     '--boot-image',
     record.bootImage,
-    '--role',
-    spec.pool,
     '--zone',
     spec.zone,
     '--kubeconfig',
     layout.adminKubeconfig,
-    '--apiserver-data-dir',
-    layout.apiserverDir,
     '--pointer-config',
     pointer,
     '--pods',
@@ -493,7 +528,7 @@ function createNode(ctx: Ctx, spec: NodeSpec): Promise<void> {
     ...(firstboot === undefined ? [] : ['--firstboot-command', JSON.stringify(firstboot)]),
   ];
   const log = openSync(layout.log(`create-${spec.name}`), 'a');
-  return new Promise((resolve, reject) => {
+  await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [McoBin, ...args], {
       stdio: ['ignore', log, log],
       detached: true,
@@ -779,7 +814,7 @@ export async function runStart(options: StartOptions, terminal: CliIo): Promise<
           io.out(
             `creating ${fresh.map((s) => s.name).join(', ')} (Ignition from the ${pool} pointer config)\n`,
           );
-          await Promise.all(fresh.map((s) => createNode(ctx, s)));
+          await Promise.all(fresh.map((s) => createNode(ctx, client, s)));
         }
         for (const s of specs.filter((x) => x.pool === pool))
           launch(ctx, `node-${s.name}`, ['node', 'run', '--dir', layout.nodeDir(s.name)]);

@@ -22,9 +22,12 @@ import { ensurePki, type ApiServerPki } from '../adapters/pki.js';
 import { PromApiServerMetrics } from '../adapters/prom-apiserver-metrics.js';
 import { SqliteStorage } from '../adapters/sqlite-storage.js';
 import { systemClock } from '../adapters/system-clock.js';
+import { certificateAdmission } from '../apiserver/auth/certificate-admission.js';
 import { DefaultAuthorizer } from '../apiserver/auth/default-authorizer.js';
+import { nodeRestrictionAdmission } from '../apiserver/auth/node-restriction.js';
 import { withRestrictionAdmission } from '../apiserver/auth/restriction-admission.js';
 import { TokenAuthenticator } from '../apiserver/auth/token-authenticator.js';
+import { UnionAuthenticator, X509Authenticator } from '../apiserver/auth/x509-authenticator.js';
 import { createApiServerApp } from '../apiserver/http/create-api-server-app.js';
 import { OpenStreams } from '../apiserver/http/open-streams.js';
 import { ResourceTypeRegistry } from '../apiserver/resource-types.js';
@@ -172,27 +175,31 @@ export async function startApiServer(
 
   const storage = await openStorage(config, log);
   const registry = new ResourceTypeRegistry();
+  const authorizer = new DefaultAuthorizer();
+  const approvals = certificateAdmission(authorizer);
   const store = createResourceStore({
     storage,
     clock: systemClock,
     newUid: randomUUID,
     log: log.child({ part: 'store' }),
     registry,
+    admission: async (attributes) => {
+      await nodeRestrictionAdmission(attributes);
+      await approvals(attributes);
+    },
   });
   await store.seedNamespaces();
-  const secrets = registry.byKind('', 'Secret');
-  if (secrets === undefined) throw new Error('the registry serves no core/v1 Secret');
+  const authnLog = log.child({ part: 'authn' });
   const streams = new OpenStreams();
   const app = createApiServerApp({
     store: withRestrictionAdmission(store, registry.byKind('', 'Pod')),
     registry,
-    authenticator: new TokenAuthenticator({
-      staticTokens: credentials.tokens,
-      store,
-      secrets,
-      log: log.child({ part: 'authn' }),
-    }),
-    authorizer: new DefaultAuthorizer(),
+    // Client certificates first, as kube-apiserver's union: nodes, then the static tokens.
+    authenticator: new UnionAuthenticator([
+      new X509Authenticator({ caPem: pki.caCertPem, clock: systemClock, log: authnLog }),
+      new TokenAuthenticator({ staticTokens: credentials.tokens }),
+    ]),
+    authorizer,
     clock: systemClock,
     log: log.child({ part: 'http' }),
     version: config.kubernetesVersion,
@@ -203,7 +210,15 @@ export async function startApiServer(
   const server = createAdaptorServer({
     fetch: app.fetch,
     createServer: createHttpsServer,
-    serverOptions: { key: pki.servingKeyPem, cert: pki.servingCertPem },
+    // A client certificate is asked for, never required: token clients send none, and one that
+    // does not verify is no identity (401 unless a token says who the caller is), not a TLS error.
+    serverOptions: {
+      key: pki.servingKeyPem,
+      cert: pki.servingCertPem,
+      requestCert: true,
+      rejectUnauthorized: false,
+      ca: pki.caCertPem,
+    },
   }) as HttpsServer;
   // Watches stay open for as long as clients keep them: no request or socket timeouts.
   server.requestTimeout = 0;

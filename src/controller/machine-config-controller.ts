@@ -2,21 +2,33 @@
  * `mco controller`'s sub-controllers over one set of shared informers (upstream
  * cmd/machine-config-controller start.go): template, kubelet config, container runtime config,
  * render, node and drain. The caller (cli/) runs them under a Manager, with leader election.
+ *
+ * Three more run only when asked for, because on a real cluster other components own them: the
+ * kubelet client CSR signer (kube-controller-manager's csrsigning), the node client CSR approver
+ * (cluster-machine-approver) and node link (machine-api). The cluster in a box runs all three in
+ * this process, so nodes join it by TLS bootstrapping.
  */
+import type { CertificateSigningRequest } from '../api/certificates/v1/certificate-signing-request.js';
+import { MachineNamespace, type Machine } from '../api/machine/v1beta1/machine.js';
+import { Resources } from '../api/resource-refs.js';
 import type { TemplateFile } from '../logic/template/generate-template-configs.js';
+import type { CertificateAuthority } from '../ports/certificate-authority.js';
 import type { ControllerVersion } from '../logic/render/render-pool.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import type { Controller } from '../runtime/controller.js';
-import type { Informer } from '../runtime/informer.js';
+import { Informer } from '../runtime/informer.js';
 import type { RateLimiterOptions } from '../runtime/work-queue.js';
+import { createCsrSigner } from './certificates/csr-signer.js';
+import { createNodeCsrApprover } from './certificates/node-csr-approver.js';
 import type { EventRecorder } from '../runtime/event-recorder.js';
 import type { McoMetrics } from './common/mco-metrics.js';
 import { createContainerRuntimeConfigController } from './container-runtime-config/container-runtime-config-controller.js';
 import { createDrainController } from './drain/drain-controller.js';
 import type { DrainTimings } from './drain/drain-timings.js';
 import { createKubeletConfigController } from './kubelet-config/kubelet-config-controller.js';
+import { createNodeLink } from './machine/node-link.js';
 import { allInformers, createMcoInformers } from './mco-informers.js';
 import { createNodeController } from './node/node-controller.js';
 import { createRenderController } from './render/render-controller.js';
@@ -29,8 +41,21 @@ export const SubController = {
   Render: 'render',
   Node: 'node',
   Drain: 'drain',
+  CsrSigner: 'csr-signer',
+  NodeCsrApprover: 'node-csr-approver',
+  MachineNodeLink: 'machine-node-link',
 } as const;
 export type SubController = (typeof SubController)[keyof typeof SubController];
+
+/** What runs unless asked otherwise: the machine-config-controller's own. */
+export const DefaultSubControllers: readonly SubController[] = [
+  SubController.Template,
+  SubController.KubeletConfig,
+  SubController.ContainerRuntimeConfig,
+  SubController.Render,
+  SubController.Node,
+  SubController.Drain,
+];
 
 export interface MachineConfigControllerOptions {
   readonly client: ResourceClient;
@@ -47,8 +72,12 @@ export interface MachineConfigControllerOptions {
   /** Concurrent drains (default upstream's 5). */
   readonly drainWorkers?: number;
   readonly rateLimiter?: RateLimiterOptions;
-  /** Run only these (default: all). */
+  /** Run these (default: DefaultSubControllers). */
   readonly only?: readonly SubController[];
+  /** The cluster CA the CSR signer signs with (required with it). */
+  readonly authority?: CertificateAuthority;
+  /** How long signed certificates are valid (`--cluster-signing-duration`). */
+  readonly signingDurationMs?: number;
 }
 
 export interface MachineConfigController {
@@ -62,8 +91,7 @@ export function createMachineConfigController(
   const { client, clock, log, events, metrics, version, templates } = options;
   const informers = createMcoInformers({ client, clock, log });
   const limiter = options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter };
-  const wanted = (c: SubController): boolean =>
-    options.only === undefined || options.only.includes(c);
+  const wanted = (c: SubController): boolean => (options.only ?? DefaultSubControllers).includes(c);
   const controllers: Controller[] = [];
   const sub = (name: SubController): Logger => log.child({ controller: name });
   if (wanted(SubController.Template))
@@ -143,5 +171,83 @@ export function createMachineConfigController(
         ...limiter,
       }),
     );
-  return { informers: allInformers(informers), controllers };
+  const extra = certificateControllers(options, informers, wanted);
+  controllers.push(...extra.controllers);
+  return { informers: [...allInformers(informers), ...extra.informers], controllers };
+}
+
+/** Signer, approver and node link, with the informers only they need. */
+function certificateControllers(
+  options: MachineConfigControllerOptions,
+  informers: ReturnType<typeof createMcoInformers>,
+  wanted: (c: SubController) => boolean,
+): MachineConfigController {
+  const { client, clock, log } = options;
+  const signer = wanted(SubController.CsrSigner);
+  const approver = wanted(SubController.NodeCsrApprover);
+  const link = wanted(SubController.MachineNodeLink);
+  const informerLog = (ref: { plural: string }): Logger => log.child({ informer: ref.plural });
+  const csrRef = Resources.certificateSigningRequest;
+  const csrs =
+    signer || approver
+      ? new Informer<CertificateSigningRequest>({
+          client,
+          clock,
+          log: informerLog(csrRef),
+          ref: csrRef,
+        })
+      : undefined;
+  const machines =
+    approver || link
+      ? new Informer<Machine>({
+          client,
+          clock,
+          log: informerLog(Resources.machine),
+          ref: Resources.machine,
+          namespace: MachineNamespace,
+        })
+      : undefined;
+  const controllers: Controller[] = [];
+  const sub = (name: SubController): Logger => log.child({ controller: name });
+  if (signer && csrs !== undefined) {
+    if (options.authority === undefined)
+      throw new Error('the csr-signer controller needs the cluster signing CA');
+    controllers.push(
+      createCsrSigner({
+        client,
+        csrs,
+        authority: options.authority,
+        clock,
+        log: sub(SubController.CsrSigner),
+        ...(options.signingDurationMs === undefined
+          ? {}
+          : { durationMs: options.signingDurationMs }),
+      }),
+    );
+  }
+  if (approver && csrs !== undefined && machines !== undefined)
+    controllers.push(
+      createNodeCsrApprover({
+        client,
+        csrs,
+        machines,
+        nodes: informers.nodes,
+        clock,
+        log: sub(SubController.NodeCsrApprover),
+      }),
+    );
+  if (link && machines !== undefined)
+    controllers.push(
+      createNodeLink({
+        client,
+        machines,
+        nodes: informers.nodes,
+        clock,
+        log: sub(SubController.MachineNodeLink),
+      }),
+    );
+  return {
+    informers: [csrs, machines].filter((i): i is NonNullable<typeof i> => i !== undefined),
+    controllers,
+  };
 }

@@ -16,15 +16,16 @@ export interface BootImage {
 /** A node's settings, kept in its folder so `mco node run` can boot it again. */
 export interface NodeDefinition {
   readonly name: string;
-  /** `worker`, `master`, …: the `node-role.kubernetes.io/<role>` label. */
-  readonly role: string;
-  /** Extra labels for the Node object. */
+  /** Extra labels the node registers with (none a node may not set on itself). */
   readonly labels: Readonly<Record<string, string>>;
   readonly zone?: string;
   readonly bootImage: BootImage;
   /** Kernel arguments of the first deployment. */
   readonly kernelArguments: readonly string[];
-  /** The node identity (kubeconfig path) the kubelet and the daemon use. */
+  /**
+   * A node identity (kubeconfig path) made beforehand; without one the kubelet bootstraps its own
+   * from `/etc/kubernetes/kubeconfig` into `/var/lib/kubelet/kubeconfig`.
+   */
   readonly nodeKubeconfig?: string;
   /** A kubeconfig allowed to create the node's workload pods (they stand for a ReplicaSet's). */
   readonly adminKubeconfig?: string;

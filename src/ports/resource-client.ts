@@ -102,6 +102,12 @@ export interface ResourceClient {
     object: T,
     options?: ClientWriteOptions,
   ): Promise<T>;
+  /** PUT `<name>/approval`: a CertificateSigningRequest's Approved or Denied condition. */
+  updateApproval<T extends ApiObject>(
+    ref: ResourceRef,
+    object: T,
+    options?: ClientWriteOptions,
+  ): Promise<T>;
   patch<T extends ApiObject>(
     ref: ResourceRef,
     name: string,

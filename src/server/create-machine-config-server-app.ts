@@ -34,6 +34,11 @@ export interface MachineConfigServerOptions {
   readonly metrics?: McsMetrics;
   /** With a check, `/config/*` needs `Authorization: Bearer <token>` (401 without, 403 wrong). */
   readonly requireToken?: TokenCheck;
+  /**
+   * false: only `/healthz` is served, everything else is 404 (the plain HTTP port, unless
+   * configs are asked for there: they carry the bootstrap credential). Default true.
+   */
+  readonly serveConfig?: boolean;
   /** Milliseconds, for latencies; `performance.now` by default. */
   readonly now?: () => number;
   /** How many (rendered config, spec) answers to keep; default 64. */
@@ -179,6 +184,16 @@ export function createMachineConfigServerApp(options: MachineConfigServerOptions
     );
   }
 
+  /** The answer of a port that serves no configs: 404, the refusal of a config path logged. */
+  function refuseConfig(req: Request, path: string): Response {
+    if (path.startsWith(ConfigPrefix) || path === '/config')
+      log.info('refused a config request on a port that serves no configs', {
+        pool: pathBase(path),
+        method: req.method,
+      });
+    return empty(404);
+  }
+
   const app = new Hono();
   app.all('*', async (c) => {
     const req = c.req.raw;
@@ -190,6 +205,7 @@ export function createMachineConfigServerApp(options: MachineConfigServerOptions
       return redirect(req.method, query === '' ? canonical : `${canonical}?${query}`);
     if (path === '/healthz')
       return empty(req.method === 'GET' || req.method === 'HEAD' ? 200 : 405);
+    if (options.serveConfig === false) return refuseConfig(req, path);
     if (path === '/config')
       return redirect(req.method, query === '' ? '/config/' : `/config/?${query}`);
     if (!path.startsWith(ConfigPrefix))

@@ -14,7 +14,11 @@ export const SimulatedContainerRuntime = 'cri-o://1.29.5-simulated';
 export const WorkloadNamespace = 'default';
 export const WorkloadLabel = 'mco.simulator/workload';
 
-/** The labels a node registers with (kubelet well-known labels, its role, zone and extras). */
+/**
+ * The labels a node registers with: the kubelet's well-known labels, its zone and extras. No role:
+ * NodeRestriction forbids a node to claim one; the control plane labels it (machine-api's node
+ * link from its Machine, or an administrator).
+ */
 export function nodeLabels(def: NodeDefinition, osId: string): Record<string, string> {
   return {
     'kubernetes.io/hostname': def.name,
@@ -23,7 +27,6 @@ export function nodeLabels(def: NodeDefinition, osId: string): Record<string, st
     'beta.kubernetes.io/os': 'linux',
     'beta.kubernetes.io/arch': 'amd64',
     'node.openshift.io/os_id': osId,
-    [`node-role.kubernetes.io/${def.role}`]: '',
     ...(def.zone === undefined ? {} : { 'topology.kubernetes.io/zone': def.zone }),
     ...def.labels,
   };

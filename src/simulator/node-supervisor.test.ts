@@ -25,10 +25,10 @@ import {
   NodeSupervisor,
   ProvisioningError,
 } from './node-supervisor.js';
+import { fixedIdentity } from './kubelet-credentials.js';
 
 const Definition: NodeDefinition = {
   name: 'worker-0',
-  role: 'worker',
   labels: { 'example.com/rack': 'r1' },
   zone: 'zone-a',
   bootImage: { repo: '/images/repo', ref: 'testos/stable' },
@@ -167,7 +167,7 @@ function setup(behave?: (p: FakeProcess, m: FakeMachine) => void) {
     launcher,
     clock,
     log: silentLogger,
-    nodeClient,
+    identity: fixedIdentity({ client: nodeClient, kubeconfig: '/nodes/worker-0/node.kubeconfig' }),
     workloadClient,
     daemonCommand: DaemonCommand,
     firstbootCommand: ['firstboot', '--root', '{root}'],
@@ -252,7 +252,6 @@ describe('NodeSupervisor boot', () => {
       'beta.kubernetes.io/os': 'linux',
       'beta.kubernetes.io/arch': 'amd64',
       'node.openshift.io/os_id': 'testos',
-      'node-role.kubernetes.io/worker': '',
       'topology.kubernetes.io/zone': 'zone-a',
       'example.com/rack': 'r1',
     });

@@ -9,8 +9,9 @@
  *   host's Rebooter) and restarts a daemon that exits without one.
  * - A boot: the firmware boots the default deployment; while the encapsulated config
  *   `/etc/ignition-machine-config-encapsulated.json` exists the first-boot step runs (a reboot it
- *   asks for happens before the kubelet ever starts); then the kubelet registers the Node Ready and
- *   the daemon starts, its output appended to `<dir>/daemon.log`.
+ *   asks for happens before the kubelet ever starts); then the kubelet gets its identity (TLS
+ *   bootstrapping from the served bootstrap kubeconfig, the first time), registers the Node Ready
+ *   and the daemon starts with that identity, its output appended to `<dir>/daemon.log`.
  * - A reboot: the Node goes NotReady, the daemon is stopped, the staged OS change is deployed,
  *   and the node boots again.
  */
@@ -25,6 +26,7 @@ import type {
 import type { LaunchedProcess, ProcessLauncher } from '../ports/process-launcher.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import { SimulatedKubelet } from './kubelet.js';
+import type { NodeCredentials, NodeIdentity } from './kubelet-credentials.js';
 
 /**
  * The file Ignition writes from the served config that makes the first-boot step run
@@ -88,8 +90,11 @@ export interface NodeSupervisorOptions {
   readonly launcher: ProcessLauncher;
   readonly clock: Clock;
   readonly log: Logger;
-  /** The node identity; without it there is no kubelet (no Node object). */
-  readonly nodeClient?: ResourceClient;
+  /**
+   * Where the node identity comes from; without one (or when it yields none) there is no
+   * kubelet (no Node object).
+   */
+  readonly identity?: NodeIdentity;
   /** Creates workload pods (an admin identity). */
   readonly workloadClient?: ResourceClient;
   /** The daemon command line (placeholders as in expandCommand); none: no daemon. */
@@ -107,6 +112,7 @@ export class NodeSupervisor {
   readonly #o: NodeSupervisorOptions;
   #definition: NodeDefinition | undefined;
   #kubelet: SimulatedKubelet | undefined;
+  #credentials: NodeCredentials | undefined;
   #daemon: LaunchedProcess | undefined;
   #daemonRestartAt = 0;
   #boots = 0;
@@ -173,10 +179,12 @@ export class NodeSupervisor {
         continue;
       }
       if (signal?.aborted === true) return booted;
-      if (this.#o.nodeClient !== undefined) {
+      const credentials = await this.#obtainCredentials(signal);
+      if (isAborted(signal)) return booted;
+      if (credentials !== undefined) {
         this.#kubelet ??= new SimulatedKubelet({
           definition: def,
-          nodeClient: this.#o.nodeClient,
+          nodeClient: credentials.client,
           ...(this.#o.workloadClient === undefined
             ? {}
             : { workloadClient: this.#o.workloadClient }),
@@ -188,6 +196,31 @@ export class NodeSupervisor {
       }
       await this.#startDaemon();
       return booted;
+    }
+  }
+
+  /**
+   * The kubelet's identity, obtained once (retrying, as a restarting kubelet does, while the API
+   * server cannot be reached or the CSR is refused); undefined when the node has no way to one.
+   */
+  async #obtainCredentials(signal?: AbortSignal): Promise<NodeCredentials | undefined> {
+    const identity = this.#o.identity;
+    if (identity === undefined || this.#credentials !== undefined) return this.#credentials;
+    for (let delay = 1_000; ; delay = Math.min(delay * 2, 30_000)) {
+      try {
+        this.#credentials = await identity.obtain(signal);
+        if (this.#credentials === undefined)
+          this.#log().warn('no kubeconfig and no bootstrap kubeconfig: the kubelet does not start');
+        return this.#credentials;
+      } catch (e) {
+        if (isAborted(signal)) return undefined;
+        this.#log().warn('obtaining the node identity failed; retrying', {
+          error: e instanceof Error ? e.message : String(e),
+          retryInMs: delay,
+        });
+      }
+      await this.#o.clock.sleep(delay, signal).catch(() => undefined);
+      if (isAborted(signal)) return undefined;
     }
   }
 
@@ -259,7 +292,7 @@ export class NodeSupervisor {
       name: def.name,
       root: this.#o.machine.root,
       dir: this.#o.machine.dir,
-      kubeconfig: def.nodeKubeconfig ?? '',
+      kubeconfig: this.#credentials?.kubeconfig ?? def.nodeKubeconfig ?? '',
     });
   }
 

@@ -1,8 +1,10 @@
 /**
- * Authentication and authorization of the running `mco apiserver`: bearer tokens over TLS only,
- * system:masters, and node identities minted while it runs, restricted as NodeRestriction does.
+ * Authentication and authorization of the running `mco apiserver`: bearer tokens and client
+ * certificates over TLS only, system:masters, and node identities (client certificates from
+ * `mco apiserver node-kubeconfig`, signed with the cluster CA), restricted as NodeRestriction does.
  */
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,7 +29,7 @@ const mergePatch = (labels: Record<string, string>) => ({
   contentType: 'application/merge-patch+json',
 });
 
-function mintNodeKubeconfig(nodeName: string): string {
+function nodeKubeconfigOf(nodeName: string): string {
   const text = execFileSync(
     process.execPath,
     [
@@ -48,8 +50,11 @@ function mintNodeKubeconfig(nodeName: string): string {
   return path;
 }
 
-function tokenOf(kubeconfigText: string): string {
-  return /token: (\S+)/.exec(kubeconfigText)?.[1] ?? '';
+/** The client certificate and key of a kubeconfig (inline data). */
+function clientCertificateOf(kubeconfigText: string): { cert: string; key: string } {
+  const field = (name: string) =>
+    Buffer.from(new RegExp(`${name}: (\\S+)`).exec(kubeconfigText)?.[1] ?? '', 'base64').toString();
+  return { cert: field('client-certificate-data'), key: field('client-key-data') };
 }
 
 beforeAll(async () => {
@@ -145,14 +150,14 @@ describe('mco apiserver authentication', () => {
 
 describe('node identities', () => {
   let n1: string;
-  let n1Token: string;
+  let n1Cert: { cert: string; key: string };
 
   beforeAll(() => {
-    n1 = mintNodeKubeconfig('n1');
-    n1Token = tokenOf(readFileSync(n1, 'utf8'));
+    n1 = nodeKubeconfigOf('n1');
+    n1Cert = clientCertificateOf(readFileSync(n1, 'utf8'));
   });
 
-  it('are minted while the server runs and work at once (no restart)', async () => {
+  it('are issued while the server runs and work at once (no restart)', async () => {
     const pidBefore = server.pid;
     const result = await kubectl(['get', 'node', 'n1', '-o', 'jsonpath={.metadata.name}'], {
       kubeconfig: n1,
@@ -169,7 +174,7 @@ describe('node identities', () => {
     });
     expect(result).toMatchObject({ code: 0, stdout: 'node/n1 labeled\n' });
     const status = await api(server, 'PATCH', '/api/v1/nodes/n1/status', {
-      token: n1Token,
+      clientCertificate: n1Cert,
       body: JSON.stringify({
         status: {
           conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'ok' }],
@@ -182,7 +187,7 @@ describe('node identities', () => {
 
   it('get 403 patching another Node, and it is left unchanged', async () => {
     const answer = await api(server, 'PATCH', '/api/v1/nodes/n2', {
-      token: n1Token,
+      clientCertificate: n1Cert,
       ...mergePatch({ hijacked: 'yes' }),
     });
     expect(answer.status).toBe(403);
@@ -220,7 +225,7 @@ describe('node identities', () => {
       'POST',
       '/apis/machineconfiguration.openshift.io/v1/machineconfigs',
       {
-        token: n1Token,
+        clientCertificate: n1Cert,
         body: JSON.stringify(mc),
         contentType: 'application/json',
       },
@@ -244,18 +249,18 @@ describe('node identities', () => {
     expect(
       (
         await api(server, 'GET', '/apis/machineconfiguration.openshift.io/v1/machineconfigs', {
-          token: n1Token,
+          clientCertificate: n1Cert,
         })
       ).status,
     ).toBe(200);
     expect(
       (
         await api(server, 'GET', '/api/v1/pods?fieldSelector=spec.nodeName%3Dn1', {
-          token: n1Token,
+          clientCertificate: n1Cert,
         })
       ).status,
     ).toBe(200);
-    const all = await api(server, 'GET', '/api/v1/pods', { token: n1Token });
+    const all = await api(server, 'GET', '/api/v1/pods', { clientCertificate: n1Cert });
     expect(all.status).toBe(403);
     expect(all.json()['message']).toBe(
       'pods is forbidden: User "system:node:n1" cannot list resource "pods" in API group "" at the cluster scope: can only list/watch pods with spec.nodeName field selector',
@@ -264,7 +269,7 @@ describe('node identities', () => {
 
   it('cannot register a Node under another name', async () => {
     const answer = await api(server, 'POST', '/api/v1/nodes', {
-      token: n1Token,
+      clientCertificate: n1Cert,
       body: node('n3'),
       contentType: 'application/json',
     });
@@ -274,23 +279,25 @@ describe('node identities', () => {
     );
   });
 
-  it('stop working when their Secret is deleted', async () => {
-    const secrets = await api(server, 'GET', '/api/v1/namespaces/kube-system/secrets', {
-      token: server.token('admin'),
-    });
-    const names = secrets
-      .json<{ items: { metadata: { name: string } }[] }>()
-      .items.map((s) => s.metadata.name);
-    const id = n1Token.split('.')[0] ?? '';
-    expect(names).toContain(`node-token-${id}`);
-    const deleted = await api(
-      server,
-      'DELETE',
-      `/api/v1/namespaces/kube-system/secrets/node-token-${id}`,
-      { token: server.token('admin') },
-    );
-    expect(deleted.status).toBe(200);
-    expect((await api(server, 'GET', '/api/v1/nodes/n1', { token: n1Token })).status).toBe(401);
+  it('are client certificates for system:node:<name> in system:nodes, signed by the cluster CA', () => {
+    const cert = new X509Certificate(n1Cert.cert);
+    expect(cert.subject.split('\n').sort()).toEqual(['CN=system:node:n1', 'O=system:nodes']);
+    expect(cert.checkIssued(new X509Certificate(server.caPem))).toBe(true);
+    expect(readFileSync(n1, 'utf8')).not.toMatch(/token:/);
+  });
+
+  it('do not need a token: the certificate alone authenticates, and a bad token beside it does not matter', async () => {
+    expect(
+      (await api(server, 'GET', '/api/v1/nodes/n1', { clientCertificate: n1Cert })).status,
+    ).toBe(200);
+    expect(
+      (
+        await api(server, 'GET', '/api/v1/nodes/n1', {
+          clientCertificate: n1Cert,
+          token: 'not-a-token',
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 

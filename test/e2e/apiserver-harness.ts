@@ -166,6 +166,8 @@ export interface HttpAnswer {
 
 export interface RequestOptions {
   readonly token?: string;
+  /** A client certificate and key (PEM) to present. */
+  readonly clientCertificate?: { readonly cert: string; readonly key: string };
   readonly body?: string;
   readonly contentType?: string;
   readonly accept?: string;
@@ -184,7 +186,13 @@ export function api(
   return new Promise((resolve, reject) => {
     const req = request(
       `${server.url}${path}`,
-      { method, headers, ca: server.caPem, agent: false },
+      {
+        method,
+        headers,
+        ca: server.caPem,
+        agent: false,
+        ...(options.clientCertificate === undefined ? {} : options.clientCertificate),
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));

@@ -3,7 +3,8 @@
  * `mco operator`, `mco controller`, `mco server` (cluster mode), and simulated nodes made with
  * `mco node create` (a real OSTree sysroot from the repository's TestOS boot image, provisioned by
  * the real Ignition from the worker pool's pointer config) and run with `mco node run` (kubelet,
- * first-boot step, `mco daemon --host ostree`, reboots). The first-boot step is
+ * first-boot step, `mco daemon --host ostree`, reboots). Nodes join by TLS bootstrapping: each has
+ * a Machine, and the controller approves, signs and labels, as in the box. The first-boot step is
  * `mco daemon --once-from /etc/ignition-machine-config-encapsulated.json`.
  *
  * The OS image of the cluster (`baseOSContainerImage`) is the boot image itself,
@@ -21,6 +22,7 @@ import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../../src/api/resource-refs.js';
+import { ensureMachine } from '../../src/cli/box-machines.js';
 import { McoProcess } from '../support/mco-processes.js';
 import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
 import { kubectl, startApiServer, type ApiServerProcess } from './apiserver-harness.js';
@@ -40,7 +42,6 @@ export const Minute = 60_000;
 export const BootRef = 'testos/x86_64/stable';
 export const InitialSshKey =
   'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIInitialKeyOfTheDaemonE2e core@install';
-const Token = 'daemon-e2e-bootstrap-token-0123456789abcdef';
 
 function mcoAsync(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -175,7 +176,7 @@ export class DaemonCluster {
     const caFile = this.work.write('mcs/ca.crt', ca.certPem);
     const certFile = this.work.write('mcs/tls.crt', serving.certPem);
     const keyFile = this.work.write('mcs/tls.key', serving.keyPem);
-    this.work.write('mcs/token/token', Token);
+    this.work.write('mcs/token/token', this.api.token('bootstrap'));
     this.work.write('mcs/token/ca.crt', this.api.caPem);
 
     this.operator = new McoProcess('operator', [
@@ -212,6 +213,12 @@ export class DaemonCluster {
       '2s',
       '--drain-evict-retry-delay',
       '1s',
+      '--controllers',
+      '*,csr-signer,node-csr-approver,machine-node-link',
+      '--cluster-signing-cert-file',
+      join(this.api.dataDir, 'ca.crt'),
+      '--cluster-signing-key-file',
+      join(this.api.dataDir, 'ca.key'),
     ]);
     const worker = await this.newTarget('worker', '');
     if (this.#options.maxUnavailable !== undefined)
@@ -275,6 +282,7 @@ export class DaemonCluster {
 
   async #createNode(i: number, name: string, role: SimNode['role']): Promise<void> {
     const dir = join(this.work.path, name);
+    await ensureMachine(this.admin, { name, role, zone: `zone-${'abc'.charAt(i % 3)}` });
     const daemon = [
       process.execPath,
       McoBin,
@@ -327,16 +335,12 @@ export class DaemonCluster {
       this.#options.bootImage?.ref ?? BootRef,
       '--boot-image',
       this.osImage,
-      '--role',
-      role,
       '--zone',
       `zone-${'abc'.charAt(i % 3)}`,
       '--karg',
       'console=ttyS0',
       '--kubeconfig',
       this.api.kubeconfig('admin'),
-      '--apiserver-data-dir',
-      this.api.dataDir,
       '--pointer-config',
       join(this.work.path, `${role}.ign`),
       '--pods',

@@ -21,7 +21,7 @@ import type { MachineConfigNode } from '../../src/api/machineconfiguration/v1/ma
 import { Resources } from '../../src/api/resource-refs.js';
 import { StatusError } from '../../src/api/meta/v1/status-error.js';
 import { encodeObject } from '../../src/apiserver/store/codec.js';
-import { mintNodeKubeconfig } from '../../src/cli/node-kubeconfig.js';
+import { issueNodeKubeconfig } from '../../src/cli/node-kubeconfig.js';
 import type { IgnitionConfig } from '../../src/ignition/types.js';
 import { startApiServerProcess, type ApiServerHandle } from '../support/apiserver-process.js';
 import { mc } from '../support/daemon-fixtures.js';
@@ -241,7 +241,7 @@ describe('hostile MachineConfigs in the cluster in a box', () => {
     const kubeconfig = join(layout.dir.path, 'node.kubeconfig');
     writeFileSync(
       kubeconfig,
-      await mintNodeKubeconfig({ dataDir: server.dataDir, node: NodeName }),
+      await issueNodeKubeconfig({ dataDir: server.dataDir, node: NodeName, now: Date.now() }),
     );
     drainer = new AbortController();
     void drainController(drainer.signal);

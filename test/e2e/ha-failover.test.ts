@@ -73,6 +73,7 @@ function retrying(client: ResourceClient): ResourceClient {
     create: (...a) => again(() => client.create(...a)),
     update: (...a) => again(() => client.update(...a)),
     updateStatus: (...a) => again(() => client.updateStatus(...a)),
+    updateApproval: (...a) => again(() => client.updateApproval(...a)),
     patch: (...a) => again(() => client.patch(...a)),
     delete: (...a) => again(() => client.delete(...a)),
     evict: (...a) => again(() => client.evict(...a)),

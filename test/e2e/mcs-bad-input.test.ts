@@ -105,6 +105,7 @@ afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** Upstream's answers are checked on the plain HTTP port, so it serves configs here. */
 const bootstrapArgs = (dir = bootstrapDir) => [
   '--cert',
   join(work, 'tls.crt'),
@@ -114,7 +115,28 @@ const bootstrapArgs = (dir = bootstrapDir) => [
   dir,
   '--bootstrap-kubeconfig',
   join(work, 'kubeconfig'),
+  '--insecure-serve-config',
 ];
+
+describe('the plain HTTP port without --insecure-serve-config', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer(bootstrapArgs().filter((a) => a !== '--insecure-serve-config'));
+  }, 60_000);
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  it('serves /healthz only: every config path is 404, empty', async () => {
+    expectEmpty(await send(server.insecurePort, 'GET', '/healthz'), 200);
+    for (const path of ['/config/master', '/config/worker', '/config', '/config/'])
+      expectEmpty(await send(server.insecurePort, 'GET', path, { Accept: Accept33 }), 404);
+    expectEmpty(await send(server.insecurePort, 'HEAD', '/config/master'), 404);
+    await server.waitForLog(
+      (l) => l['msg'] === 'refused a config request on a port that serves no configs',
+    );
+  });
+});
 
 describe('requests a server refuses', () => {
   let server: RunningServer;

@@ -151,6 +151,8 @@ describe('mco server --bootstrap-dir', () => {
       dest,
       '--bootstrap-kubeconfig',
       join(work, 'kubeconfig'),
+      // Ignition fetches over plain HTTP here, as upstream's bootstrap allows
+      '--insecure-serve-config',
     ]);
   }, 60_000);
 

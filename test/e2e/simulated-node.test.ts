@@ -1,8 +1,11 @@
 /**
  * A simulated node end to end, with real processes and real tools: `mco apiserver` and `mco server`
  * (cluster mode) serve the worker pool; `mco node build-boot-image` commits the repository's
- * TestOS tree; `mco node create` deploys it into a real OSTree sysroot, mints the node identity and
- * lets the real Ignition 2.14 provision it from the pool's pointer config; `mco node run` boots it.
+ * TestOS tree; `mco node create` deploys it into a real OSTree sysroot and lets the real Ignition
+ * 2.14 provision it from the pool's pointer config; `mco node run` boots it, and its kubelet gets
+ * its identity by TLS bootstrapping from the served bootstrap kubeconfig: a CSR that
+ * `mco controller`'s approver approves (the node has a Machine), its signer signs and its node link
+ * answers with the role label.
  *
  * The first boot runs a stand-in firstboot step (rename the encapsulated config, stage a kernel
  * argument, ask for a reboot), so the Node must only appear after that reboot. The daemon is a
@@ -22,8 +25,12 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CertificateSigningRequest } from '../../src/api/certificates/v1/certificate-signing-request.js';
 import type { Node } from '../../src/api/core/v1/node.js';
 import type { Pod } from '../../src/api/core/v1/pod.js';
+import { HttpsResourceClient } from '../../src/adapters/https-resource-client.js';
+import { ensureMachine } from '../../src/cli/box-machines.js';
+import { McoProcess } from '../support/mco-processes.js';
 import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
 import { api, eventually, startApiServer, type ApiServerProcess } from './apiserver-harness.js';
 import { controllerConfig, rendered, SshKey, UnitName, userFiles } from './mcs-fixtures.js';
@@ -38,11 +45,11 @@ import {
 
 const Mco = '/apis/machineconfiguration.openshift.io/v1';
 const NodeName = 'worker-0';
-const Token = 'simulated-node-bootstrap-token-0123456789';
 
 let work: TmpDir;
 let apiserver: ApiServerProcess;
 let mcs: RunningServer;
+let controller: McoProcess;
 let nodeDir: string;
 let root: string;
 let supervisor: ChildProcess;
@@ -147,7 +154,23 @@ beforeAll(async () => {
   const caFile = work.write('mcs/ca.crt', ca.certPem);
   const certFile = work.write('mcs/tls.crt', serving.certPem);
   const keyFile = work.write('mcs/tls.key', serving.keyPem);
-  work.write('mcs/token/token', Token);
+  work.write('mcs/token/token', apiserver.token('bootstrap'));
+  controller = new McoProcess('controller', [
+    'controller',
+    '--kubeconfig',
+    apiserver.kubeconfig('controller'),
+    '--controllers',
+    'csr-signer,node-csr-approver,machine-node-link',
+    '--cluster-signing-cert-file',
+    join(apiserver.dataDir, 'ca.crt'),
+    '--cluster-signing-key-file',
+    join(apiserver.dataDir, 'ca.key'),
+  ]);
+  await ensureMachine(HttpsResourceClient.fromKubeconfig(apiserver.kubeconfig('admin')), {
+    name: NodeName,
+    role: 'worker',
+    zone: 'zone-a',
+  });
   work.write('mcs/token/ca.crt', apiserver.caPem);
   mcs = await startServer([
     '--cert',
@@ -205,16 +228,12 @@ beforeAll(async () => {
     repo,
     '--ref',
     'testos/x86_64/stable',
-    '--role',
-    'worker',
     '--zone',
     'zone-a',
     '--karg',
     'console=ttyS0',
     '--kubeconfig',
     apiserver.kubeconfig('admin'),
-    '--apiserver-data-dir',
-    apiserver.dataDir,
     '--pointer-config',
     join(work.path, 'worker.ign'),
     '--pods',
@@ -269,6 +288,7 @@ afterAll(async () => {
   if (daemon !== undefined && alive(daemon)) process.kill(daemon, 'SIGKILL');
   if (existsSync(join(nodeDir, 'node.json'))) mco(['node', 'delete', '--dir', nodeDir]);
   await mcs.stop();
+  await controller.stop();
   await apiserver.dispose();
   work.remove();
 }, 60_000);
@@ -294,7 +314,45 @@ describe('a simulated node provisioned by the real Ignition from the MCS', () =>
     expect(logLines.filter((m) => m === 'booted')).toHaveLength(2);
   });
 
+  it('joined through a CSR: approved by the node CSR approver, signed, its kubeconfig in the root', async () => {
+    const csrs = await get<{ items: CertificateSigningRequest[] }>(
+      '/apis/certificates.k8s.io/v1/certificatesigningrequests',
+    );
+    expect(csrs.items).toHaveLength(1);
+    const csr = csrs.items[0]!;
+    expect(csr.metadata.name).toMatch(/^node-csr-[A-Za-z0-9_-]{43}$/);
+    expect(csr.spec).toMatchObject({
+      signerName: 'kubernetes.io/kube-apiserver-client-kubelet',
+      username: 'system:serviceaccount:openshift-machine-config-operator:node-bootstrapper',
+      usages: ['digital signature', 'key encipherment', 'client auth'],
+    });
+    expect(csr.status?.conditions).toEqual([
+      expect.objectContaining({
+        type: 'Approved',
+        status: 'True',
+        reason: 'NodeCSRApprove',
+        message: 'This CSR was approved by the Node CSR Approver (cluster-machine-approver)',
+      }),
+    ]);
+    const certificate = Buffer.from(csr.status?.certificate ?? '', 'base64').toString();
+    const kubeconfig = join(root, 'var/lib/kubelet/kubeconfig');
+    expect(statSync(kubeconfig).mode & 0o777).toBe(0o600);
+    const text = readFileSync(kubeconfig, 'utf8');
+    const data = /client-certificate-data: (\S+)/.exec(text)?.[1] ?? '';
+    expect(Buffer.from(data, 'base64').toString()).toBe(certificate);
+    expect(existsSync(join(root, 'var/lib/kubelet/pki/kubelet-client.key.tmp'))).toBe(false);
+    // the node had only the bootstrap credential Ignition wrote from the served config
+    expect(readFileSync(join(root, 'etc/kubernetes/kubeconfig'), 'utf8')).toContain(
+      `token: ${apiserver.token('bootstrap')}`,
+    );
+  });
+
   it('the Node is Ready with its labels and what it runs', async () => {
+    await eventually(
+      'node link to give the Node its role',
+      async () => (await getNode())?.metadata.labels?.['node-role.kubernetes.io/worker'] === '',
+      30_000,
+    );
     const node = await getNode();
     expect(node?.metadata.labels).toMatchObject({
       'kubernetes.io/hostname': NodeName,

@@ -448,6 +448,10 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
       // A marker that a reload would lose.
       await page.evaluate("window.mcoMarker = 'same page'");
 
+      const before = (
+        await run(work, 'kubectl get mcp worker -o jsonpath={.spec.configuration.name}')
+      ).stdout;
+      expect(before).toMatch(/^rendered-worker-[0-9a-f]{32}$/);
       const applied = await sh(work, 'kubectl apply -f examples/');
       expect(applied.code, applied.stderr).toBe(0);
       expect(applied.stdout).toContain(
@@ -484,7 +488,16 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
       );
       expect(await page.evaluate('window.mcoMarker')).toBe('same page');
 
-      // The diff follows the worker pool: the config before the target, and the target.
+      // The diff follows the worker pool: the target on the right, the config rendered before it
+      // on the left. The examples may render in more than one step (they are applied one by one,
+      // and a slow machine can render between two), so the file is looked for against the config
+      // the pool had before the apply, picked in the page's from list.
+      await page.waitForFunction(
+        `document.querySelector('[data-testid="diff-to"]')?.value === ${JSON.stringify(target)}`,
+        undefined,
+        { timeout: Minute, polling: 200 },
+      );
+      await page.getByTestId('diff-from').selectOption(before);
       const chrony = page.getByTestId('diff-file-/etc/chrony.conf');
       await chrony.waitFor({ timeout: Minute });
       expect(await chrony.textContent()).toContain('server ntp1.example.internal iburst');

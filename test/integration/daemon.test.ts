@@ -23,7 +23,7 @@ import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigNode } from '../../src/api/machineconfiguration/v1/machine-config-node.js';
 import { Resources } from '../../src/api/resource-refs.js';
-import { mintNodeKubeconfig } from '../../src/cli/node-kubeconfig.js';
+import { issueNodeKubeconfig } from '../../src/cli/node-kubeconfig.js';
 import { Daemon, UpstreamDaemonTimings } from '../../src/daemon/daemon.js';
 import type { DaemonEvents } from '../../src/daemon/daemon-events.js';
 import { noDaemonMetrics } from '../../src/daemon/daemon-metrics.js';
@@ -214,7 +214,10 @@ beforeAll(async () => {
   server = await startApiServerProcess({ storage: 'memory' });
   admin = HttpsResourceClient.fromKubeconfig(server.kubeconfigPath);
   const kubeconfig = join(work.path, 'node.kubeconfig');
-  writeFileSync(kubeconfig, await mintNodeKubeconfig({ dataDir: server.dataDir, node: NodeName }));
+  writeFileSync(
+    kubeconfig,
+    await issueNodeKubeconfig({ dataDir: server.dataDir, node: NodeName, now: Date.now() }),
+  );
   nodeClient = HttpsResourceClient.fromKubeconfig(kubeconfig);
   for (const c of [v1, v2, v3, v4]) await createMc(c);
   p = createPlainHost();

@@ -74,7 +74,6 @@ async function makeNode(
   const machine = createOstreeNodeMachine({ dir, runner });
   await machine.install({
     name: `node-${nodes}`,
-    role: 'worker',
     labels: {},
     bootImage: { repo, ref: 'testos/v1' },
     kernelArguments,

@@ -7,7 +7,8 @@
  *   update, patch (also `/status`);
  * - pods: get one bound to it, list/watch only with `spec.nodeName=<name>`, evict, update status;
  * - events: create, update, patch;
- * - its own Lease in kube-node-lease; MachineConfigNodes: create, update, patch (also `/status`).
+ * - its own Lease in kube-node-lease; MachineConfigNodes: create, update, patch (also `/status`);
+ * - CertificateSigningRequests: create, get, list, watch (certificate renewals), as `NodeRules()`.
  *
  * Which Node, MachineConfigNode, Lease or pod a write may touch is NodeRestriction's job, done at
  * admission (restriction-admission.ts), so the 403 carries NodeRestriction's message. Secrets and
@@ -165,6 +166,10 @@ export async function authorizeNodeRequest(
       return authorizeLease(node, a);
     case `${Mco}:machineconfignodes`:
       return authorizeMachineConfigNode(a);
+    case 'certificates.k8s.io:certificatesigningrequests':
+      return a.subresource === '' && ['create', 'get', 'list', 'watch'].includes(a.verb)
+        ? allow
+        : noOpinion();
     case ':secrets':
     case ':configmaps':
       return readsRelatedObject(node, a);

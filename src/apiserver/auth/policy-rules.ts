@@ -20,6 +20,8 @@ export interface PolicyRule {
 const Read = ['get', 'list', 'watch'] as const;
 const All = ['*'] as const;
 const Mco = 'machineconfiguration.openshift.io';
+const Certificates = 'certificates.k8s.io';
+const KubeletClientSigner = 'kubernetes.io/kube-apiserver-client-kubelet';
 
 function has(list: readonly string[] | undefined, value: string): boolean {
   return list !== undefined && (list.includes('*') || list.includes(value));
@@ -76,7 +78,9 @@ const discovery: readonly PolicyRule[] = [
 /**
  * machine-config-controller: renders and rolls out (all MCO kinds), drains (nodes, pods, eviction),
  * records events, elects a leader (leases), reads pull secrets and configmaps, reports through
- * clusteroperators and reads the clusterversion.
+ * clusteroperators and reads the clusterversion. In the box it also plays the node client CSR
+ * approver (cluster-machine-approver's rules), the kubelet client signer (kube-controller-manager's
+ * csrsigning) and machine-api's node link, so it approves, signs and reads Machines.
  */
 const controller: readonly PolicyRule[] = [
   { verbs: All, apiGroups: [Mco], resources: ['*'] },
@@ -97,6 +101,24 @@ const controller: readonly PolicyRule[] = [
   { verbs: Read, apiGroups: ['config.openshift.io'], resources: ['clusterversions'] },
   { verbs: [...Read, 'update', 'patch'], apiGroups: ['operator.openshift.io'], resources: ['*'] },
   { verbs: Read, apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'] },
+  { verbs: Read, apiGroups: [Certificates], resources: ['certificatesigningrequests'] },
+  {
+    verbs: ['update', 'patch'],
+    apiGroups: [Certificates],
+    resources: ['certificatesigningrequests/approval', 'certificatesigningrequests/status'],
+  },
+  {
+    verbs: ['approve', 'sign'],
+    apiGroups: [Certificates],
+    resources: ['signers'],
+    resourceNames: [KubeletClientSigner],
+  },
+  { verbs: Read, apiGroups: ['machine.openshift.io'], resources: ['machines'] },
+  {
+    verbs: ['update', 'patch'],
+    apiGroups: ['machine.openshift.io'],
+    resources: ['machines/status'],
+  },
 ];
 
 /** machine-config-server: serves Ignition from pools, rendered configs and the ControllerConfig. */
@@ -124,12 +146,15 @@ const operator: readonly PolicyRule[] = [
 ];
 
 /**
- * node-bootstrapper: may mint node identities, i.e. create node-token Secrets in kube-system (the
- * admission check in restriction-admission.ts refuses any other Secret), as a bootstrap token may
- * create node client CSRs. It cannot read them back.
+ * node-bootstrapper: `system:node-bootstrapper`, nothing else: create, read and watch CSRs. A node
+ * joins by asking for its client certificate with it; what is approved is the approver's call.
  */
 const bootstrap: readonly PolicyRule[] = [
-  { verbs: ['create'], apiGroups: [''], resources: ['secrets'], namespaces: ['kube-system'] },
+  {
+    verbs: ['create', ...Read],
+    apiGroups: [Certificates],
+    resources: ['certificatesigningrequests'],
+  },
 ];
 
 /**

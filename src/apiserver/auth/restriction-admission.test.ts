@@ -3,7 +3,6 @@ import { isStatusError } from '../../api/meta/v1/status-error.js';
 import type { KubeObject, UserInfo } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import { nodeIdentity, SystemIdentity } from './identities.js';
-import { generateNodeToken, nodeTokenSecret } from './node-token.js';
 import { withRestrictionAdmission } from './restriction-admission.js';
 import { fixedStore, resourceType } from './testing.js';
 
@@ -15,7 +14,6 @@ const mcns = resourceType(
   'MachineConfigNode',
   false,
 );
-const secrets = resourceType('', 'secrets', 'Secret', true);
 const pods = resourceType('', 'pods', 'Pod', true);
 const podObjects = new Map(
   ['n1', 'n2'].map((nodeName) => [
@@ -84,22 +82,6 @@ const creates: CreateCase[] = [
     '403 machineconfignodes.machineconfiguration.openshift.io "n2" is forbidden: node "n1" is not allowed to modify machineconfignode "n2"',
   ],
   ['admin creates any node', SystemIdentity.admin, nodes, undefined, named('n2'), 'created'],
-  [
-    'bootstrap mints a node token',
-    SystemIdentity.bootstrap,
-    secrets,
-    'kube-system',
-    nodeTokenSecret('n5', generateNodeToken()),
-    'created',
-  ],
-  [
-    'bootstrap creates another secret',
-    SystemIdentity.bootstrap,
-    secrets,
-    'kube-system',
-    named('x', { type: 'Opaque' }),
-    '403 secrets "x" is forbidden: user "system:serviceaccount:openshift-machine-config-operator:node-bootstrapper" may only create secrets of type "machineconfiguration.openshift.io/node-token" in the namespace "kube-system"',
-  ],
 ];
 
 type UpdateCase = [

@@ -2,9 +2,10 @@
  * Identity admission: the checks the authorizer cannot make because they depend on the request
  * body or the stored object. As Kubernetes' NodeRestriction plugin, a node may create, update and
  * patch only its own Node (and status), Lease and MachineConfigNode, and evict or update the status
- * of only the pods bound to it; the node-bootstrapper may create only node-token Secrets in
- * kube-system. Wraps a ResourceStore and answers 403 with NodeRestriction's messages; every other
- * call passes straight through.
+ * of only the pods bound to it. What a node may change on its own Node (labels, taints) needs the
+ * object as it would be stored: node-restriction.ts, a validating admission plugin of the store.
+ * Wraps a ResourceStore and answers 403 with NodeRestriction's messages; every other call passes
+ * straight through.
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import type {
@@ -18,16 +19,15 @@ import type {
   WatchEventType,
   WatchQuery,
   WriteOptions,
+  WriteSubresource,
 } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
-import { nodeNameOf, SystemIdentity } from './identities.js';
-import { NodeTokenNamespace, NodeTokenSecretType } from './node-token.js';
+import { nodeNameOf } from './identities.js';
 
-function bodyOf(body: unknown): { name: string; type: unknown } {
-  if (typeof body !== 'object' || body === null) return { name: '', type: undefined };
-  const record = body as { metadata?: { name?: unknown }; type?: unknown };
-  const name = record.metadata?.name;
-  return { name: typeof name === 'string' ? name : '', type: record.type };
+function nameOf(body: unknown): string {
+  if (typeof body !== 'object' || body === null) return '';
+  const name = (body as { metadata?: { name?: unknown } }).metadata?.name;
+  return typeof name === 'string' ? name : '';
 }
 
 const gr = (rt: ResourceType): { group: string; resource: string } => ({
@@ -61,33 +61,10 @@ function checkNodeWrite(node: string, rt: ResourceType, name: string): void {
   }
 }
 
-function checkBootstrapCreate(
-  user: UserInfo,
-  rt: ResourceType,
-  namespace: string | undefined,
-  body: unknown,
-): void {
-  if (rt.group !== '' || rt.plural !== 'secrets') return;
-  const { name, type } = bodyOf(body);
-  if (namespace !== NodeTokenNamespace || type !== NodeTokenSecretType) {
-    throw StatusError.forbidden(
-      gr(rt),
-      name,
-      `user "${user.name}" may only create secrets of type "${NodeTokenSecretType}" in the namespace "${NodeTokenNamespace}"`,
-    );
-  }
-}
-
 /** Checks a create as NodeRestriction would; throws a 403 StatusError when it is refused. */
-export function admitCreate(
-  user: UserInfo,
-  rt: ResourceType,
-  namespace: string | undefined,
-  body: unknown,
-): void {
+export function admitCreate(user: UserInfo, rt: ResourceType, body: unknown): void {
   const node = nodeNameOf(user);
-  if (node !== undefined) checkNodeWrite(node, rt, bodyOf(body).name);
-  if (user.name === SystemIdentity.bootstrap.name) checkBootstrapCreate(user, rt, namespace, body);
+  if (node !== undefined) checkNodeWrite(node, rt, nameOf(body));
 }
 
 const isPods = (rt: ResourceType): boolean => rt.group === '' && rt.plural === 'pods';
@@ -145,7 +122,7 @@ class RestrictionAdmissionStore implements ResourceStore {
     body: unknown,
     options: WriteOptions,
   ): Promise<KubeObject> {
-    admitCreate(options.user, rt, namespace, body);
+    admitCreate(options.user, rt, body);
     return this.#inner.create(rt, namespace, body, options);
   }
 
@@ -154,7 +131,7 @@ class RestrictionAdmissionStore implements ResourceStore {
     namespace: string | undefined,
     name: string,
     body: unknown,
-    options: WriteOptions & { readonly subresource?: 'status' },
+    options: WriteOptions & { readonly subresource?: WriteSubresource },
   ): Promise<KubeObject> {
     await this.#admitModify(options.user, rt, namespace, name, options.subresource);
     return this.#inner.update(rt, namespace, name, body, options);
@@ -165,7 +142,7 @@ class RestrictionAdmissionStore implements ResourceStore {
     namespace: string | undefined,
     name: string,
     patch: Patch,
-    options: WriteOptions & { readonly subresource?: 'status'; readonly force?: boolean },
+    options: WriteOptions & { readonly subresource?: WriteSubresource; readonly force?: boolean },
   ): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
     await this.#admitModify(options.user, rt, namespace, name, options.subresource);
     return this.#inner.patch(rt, namespace, name, patch, options);

@@ -10,7 +10,12 @@ import type { DeleteOptions } from '../resource-store.js';
 import { goJsonSyntaxError } from './go-json-syntax.js';
 import { isRecord } from './json-access.js';
 import { BodyFormat, bodyFormatOf } from './negotiate.js';
-import { decodeNamespace, describeProtobufError, hasProtobufMagic } from './protobuf.js';
+import {
+  decodeCertificateSigningRequest,
+  decodeNamespace,
+  describeProtobufError,
+  hasProtobufMagic,
+} from './protobuf.js';
 
 /** The Go type json.Unmarshal reports when the body is not an object (SimpleMetaFactory). */
 const FindKindType =
@@ -59,8 +64,16 @@ export interface BodyTarget {
   /** The Kind the body must decode into (the resource's, or `Eviction`). */
   readonly kind: string;
   readonly builtIn: boolean;
-  /** Only Namespaces can be sent as protobuf here. */
+  /** Only Namespaces and CertificateSigningRequests can be sent as protobuf here. */
   readonly acceptsProtobuf: boolean;
+}
+
+/** The kinds kubectl sends as protobuf that this server decodes. */
+export function decodesProtobuf(rt: { readonly group: string; readonly kind: string }): boolean {
+  return (
+    (rt.group === '' && rt.kind === 'Namespace') ||
+    (rt.group === 'certificates.k8s.io' && rt.kind === 'CertificateSigningRequest')
+  );
 }
 
 function acceptedBodyTypes(target: BodyTarget): string[] {
@@ -80,8 +93,11 @@ export function decodeObjectBody(
   if (format === BodyFormat.Json) decoded = decodeJson(body, target.kind);
   else if (format === BodyFormat.Yaml) decoded = decodeYaml(body, target.kind);
   else if (format === BodyFormat.Protobuf && target.acceptsProtobuf) {
-    const ns = decodeNamespace(body);
-    decoded = ns.ok ? ns : err(StatusError.badRequest(describeProtobufError(ns.error)));
+    const object =
+      target.kind === 'CertificateSigningRequest'
+        ? decodeCertificateSigningRequest(body)
+        : decodeNamespace(body);
+    decoded = object.ok ? object : err(StatusError.badRequest(describeProtobufError(object.error)));
   } else {
     return err(StatusError.unsupportedMediaType(acceptedBodyTypes(target)));
   }

@@ -1,23 +1,25 @@
 /**
  * The embedded API server's HTTP surface as a Hono app (a value; binding it to a socket is the
- * process's job). Every request is authenticated (401 without an identity) and authorized (403 with
- * the real server's message), then served: non-resource endpoints (version, health, discovery,
- * OpenAPI, `/metrics`) or a resource verb over the ResourceStore. StatusErrors become their Status
- * body; any other failure is logged and answered 500 InternalError. Every request is counted in
- * kube-apiserver's request metrics and logged in one line (verb, URI, status, latency, user) once
- * answered; a watch when it ends, which it does when the server shuts down (`streams`).
+ * process's job). Every request is authenticated (a TLS client certificate or a bearer token; 401
+ * without an identity) and authorized (403 with the real server's message), then served:
+ * non-resource endpoints (version, health, discovery, OpenAPI, `/metrics`) or a resource verb over
+ * the ResourceStore. StatusErrors become their Status body; any other failure is logged and
+ * answered 500 InternalError. Every request is counted in kube-apiserver's request metrics and
+ * logged in one line (verb, URI, status, latency, user) once answered; a watch when it ends, which
+ * it does when the server shuts down (`streams`).
  */
 import { Hono } from 'hono';
 import { isStatusError, StatusError } from '../../api/meta/v1/status-error.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
-import type { Authenticator, Authorizer } from '../auth.js';
+import type { Authenticator, Authorizer, ClientConnection } from '../auth.js';
 import type { KubeObject, ResourceStore, UserInfo } from '../resource-store.js';
 import type { ResourceTypeRegistry } from '../resource-types.js';
 import { forbidden, requestAttributes } from './authorization.js';
 import { OpenStreams } from './open-streams.js';
 import { noRequestMetrics, requestLabels, type RequestMetrics } from './request-metrics.js';
-import { decodeObjectBody } from './body.js';
+import { decodeObjectBody, decodesProtobuf } from './body.js';
+import { clientConnection } from './client-connection.js';
 import { serveNonResource, versionInfo, type NonResourceContext } from './non-resource.js';
 import { buildOpenApiV3 } from './openapi.js';
 import { OpenApiV2Handler } from './openapi-v2-handler.js';
@@ -63,7 +65,7 @@ function objectLoader(
       const decoded = decodeObjectBody(body, request.headers.get('Content-Type'), {
         kind: target.rt.kind,
         builtIn: target.rt.builtIn,
-        acceptsProtobuf: target.rt.group === '' && target.rt.kind === 'Namespace',
+        acceptsProtobuf: decodesProtobuf(target.rt),
       });
       return decoded.ok ? (decoded.value as unknown as KubeObject) : undefined;
     }
@@ -91,8 +93,8 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     versionInfo: versionInfo(options.version),
   };
 
-  async function handle(request: Request): Promise<Handled> {
-    const user: UserInfo | undefined = await authenticator.authenticate(request);
+  async function handle(request: Request, connection: ClientConnection): Promise<Handled> {
+    const user: UserInfo | undefined = await authenticator.authenticate(request, connection);
     if (user === undefined) return { response: statusResponse(StatusError.unauthorized()) };
     const url = new URL(request.url);
     const info = requestInfo(request.method, url.pathname, url.searchParams);
@@ -173,7 +175,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     const started = performance.now();
     let handled: Handled;
     try {
-      handled = await handle(request);
+      handled = await handle(request, clientConnection(c.env));
     } catch (e) {
       if (e instanceof StatusError) {
         handled = { response: statusResponse(e) };

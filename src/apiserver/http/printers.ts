@@ -1,11 +1,11 @@
 /**
  * Hand-written Table printers for the built-in kinds, matching the columns and cells of Kubernetes'
  * own printers (`pkg/printers/internalversion`): Node, Namespace, Event, Lease, ConfigMap, Secret,
- * PodDisruptionBudget and DaemonSet here, Pod in pod-printer.ts. The server always prints the wide
+ * PodDisruptionBudget, DaemonSet and CertificateSigningRequest here, Pod in pod-printer.ts. The server always prints the wide
  * (`priority: 1`) cells; kubectl shows them only for `-o wide`.
  */
 import type { KubeObject } from '../resource-store.js';
-import { ageOf } from './human-duration.js';
+import { ageOf, humanDuration } from './human-duration.js';
 import {
   at,
   compareStrings,
@@ -361,6 +361,56 @@ export const daemonSetPrinter: Printer = {
   },
 };
 
+/** `Pending`, `Approved`, `Denied`, then `,Failed` and `,Issued` (extractCSRStatus). */
+function csrCondition(csr: KubeObject): string {
+  const types = new Set(list(at(csr, 'status', 'conditions')).map((c) => str(at(c, 'type'))));
+  let status = types.has('Denied') ? 'Denied' : types.has('Approved') ? 'Approved' : 'Pending';
+  if (types.has('Failed')) status += ',Failed';
+  if (str(at(csr, 'status', 'certificate')) !== '') status += ',Issued';
+  return status;
+}
+
+export const certificateSigningRequestPrinter: Printer = {
+  columns: [
+    NameColumn,
+    AgeColumn,
+    column(
+      'SignerName',
+      'string',
+      'signerName indicates the requested signer, and is a qualified name.',
+    ),
+    column(
+      'Requestor',
+      'string',
+      'request contains an x509 certificate signing request encoded in a "CERTIFICATE REQUEST" PEM block. When serialized as JSON or YAML, the data is additionally base64-encoded.',
+    ),
+    column(
+      'RequestedDuration',
+      'string',
+      'expirationSeconds is the requested duration of validity of the issued certificate. The certificate signer may issue a certificate with a different validity duration so a client must check the delta between the notBefore and and notAfter fields in the issued certificate to determine the actual duration.',
+    ),
+    column(
+      'Condition',
+      'string',
+      'conditions applied to the request. Known conditions are "Approved", "Denied", and "Failed".',
+    ),
+  ],
+  row(csr, now) {
+    const signer = str(at(csr, 'spec', 'signerName'));
+    const seconds = at(csr, 'spec', 'expirationSeconds');
+    return {
+      cells: [
+        name(csr),
+        age(csr, now),
+        signer === '' ? '<none>' : signer,
+        str(at(csr, 'spec', 'username')),
+        typeof seconds === 'number' ? humanDuration(seconds * 1000) : '<none>',
+        csrCondition(csr),
+      ],
+    };
+  },
+};
+
 /** What the API server prints for kinds without a printer: name and creation time (RFC 3339). */
 export const defaultPrinter: Printer = {
   columns: [NameColumn, column('Created At', 'date', CreationTimestampDescription)],
@@ -379,6 +429,7 @@ const BuiltIn: Readonly<Record<string, Printer>> = {
   'coordination.k8s.io/Lease': leasePrinter,
   'policy/PodDisruptionBudget': podDisruptionBudgetPrinter,
   'apps/DaemonSet': daemonSetPrinter,
+  'certificates.k8s.io/CertificateSigningRequest': certificateSigningRequestPrinter,
 };
 
 /** The hand-written printer of a built-in kind, if there is one. */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  decodeCertificateSigningRequest,
   decodeNamespace,
   decodeUnknown,
   describeProtobufError,
@@ -106,5 +107,61 @@ describe('decodeUnknown', () => {
       raw: [1, 2, 3],
     });
     expect(hasProtobufMagic(new Uint8Array([0x6b, 0x38, 0x73]))).toBe(false);
+  });
+});
+
+describe('decodeCertificateSigningRequest', () => {
+  it('reads what kubectl certificate approve sends: meta, spec, conditions (a zero time dropped)', () => {
+    const time = (seconds: number) => [...varint((1 << 3) | 0), ...varint(seconds)];
+    // Go's zero time: seconds = -62135596800, a ten-byte varint
+    const zero = [0x08, 0x80, 0xf2, 0x8b, 0xa8, 0x8c, 0xfe, 0xff, 0xff, 0xff, 0x01];
+    const condition = [
+      ...str(1, 'Approved'),
+      ...str(6, 'True'),
+      ...str(2, 'KubectlApprove'),
+      ...str(3, 'ok'),
+      ...bytesField(4, time(1_700_000_000)),
+      ...bytesField(5, zero),
+    ];
+    const raw = [
+      ...bytesField(1, [...str(1, 'node-csr-Ab_c'), ...str(5, 'u-1'), ...str(6, '42')]),
+      ...bytesField(2, [
+        ...bytesField(1, [...new TextEncoder().encode('PEM')]),
+        ...str(2, 'system:bootstrap'),
+        ...str(4, 'system:bootstrappers'),
+        ...str(5, 'client auth'),
+        ...str(7, 'kubernetes.io/kube-apiserver-client-kubelet'),
+        ...varint((8 << 3) | 0),
+        ...varint(3600),
+      ]),
+      ...bytesField(3, bytesField(1, condition)),
+    ];
+    const decoded = decodeCertificateSigningRequest(
+      envelope('certificates.k8s.io/v1', 'CertificateSigningRequest', raw),
+    );
+    expect(decoded.ok && decoded.value).toEqual({
+      apiVersion: 'certificates.k8s.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { name: 'node-csr-Ab_c', uid: 'u-1', resourceVersion: '42' },
+      spec: {
+        request: Buffer.from('PEM').toString('base64'),
+        username: 'system:bootstrap',
+        groups: ['system:bootstrappers'],
+        usages: ['client auth'],
+        signerName: 'kubernetes.io/kube-apiserver-client-kubelet',
+        expirationSeconds: 3600,
+      },
+      status: {
+        conditions: [
+          {
+            type: 'Approved',
+            status: 'True',
+            reason: 'KubectlApprove',
+            message: 'ok',
+            lastUpdateTime: '2023-11-14T22:13:20Z',
+          },
+        ],
+      },
+    });
   });
 });

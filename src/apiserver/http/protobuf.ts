@@ -1,9 +1,11 @@
 /**
  * The Kubernetes protobuf envelope, read far enough for what kubectl sends this server as protobuf:
- * the Namespace of `kubectl create namespace X` (`k8s\0` magic, then a runtime.Unknown holding the
- * TypeMeta and the raw Namespace message). From the Namespace it keeps the ObjectMeta fields a
- * client sets (name, generateName, namespace, labels, annotations, finalizers) and
- * `spec.finalizers`; everything else in the message is skipped.
+ * the Namespace of `kubectl create namespace X` and the CertificateSigningRequest of `kubectl
+ * certificate approve|deny` (`k8s\0` magic, then a runtime.Unknown holding the TypeMeta and the
+ * raw message). It keeps the ObjectMeta fields a client sets (name, generateName, namespace,
+ * labels, annotations, finalizers; for a CSR, which kubectl updates, also uid and resourceVersion), a Namespace's `spec.finalizers` and a CSR's
+ * spec and status (field numbers of `k8s.io/api/certificates/v1/generated.proto`); everything else
+ * in the message is skipped.
  */
 import { err, ok, type Result } from '../../lib/result.js';
 
@@ -116,11 +118,22 @@ export function decodeUnknown(body: Uint8Array): Result<ProtobufUnknown, Protobu
   }
 }
 
+const CreateMeta: Readonly<Record<number, string>> = {
+  1: 'name',
+  2: 'generateName',
+  3: 'namespace',
+};
+/** An update's precondition and identity too. */
+const UpdateMeta: Readonly<Record<number, string>> = {
+  ...CreateMeta,
+  5: 'uid',
+  6: 'resourceVersion',
+};
+
 /** The client-settable part of a protobuf ObjectMeta as JSON. */
-function objectMeta(buf: Uint8Array): Record<string, unknown> {
+function objectMeta(buf: Uint8Array, scalar = CreateMeta): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
   const all = fields(buf);
-  const scalar: Readonly<Record<number, string>> = { 1: 'name', 2: 'generateName', 3: 'namespace' };
   for (const f of all) {
     const key = scalar[f.number];
     if (key !== undefined && text(f) !== '') meta[key] = text(f);
@@ -158,6 +171,95 @@ export function decodeNamespace(body: Uint8Array): Result<Record<string, unknown
             .map(text);
     object['spec'] = finalizers.length > 0 ? { finalizers } : {};
     return ok(object);
+  } catch (e) {
+    return err({ kind: 'ProtobufDecodeError', reason: (e as Error).message });
+  }
+}
+
+const base64 = (f: Field): string => Buffer.from(f.bytes ?? new Uint8Array()).toString('base64');
+
+/**
+ * metav1.Time (seconds, nanos) as RFC 3339 with second precision; undefined for the zero time
+ * (Go's, or an unset one), which JSON would carry as null.
+ */
+function time(f: Field): string | undefined {
+  const raw = fields(f.bytes ?? new Uint8Array()).find((x) => x.number === 1)?.varint ?? 0n;
+  const seconds = BigInt.asIntN(64, raw);
+  if (seconds <= 0n) return undefined;
+  return new Date(Number(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function csrSpec(buf: Uint8Array): Record<string, unknown> {
+  const spec: Record<string, unknown> = {};
+  const all = fields(buf);
+  const strings: Readonly<Record<number, string>> = { 2: 'username', 3: 'uid', 7: 'signerName' };
+  for (const f of all) {
+    const key = strings[f.number];
+    if (key !== undefined) spec[key] = text(f);
+    else if (f.number === 1) spec['request'] = base64(f);
+    else if (f.number === 8 && f.varint !== undefined) spec['expirationSeconds'] = Number(f.varint);
+  }
+  const usages = all.filter((f) => f.number === 5).map(text);
+  const groups = all.filter((f) => f.number === 4).map(text);
+  if (usages.length > 0) spec['usages'] = usages;
+  if (groups.length > 0) spec['groups'] = groups;
+  return spec;
+}
+
+function csrCondition(buf: Uint8Array): Record<string, unknown> {
+  const condition: Record<string, unknown> = {};
+  const strings: Readonly<Record<number, string>> = {
+    1: 'type',
+    6: 'status',
+    2: 'reason',
+    3: 'message',
+  };
+  for (const f of fields(buf)) {
+    const key = strings[f.number];
+    if (key !== undefined) condition[key] = text(f);
+    else if (f.number === 4 || f.number === 5) {
+      const at = time(f);
+      if (at !== undefined)
+        condition[f.number === 4 ? 'lastUpdateTime' : 'lastTransitionTime'] = at;
+    }
+  }
+  return condition;
+}
+
+function csrStatus(buf: Uint8Array): Record<string, unknown> {
+  const status: Record<string, unknown> = {};
+  const all = fields(buf);
+  const conditions = all.filter((f) => f.number === 1 && f.bytes !== undefined);
+  if (conditions.length > 0)
+    status['conditions'] = conditions.map((f) => csrCondition(f.bytes ?? new Uint8Array()));
+  const certificate = all.find((f) => f.number === 2);
+  if (certificate !== undefined && (certificate.bytes?.length ?? 0) > 0)
+    status['certificate'] = base64(certificate);
+  return status;
+}
+
+/** A protobuf CertificateSigningRequest body as the JSON object the store accepts. */
+export function decodeCertificateSigningRequest(
+  body: Uint8Array,
+): Result<Record<string, unknown>, ProtobufError> {
+  const unknown = decodeUnknown(body);
+  if (!unknown.ok) return unknown;
+  const { apiVersion, kind, raw } = unknown.value;
+  if (kind !== 'CertificateSigningRequest')
+    return err({ kind: 'ProtobufDecodeError', reason: `unexpected kind ${JSON.stringify(kind)}` });
+  try {
+    const top = fields(raw);
+    const part = (n: number): Uint8Array | undefined => top.find((f) => f.number === n)?.bytes;
+    const metadata = part(1);
+    const spec = part(2);
+    const status = part(3);
+    return ok({
+      apiVersion: apiVersion === '' ? 'certificates.k8s.io/v1' : apiVersion,
+      kind,
+      metadata: metadata === undefined ? {} : objectMeta(metadata, UpdateMeta),
+      spec: spec === undefined ? {} : csrSpec(spec),
+      ...(status === undefined ? {} : { status: csrStatus(status) }),
+    });
   } catch (e) {
     return err({ kind: 'ProtobufDecodeError', reason: (e as Error).message });
   }

@@ -15,9 +15,10 @@ import type {
   ListResult,
   ResourceStore,
   UserInfo,
+  WriteSubresource,
 } from '../resource-store.js';
 import { apiVersionOf } from '../resource-type.js';
-import { decodeDeleteOptions, decodeObjectBody } from './body.js';
+import { decodeDeleteOptions, decodeObjectBody, decodesProtobuf } from './body.js';
 import {
   acceptedPatchTypes,
   negotiateObject,
@@ -183,7 +184,7 @@ function bodyObject(call: ResourceCall, kind = call.target.rt.kind): Record<stri
   const decoded = decodeObjectBody(call.body, call.request.headers.get('Content-Type'), {
     kind,
     builtIn: rt.builtIn,
-    acceptsProtobuf: rt.group === '' && rt.kind === 'Namespace' && kind === rt.kind,
+    acceptsProtobuf: decodesProtobuf(rt) && kind === rt.kind,
   });
   if (!decoded.ok) throw decoded.error;
   return decoded.value;
@@ -239,8 +240,8 @@ async function evict(call: ResourceCall): Promise<Response> {
   );
 }
 
-const asSubresource = (t: ResourceTarget): { subresource?: 'status' } =>
-  t.subresource === 'status' ? { subresource: 'status' } : {};
+const asSubresource = (t: ResourceTarget): { subresource?: WriteSubresource } =>
+  t.subresource === 'status' || t.subresource === 'approval' ? { subresource: t.subresource } : {};
 
 async function update(call: ResourceCall, format: ResponseFormat): Promise<Response> {
   const { rt, namespace, name } = call.target;

@@ -14,7 +14,7 @@ export interface ResourceTarget {
   readonly rt: ResourceType;
   readonly namespace: string | undefined;
   readonly name: string;
-  readonly subresource: '' | 'status' | 'eviction';
+  readonly subresource: '' | 'status' | 'approval' | 'eviction';
 }
 
 function subresourceOf(rt: ResourceType, sub: string): ResourceTarget['subresource'] | undefined {
@@ -41,8 +41,9 @@ function locate(info: ResourceInfo, registry: ResourceTypeRegistry): ResourceTar
   };
 }
 
-const SubresourceVerbs: Readonly<Record<'status' | 'eviction', readonly string[]>> = {
+const SubresourceVerbs: Readonly<Record<'status' | 'approval' | 'eviction', readonly string[]>> = {
   status: ['get', 'update', 'patch'],
+  approval: ['get', 'update', 'patch'],
   eviction: ['create'],
 };
 

@@ -7,12 +7,32 @@
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { Storage } from '../../ports/storage.js';
-import type { KubeObject } from '../resource-store.js';
+import type { KubeObject, UserInfo, WriteSubresource } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import type { ResourceTypeRegistry } from '../resource-types.js';
 import { SchemaValidator } from './schema-validation.js';
 
+/** What a validating admission plugin sees of a create or update, after validation. */
+export interface AdmissionAttributes {
+  readonly rt: ResourceType;
+  readonly operation: 'create' | 'update';
+  readonly subresource: WriteSubresource | undefined;
+  readonly user: UserInfo;
+  /** The object as it would be stored. */
+  readonly object: KubeObject;
+  /** The stored object an update replaces. */
+  readonly old: KubeObject | undefined;
+}
+
+/**
+ * Validating admission (NodeRestriction, CSR approval and signing permissions): throws a
+ * StatusError to refuse the write, which then changes nothing.
+ */
+export type ValidatingAdmission = (attributes: AdmissionAttributes) => Promise<void>;
+
 export interface ResourceStoreDeps {
+  /** Plugins the process installs; none by default. */
+  readonly admission?: ValidatingAdmission;
   readonly storage: Storage;
   readonly clock: Clock;
   /** A fresh object uid (a UUID in production; predictable in tests). */

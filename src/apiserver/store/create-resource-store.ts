@@ -16,6 +16,7 @@ import type {
   WatchEventType,
   WatchQuery,
   WriteOptions,
+  WriteSubresource,
 } from '../resource-store.js';
 import type { ResourceType, Verb } from '../resource-type.js';
 import { newStoreContext, type ResourceStoreDeps, type StoreContext } from './context.js';
@@ -147,7 +148,7 @@ class Store implements ManagedResourceStore {
     namespace: string | undefined,
     name: string,
     body: unknown,
-    options: WriteOptions & { readonly subresource?: 'status' },
+    options: WriteOptions & { readonly subresource?: WriteSubresource },
   ): Promise<KubeObject> {
     requireVerb(rt, 'update');
     return guard(updateObject(this.#ctx, rt, namespace, name, body, options));
@@ -158,7 +159,7 @@ class Store implements ManagedResourceStore {
     namespace: string | undefined,
     name: string,
     patch: Patch,
-    options: WriteOptions & { readonly subresource?: 'status'; readonly force?: boolean },
+    options: WriteOptions & { readonly subresource?: WriteSubresource; readonly force?: boolean },
   ): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
     requireVerb(rt, 'patch');
     return guard(patchObject(this.#ctx, rt, namespace, name, patch, options));

@@ -1,7 +1,7 @@
 /**
  * POST: decode and prune the body, fill in server-owned metadata, check the namespace exists,
- * record the writer in managedFields, admit, store. 201 with the stored object, 409 AlreadyExists,
- * 404 for a missing namespace.
+ * record the writer in managedFields, validate, run the validating admission plugins, store. 201
+ * with the stored object, 409 AlreadyExists, 404 for a missing namespace.
  */
 import type { KubeObject, WriteOptions } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
@@ -11,6 +11,7 @@ import { requireActiveNamespace } from './namespaces.js';
 import type { JsonMap } from './json.js';
 import { updateManagedFields, updateManagerName } from './managed-fields.js';
 import { prepareCreate } from './prepare.js';
+import { strategyFor } from './strategy.js';
 import { commitCreate } from './write.js';
 
 export async function createObject(
@@ -39,6 +40,14 @@ export async function createObject(
   if (rt.namespaced) {
     await requireActiveNamespace(ctx, rt, namespace ?? '', obj.metadata.name ?? '');
   }
-  admit(ctx, rt, obj);
+  admit(ctx, rt, obj, undefined, (await strategyFor(rt).fieldErrors?.(obj, undefined)) ?? []);
+  await ctx.admission?.({
+    rt,
+    operation: 'create',
+    subresource: undefined,
+    user: options.user,
+    object: obj,
+    old: undefined,
+  });
   return commitCreate(ctx, rt, obj, { dryRun: options.dryRun });
 }

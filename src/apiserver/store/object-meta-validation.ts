@@ -1,6 +1,7 @@
 /**
  * ObjectMeta validation every write passes (apimachinery's ValidateObjectMeta and
- * ValidateObjectMetaUpdate): a name that is a DNS subdomain (a DNS label for namespaces), valid
+ * ValidateObjectMetaUpdate): a name that is a DNS subdomain (a DNS label for namespaces, a path
+ * segment for CSRs), valid
  * label keys and values, qualified annotation keys within the 256 KiB budget, an immutable uid,
  * and no new finalizers once deletion has started.
  */
@@ -38,6 +39,21 @@ export function dns1123LabelProblems(value: string): string[] {
   return errs;
 }
 
+/**
+ * `path.IsValidPathSegmentName`: all a CSR's name must be ("We don't care what you call your
+ * certificate requests"), so the kubelet's `node-csr-<base64url>` names, upper case included, pass.
+ */
+export function pathSegmentNameProblems(value: string): string[] {
+  if (value === '.' || value === '..') return [`may not be '${value}'`];
+  return ['/', '%'].filter((c) => value.includes(c)).map((c) => `may not contain '${c}'`);
+}
+
+function nameRule(rt: ResourceType): (name: string) => string[] {
+  if (rt.group === '' && rt.kind === 'Namespace') return dns1123LabelProblems;
+  if (rt.group === 'certificates.k8s.io') return pathSegmentNameProblems;
+  return dns1123SubdomainProblems;
+}
+
 /** Field errors of a new object's metadata. */
 export function validateObjectMeta(rt: ResourceType, obj: KubeObject): FieldError[] {
   const meta = obj.metadata;
@@ -46,9 +62,7 @@ export function validateObjectMeta(rt: ResourceType, obj: KubeObject): FieldErro
   if (name === '') {
     errors.push(requiredField('metadata.name', 'name or generateName is required'));
   } else {
-    const nameCheck =
-      rt.group === '' && rt.kind === 'Namespace' ? dns1123LabelProblems : dns1123SubdomainProblems;
-    for (const msg of nameCheck(name)) errors.push(invalidField('metadata.name', name, msg));
+    for (const msg of nameRule(rt)(name)) errors.push(invalidField('metadata.name', name, msg));
   }
   for (const [key, value] of Object.entries(meta.labels ?? {})) {
     for (const msg of qualifiedNameProblems(key))

@@ -7,7 +7,7 @@
  * that loses a race is re-applied to the new state.
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
-import type { KubeObject, Patch, WriteOptions } from '../resource-store.js';
+import type { KubeObject, Patch, WriteOptions, WriteSubresource } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import type { StoreContext } from './context.js';
 import { groupResource } from './errors.js';
@@ -21,7 +21,7 @@ import { afterLostRace, applyUpdate } from './update.js';
 import { readCurrent, type Current } from './write.js';
 
 export type PatchOptions = WriteOptions & {
-  readonly subresource?: 'status';
+  readonly subresource?: WriteSubresource;
   readonly force?: boolean;
 };
 

@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import type { FieldError } from '../../api/meta/v1/field-error.js';
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import { rfc3339 } from '../../ports/clock.js';
-import type { KubeObject, WriteOptions } from '../resource-store.js';
+import type { KubeObject, WriteOptions, WriteSubresource } from '../resource-store.js';
 import { apiVersionOf, type ResourceType } from '../resource-type.js';
 import type { StoreContext } from './context.js';
 import { cloneJson, isJsonMap, jsonEqual, type JsonMap } from './json.js';
@@ -89,6 +89,7 @@ export function prepareCreate(
   pruneAndReport(ctx, rt, obj, options);
   const strategy = strategyFor(rt);
   strategy.normalize(obj);
+  strategy.prepareForCreate?.(obj, options.user);
   const status = strategy.statusOnCreate;
   if (status === 'drop') delete obj['status'];
   else if (status !== 'keep') obj['status'] = status();
@@ -124,19 +125,22 @@ export interface PreparedUpdate {
 
 /**
  * The object an update of `old` stores (before admission). `incoming` has been decoded and pruned;
- * a status write keeps everything but `.status` (and, for built-ins, metadata) from `old`.
+ * a status (or approval) write keeps everything but `.status` (and, for built-ins, metadata) from
+ * `old`, and the kind may narrow that further. `now` stamps what the kind dates (CSR conditions).
  */
 export function prepareUpdate(
   rt: ResourceType,
   old: KubeObject,
   incoming: KubeObject,
-  subresource: 'status' | undefined,
+  subresource: WriteSubresource | undefined,
+  now: string,
 ): PreparedUpdate {
   checkName(incoming, old.metadata.name ?? '');
   const strategy = strategyFor(rt);
   strategy.normalize(incoming);
-  const next = subresource === 'status' ? statusUpdate(rt, old, incoming) : cloneJson(incoming);
-  if (subresource !== 'status' && hasStatusSubresource(rt)) copyField(old, next, 'status');
+  const next = subresource !== undefined ? statusUpdate(rt, old, incoming) : cloneJson(incoming);
+  if (subresource === undefined && hasStatusSubresource(rt)) copyField(old, next, 'status');
+  strategy.prepareForUpdate?.(old, next, subresource, now);
   const meta = next.metadata as JsonMap;
   const uidError = uidChangeError(meta['uid'], old);
   checkNamespace(rt, meta, old.metadata.namespace);

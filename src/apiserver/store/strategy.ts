@@ -1,12 +1,13 @@
 /**
  * Per-kind write behaviour, as each kind's registry strategy upstream defines it: which kinds track
  * `metadata.generation`, what status a new object starts with, whether PUT may create or skip the
- * resourceVersion, kind-specific normalisation (Secret stringData) and validation (MachineConfig,
- * PodDisruptionBudget).
+ * resourceVersion, kind-specific normalisation (Secret stringData), validation (MachineConfig,
+ * PodDisruptionBudget) and subresource rules (CertificateSigningRequest, csr-strategy.ts).
  */
 import type { FieldError } from '../../api/meta/v1/field-error.js';
-import type { KubeObject } from '../resource-store.js';
+import type { KubeObject, UserInfo, WriteSubresource } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
+import { csrFieldErrors, prepareCsrForCreate, prepareCsrForUpdate } from './csr-strategy.js';
 import { isJsonMap, type JsonMap } from './json.js';
 import { machineConfigErrors } from './machine-config-admission.js';
 import { podDisruptionBudgetErrors } from './pdb-validation.js';
@@ -31,6 +32,17 @@ export interface KindStrategy {
   readonly normalize: (obj: KubeObject) => void;
   /** Kind-specific field errors, after the schema's. */
   readonly validate: (obj: KubeObject) => FieldError[];
+  /** Sets what the server owns from the requester on create (a CSR's `spec.username`). */
+  readonly prepareForCreate?: (obj: KubeObject, user: UserInfo) => void;
+  /** The kind's own split of an update by subresource (a CSR's spec never changes). */
+  readonly prepareForUpdate?: (
+    old: KubeObject,
+    next: KubeObject,
+    subresource: WriteSubresource | undefined,
+    now: string,
+  ) => void;
+  /** Field errors that take asynchronous checks (a CSR's request signature); `old` on update. */
+  readonly fieldErrors?: (obj: KubeObject, old: KubeObject | undefined) => Promise<FieldError[]>;
 }
 
 const none = (): FieldError[] => [];
@@ -79,6 +91,13 @@ const BUILT_INS: Readonly<Record<string, KindStrategy>> = {
     validate: podDisruptionBudgetErrors,
   },
   'apps/DaemonSet': { ...BUILT_IN, tracksGeneration: true, statusOnCreate: DS_ZERO_STATUS },
+  'certificates.k8s.io/CertificateSigningRequest': {
+    ...BUILT_IN,
+    statusOnCreate: 'drop',
+    prepareForCreate: prepareCsrForCreate,
+    prepareForUpdate: prepareCsrForUpdate,
+    fieldErrors: csrFieldErrors,
+  },
 };
 
 export function strategyFor(rt: ResourceType): KindStrategy {

@@ -10,6 +10,7 @@ import type { Storage } from '../../ports/storage.js';
 import type { ResourceType } from '../resource-type.js';
 import { ResourceTypeRegistry } from '../resource-types.js';
 import { MemoryStorage } from '../storage/memory-storage.js';
+import type { ValidatingAdmission } from './context.js';
 import { createResourceStore, type ManagedResourceStore } from './create-resource-store.js';
 
 /** Time that moves only when told; sleepers wake when it passes their deadline. */
@@ -68,7 +69,10 @@ export function sequentialUids(): () => string {
   return () => `uid-${String(++n)}`;
 }
 
-export async function newTestStore(storage: Storage = new MemoryStorage()): Promise<TestStore> {
+export async function newTestStore(
+  storage: Storage = new MemoryStorage(),
+  admission?: ValidatingAdmission,
+): Promise<TestStore> {
   const clock = new ManualClock();
   const registry = new ResourceTypeRegistry();
   const store = createResourceStore({
@@ -77,6 +81,7 @@ export async function newTestStore(storage: Storage = new MemoryStorage()): Prom
     newUid: sequentialUids(),
     log: silentLogger,
     registry,
+    ...(admission === undefined ? {} : { admission }),
   });
   await store.seedNamespaces();
   const rt = (kind: string): ResourceType => {

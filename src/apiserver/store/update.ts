@@ -8,8 +8,9 @@
 import { FieldErrorType } from '../../api/meta/v1/field-error.js';
 import { goQuote } from '../../api/meta/v1/go-quote.js';
 import { formatGroupKind, StatusError } from '../../api/meta/v1/status-error.js';
+import { rfc3339 } from '../../ports/clock.js';
 import { isStorageError, StorageErrorCode } from '../../ports/storage.js';
-import type { KubeObject, WriteOptions } from '../resource-store.js';
+import type { KubeObject, WriteOptions, WriteSubresource } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import { admit } from './admission.js';
 import type { StoreContext } from './context.js';
@@ -22,7 +23,7 @@ import { strategyFor } from './strategy.js';
 import { commitUpdate, readCurrent, type Current } from './write.js';
 
 export type UpdateOptions = WriteOptions & {
-  readonly subresource?: 'status';
+  readonly subresource?: WriteSubresource;
   /** Set by server-side apply, which computes managedFields itself. */
   readonly appliedManagedFields?: JsonMap[];
 };
@@ -102,7 +103,13 @@ export async function applyUpdate(
   if (precondition !== '' && precondition !== current.obj.metadata.resourceVersion) {
     throw StatusError.conflict(groupResource(rt), name);
   }
-  const { next, errors } = prepareUpdate(rt, current.obj, incoming, options.subresource);
+  const { next, errors } = prepareUpdate(
+    rt,
+    current.obj,
+    incoming,
+    options.subresource,
+    rfc3339(ctx.clock.now()),
+  );
   const managed =
     options.appliedManagedFields ??
     updateManagedFields(
@@ -116,7 +123,16 @@ export async function applyUpdate(
       withManagedFields(next, incoming.metadata.managedFields),
     );
   if (managed.length > 0) next.metadata.managedFields = managed;
-  admit(ctx, rt, next, current.obj, errors);
+  const kindErrors = (await strategyFor(rt).fieldErrors?.(next, current.obj)) ?? [];
+  admit(ctx, rt, next, current.obj, [...errors, ...kindErrors]);
+  await ctx.admission?.({
+    rt,
+    operation: 'update',
+    subresource: options.subresource,
+    user: options.user,
+    object: next,
+    old: current.obj,
+  });
   return commitUpdate(ctx, rt, current, next, { dryRun: options.dryRun });
 }
 

@@ -12,7 +12,8 @@ import type {
 } from '../../ports/resource-client.js';
 
 export interface RecordedWrite {
-  readonly verb: 'create' | 'update' | 'updateStatus' | 'patch' | 'delete' | 'evict';
+  readonly verb:
+    'create' | 'update' | 'updateStatus' | 'updateApproval' | 'patch' | 'delete' | 'evict';
   readonly kind: string;
   readonly name: string;
   readonly body?: unknown;
@@ -72,7 +73,7 @@ export class FakeClient implements ResourceClient {
   #replace<T extends ApiObject>(
     ref: ResourceRef,
     object: T,
-    verb: 'update' | 'updateStatus',
+    verb: 'update' | 'updateStatus' | 'updateApproval',
   ): Promise<T> {
     const name = object.metadata.name ?? '';
     this.writes.push({ verb, kind: ref.kind, name, body: object });
@@ -92,6 +93,10 @@ export class FakeClient implements ResourceClient {
 
   updateStatus<T extends ApiObject>(ref: ResourceRef, object: T): Promise<T> {
     return this.#replace(ref, object, 'updateStatus');
+  }
+
+  updateApproval<T extends ApiObject>(ref: ResourceRef, object: T): Promise<T> {
+    return this.#replace(ref, object, 'updateApproval');
   }
 
   async patch<T extends ApiObject>(

@@ -109,6 +109,9 @@ export function aggregateFieldErrors(errors: readonly FieldError[]): string | un
 
 function formatBadValue(value: FieldValue): string {
   if (typeof value === 'string') return goQuote(value);
+  // Go's %#v of a []byte, e.g. a CSR's spec.request
+  if (value instanceof Uint8Array)
+    return `[]byte{${[...value].map((b) => `0x${b.toString(16)}`).join(', ')}}`;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return goJson(value);
 }
