@@ -110,6 +110,14 @@ export class NodeKubeconfigClient implements ResourceClient {
     return (await this.#client()).updateStatus<T>(ref, object, options);
   }
 
+  async updateApproval<T extends ApiObject>(
+    ref: ResourceRef,
+    object: T,
+    options?: ClientWriteOptions,
+  ): Promise<T> {
+    return (await this.#client()).updateApproval<T>(ref, object, options);
+  }
+
   async patch<T extends ApiObject>(
     ref: ResourceRef,
     name: string,

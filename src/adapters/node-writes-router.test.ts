@@ -18,6 +18,7 @@ function recorder(name: string, calls: string[]): ResourceClient {
     create: note('create'),
     update: note('update'),
     updateStatus: note('updateStatus'),
+    updateApproval: note('updateApproval'),
     patch: note('patch'),
     delete: note('delete'),
     evict: note('evict'),

@@ -17,6 +17,7 @@ export function routeNodeWrites(reads: ResourceClient, nodeWrites: ResourceClien
     create: (ref, object, options) => writer(ref).create(ref, object, options),
     update: (ref, object, options) => writer(ref).update(ref, object, options),
     updateStatus: (ref, object, options) => writer(ref).updateStatus(ref, object, options),
+    updateApproval: (ref, object, options) => writer(ref).updateApproval(ref, object, options),
     patch: (ref, name, patch, kind, options) => writer(ref).patch(ref, name, patch, kind, options),
     delete: (ref, name, namespace, options) => writer(ref).delete(ref, name, namespace, options),
     evict: (namespace, pod, signal) => reads.evict(namespace, pod, signal),

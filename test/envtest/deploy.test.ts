@@ -11,6 +11,7 @@
  */
 import { execFile } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -94,6 +95,27 @@ function kubeletKubeconfig(server: string, caPem: string, certPem: string, keyPe
     ],
     contexts: [{ name: 'kubelet', context: { cluster: 'local', user: 'kubelet' } }],
     'current-context': 'kubelet',
+  });
+}
+
+/** GET over HTTPS trusting `ca`: the status and the body. */
+function httpsGet(
+  url: string,
+  ca: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { ca, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => {
+        resolve({ status: res.statusCode ?? 0, body });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end();
   });
 }
 
@@ -305,10 +327,11 @@ suite('deploy/ on a real kube-apiserver', () => {
     const served = await until(
       'the worker config from the machine config server',
       async () => {
-        const r = await fetch(`http://127.0.0.1:${String(insecurePort)}/config/worker`, {
-          headers: { accept: 'application/vnd.coreos.ignition+json;version=3.4.0' },
+        // over TLS, as Ignition fetches it: the plain HTTP port serves /healthz only
+        const r = await httpsGet(`${mcsUrl}/config/worker`, mcsPki.caPem, {
+          accept: 'application/vnd.coreos.ignition+json;version=3.4.0',
         });
-        return r.ok ? ((await r.json()) as IgnitionFiles) : undefined;
+        return r.status === 200 ? (JSON.parse(r.body) as IgnitionFiles) : undefined;
       },
       60_000,
     );
