@@ -583,6 +583,15 @@ suite('deploy/ on a real kube-apiserver', () => {
     nodeDirs.push(nodeDir);
     const hostKubeconfig = join(tmp.path, `${name}.kubeconfig`);
     const daemonKubeconfig = await saKubeconfig('machine-config-daemon', false);
+    // TLS bootstrapping with the kubeconfig the MCS serves (the node's /etc/kubernetes/kubeconfig),
+    // before the node is created: `mco node create` takes the identity it is given.
+    const joined = await joinThroughCsr(kas, join(tmp.path, 'served.kubeconfig'), name);
+    expect(joined.requestedBy).toBe(`system:serviceaccount:${McoNamespace}:node-bootstrapper`);
+    writeFileSync(
+      hostKubeconfig,
+      kubeletKubeconfig(kas.url, kas.caPem, joined.certPem, joined.keyPem),
+      { mode: 0o600 },
+    );
     await runMcoOk([
       'node',
       'create',
@@ -596,8 +605,6 @@ suite('deploy/ on a real kube-apiserver', () => {
       bootRef,
       '--boot-image',
       osImage,
-      '--role',
-      'worker',
       '--node-kubeconfig',
       hostKubeconfig,
       '--pointer-config',
@@ -641,15 +648,9 @@ suite('deploy/ on a real kube-apiserver', () => {
       return b === undefined ? undefined : Buffer.from(b).toString('utf8');
     };
 
-    // TLS bootstrapping with the kubeconfig the MCS served into the node's root.
-    const bootstrap = await onNode('/etc/kubernetes/kubeconfig');
-    if (bootstrap === undefined) throw new Error('the node has no /etc/kubernetes/kubeconfig');
-    const joined = await joinThroughCsr(
-      kas,
-      tmp.write(`${name}-bootstrap.kubeconfig`, bootstrap),
-      name,
+    expect(await onNode('/etc/kubernetes/kubeconfig')).toBe(
+      readFileSync(join(tmp.path, 'served.kubeconfig'), 'utf8'),
     );
-    expect(joined.requestedBy).toBe(`system:serviceaccount:${McoNamespace}:node-bootstrapper`);
     const put = (path: string, text: string, mode: number) =>
       files.writeAtomic(path, Buffer.from(text), { mode });
     await put(
@@ -679,12 +680,6 @@ suite('deploy/ on a real kube-apiserver', () => {
         'current-context': 'kubelet',
       }),
       0o600,
-    );
-    // The simulated kubelet on this machine holds the same identity.
-    writeFileSync(
-      hostKubeconfig,
-      kubeletKubeconfig(kas.url, kas.caPem, joined.certPem, joined.keyPem),
-      { mode: 0o600 },
     );
     const nodeRun = new McoProcess('node', [
       'node',
