@@ -10,9 +10,12 @@
  * - the wall time against the ideal (goal ≤ 1.5× at low load);
  * - control-plane CPU-seconds (API server + controller, from /proc/<pid>/stat) per 1,000 node
  *   updates (goal ≤ 4), and each apart;
- * - API requests per node update (goal ≤ 8): the API server's `apiserver_request_total` (summed
- *   from its /metrics) over the rollout, less the bench's own polling, counted in this process;
- *   the nodes' share is counted here too. "n/a" while the server has no such counter;
+ * - API requests per node update (goal ≤ 8), the controller's and the nodes' apart: counted in the
+ *   API server process by a preload (support/request-counter.ts, Node's `http.server.request.start`
+ *   diagnostics channel, per bearer token), so any checkout is counted the same way; the nodes'
+ *   share is counted in this process. The API server's `apiserver_request_total` (less the
+ *   bench's polling), where it has one, is printed beside it as a cross-check. The controller's
+ *   requests by verb and resource follow the table;
  * - the most nodes seen unavailable at once (never more than m), and where the time goes
  *   (first node targeted, targeted → drained, Done → next targeted).
  *
@@ -25,6 +28,10 @@
  * Run: node dist/bench/rollout.js [--nodes 100,1000 --apply-ms 200 --max-unavailable 10%
  *      --storage memory] [--mco DIR]… [--repeats 3]
  */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createKubeClient } from '../src/adapters/kube-client.js';
 import type { ConfigMap } from '../src/api/core/v1/config-map.js';
@@ -165,6 +172,60 @@ interface RunResult {
   readonly nodeRequests: number;
   /** Requests of the controller and the nodes, from the server's metrics; undefined without. */
   readonly serverRequests: number | undefined;
+  /** The controller's requests, counted in the API server process. */
+  readonly controllerRequests: number;
+  /** … by `<METHOD> <resource>`. */
+  readonly controllerKinds: Record<string, number>;
+}
+
+/** The preload that counts requests in the API server process (support/request-counter.ts). */
+const CounterPreload = new URL('./support/request-counter.js', import.meta.url);
+
+/** `mco` argv with the request counter preloaded, its port written to `portFile`. */
+function withCounter(command: readonly string[], portFile: string): string[] {
+  const bin = command[command.length - 1] ?? '';
+  const preload = `${CounterPreload.href}?out=${encodeURIComponent(portFile)}`;
+  return [...command.slice(0, -1), '--import', preload, bin];
+}
+
+interface Counted {
+  readonly byToken: Record<string, number>;
+  readonly byTokenAndKind: Record<string, Record<string, number>>;
+}
+
+async function readCounts(portFile: string): Promise<Counted> {
+  const port = await until('the request counter', () => {
+    try {
+      const text = readFileSync(portFile, 'utf8');
+      return Promise.resolve(text === '' ? undefined : text);
+    } catch {
+      return Promise.resolve(undefined);
+    }
+  });
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port: Number(port), path: '/' }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        resolve(JSON.parse(Buffer.concat(chunks).toString('utf8')) as Counted);
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** after − before, per key (keys only in `after` count from 0). */
+function difference(
+  after: Record<string, number> | undefined,
+  before: Record<string, number> | undefined,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after ?? {})) {
+    const d = v - (before?.[k] ?? 0);
+    if (d !== 0) out[k] = d;
+  }
+  return out;
 }
 
 /** A client that counts the requests made through it (a watch counts once). */
@@ -182,9 +243,15 @@ function counted(client: ResourceClient, counter: { requests: number }): Resourc
 }
 
 async function run(n: number, opts: RolloutOptions, subject: Subject): Promise<RunResult> {
-  const server = await BenchApiServer.start(opts.storage, bench.mcoCommand(subject));
+  const counterDir = mkdtempSync(join(tmpdir(), 'mco-bench-counter-'));
+  const portFile = join(counterDir, 'port');
+  const server = await BenchApiServer.start(
+    opts.storage,
+    withCounter(bench.mcoCommand(subject), portFile),
+  );
   const admin = createKubeClient({ kubeconfigPath: server.kubeconfig('admin') });
   const metricsTarget = targetFromKubeconfig(server.kubeconfig('admin'));
+  const controllerToken = targetFromKubeconfig(server.kubeconfig('controller')).token ?? '';
   const polls = { requests: 0 };
   const nodeRequests = { requests: 0 };
   const client = counted(admin, polls);
@@ -248,6 +315,7 @@ async function run(n: number, opts: RolloutOptions, subject: Subject): Promise<R
     const cpuBefore = controller.cpuSeconds() ?? 0;
     const apiBefore = server.process.cpuSeconds() ?? 0;
     const requestsBefore = await requestTotal(metricsTarget);
+    const countedBefore = await readCounts(portFile);
     const pollsBefore = polls.requests;
     const nodesBefore = nodeRequests.requests;
     const started = performance.now();
@@ -281,6 +349,7 @@ async function run(n: number, opts: RolloutOptions, subject: Subject): Promise<R
     const apiserverCpu = (server.process.cpuSeconds() ?? 0) - apiBefore;
     const controllerCpu = (controller.cpuSeconds() ?? 0) - cpuBefore;
     const pollRequests = polls.requests - pollsBefore;
+    const countedAfter = await readCounts(portFile);
     const requestsAfter = await requestTotal(metricsTarget);
     return {
       phases: phases(agents, opts.applyMs, appliedAt),
@@ -298,11 +367,19 @@ async function run(n: number, opts: RolloutOptions, subject: Subject): Promise<R
         requestsBefore === undefined || requestsAfter === undefined
           ? undefined
           : requestsAfter - requestsBefore - pollRequests,
+      controllerRequests:
+        (countedAfter.byToken[controllerToken] ?? 0) -
+        (countedBefore.byToken[controllerToken] ?? 0),
+      controllerKinds: difference(
+        countedAfter.byTokenAndKind[controllerToken],
+        countedBefore.byTokenAndKind[controllerToken],
+      ),
     };
   } finally {
     await agents.stop();
     await controller.stop('SIGTERM');
     await server.dispose();
+    rmSync(counterDir, { recursive: true, force: true });
   }
 }
 
@@ -333,16 +410,19 @@ function figures(r: RunResult): Figures {
   const perNode = (x: number | undefined): number | string =>
     x === undefined ? NoCounter : x / r.nodes;
   const n = String(r.nodes);
+  const kinds = Object.fromEntries(
+    Object.entries(r.controllerKinds).map(([k, v]) => [`kind${n} ${k}`, v / r.nodes]),
+  );
   return {
+    ...kinds,
     [`wall${n}`]: r.wallMs / 1000,
     [`ideal${n}`]: r.idealMs / 1000,
     [`cpu${n}`]: ((r.apiserverCpu + r.controllerCpu) * 1000) / r.nodes,
     [`apiCpu${n}`]: r.apiserverCpu,
     [`controllerCpu${n}`]: r.controllerCpu,
-    [`requests${n}`]: perNode(r.serverRequests),
-    [`controllerRequests${n}`]: perNode(
-      r.serverRequests === undefined ? undefined : r.serverRequests - r.nodeRequests,
-    ),
+    [`requests${n}`]: (r.controllerRequests + r.nodeRequests) / r.nodes,
+    [`serverRequests${n}`]: perNode(r.serverRequests),
+    [`controllerRequests${n}`]: r.controllerRequests / r.nodes,
     [`nodeRequests${n}`]: perNode(r.nodeRequests),
     [`maxUnavailable${n}`]: r.maxSeenUnavailable,
     [`firstTargeted${n}`]: r.phases.firstTargetedMs / 1000,
@@ -381,6 +461,12 @@ function rows(n: number, m: number): RowDef[] {
     },
     {
       id: 'P3',
+      measure: `… the same from apiserver_request_total, less the bench's polling (${at})`,
+      unit: 'requests',
+      ours: `serverRequests${n}`,
+    },
+    {
+      id: 'P3',
       measure: `… of them by the controller (${at})`,
       unit: 'requests',
       ours: `controllerRequests${n}`,
@@ -415,13 +501,28 @@ bench.describe(
   `apply time d = ${opts.applyMs} ms, maxUnavailable ${String(opts.maxUnavailable)}, storage ${opts.storage}, controller delays 0 s; API server and controller on the system core, the node agents on the load core`,
 );
 const unavailable = new Map<number, number>();
+/** The controller's `<METHOD> <resource>` kinds seen, per N (one row each after the table's). */
+const kindsSeen = new Map<number, Set<string>>();
 await bench.run(async ({ subject }) => {
   let all: Figures = {};
   for (const n of opts.nodes) {
     const r = await run(n, opts, subject);
     unavailable.set(n, r.maxUnavailable);
+    const seen = kindsSeen.get(n) ?? new Set<string>();
+    for (const k of Object.keys(r.controllerKinds)) seen.add(k);
+    kindsSeen.set(n, seen);
     all = { ...all, ...figures(r) };
   }
   return all;
 });
-bench.report(opts.nodes.flatMap((n) => rows(n, unavailable.get(n) ?? Number.NaN)));
+bench.report(
+  opts.nodes.flatMap((n) => [
+    ...rows(n, unavailable.get(n) ?? Number.NaN),
+    ...[...(kindsSeen.get(n) ?? [])].sort().map((k): RowDef => ({
+      id: 'P3',
+      measure: `controller ${k} per node update (${n.toLocaleString('en-US')} nodes)`,
+      unit: 'requests',
+      ours: `kind${n} ${k}`,
+    })),
+  ]),
+);

@@ -11,8 +11,17 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { MaxStoredValueBytes } from '../ports/storage.js';
+import { securePrivateDir } from './private-dir.js';
 
 export const EtcdBinary = '/usr/bin/etcd';
+
+/**
+ * `--max-request-bytes`: the largest value the API server stores (its own limit refuses bigger
+ * ones first) plus room for the key and the transaction around it. etcd's default is exactly
+ * 1.5 MiB for the whole request, which would refuse a value just under the API server's limit.
+ */
+export const EtcdMaxRequestBytes = MaxStoredValueBytes + 64 * 1024;
 
 /** A free TCP port on `host` (bound and released: another process may take it, rarely). */
 export function freePort(host = '127.0.0.1'): Promise<number> {
@@ -79,8 +88,11 @@ export class EtcdMember {
   /** Starts the process (no-op while running); does not wait for health. */
   start(): void {
     if (this.running) return;
+    // the data holds every Secret: owner-only, and tightened if someone loosened it (etcd makes
+    // its own files below 0600 but only warns about a looser folder)
     mkdirSync(this.config.dataDir, { recursive: true, mode: 0o700 });
-    const log = openSync(this.config.logFile, 'a');
+    securePrivateDir(this.config.dataDir);
+    const log = openSync(this.config.logFile, 'a', 0o600);
     const args = [
       '--name',
       this.config.name,
@@ -100,6 +112,8 @@ export class EtcdMember {
       this.#token,
       '--initial-cluster-state',
       'new',
+      '--max-request-bytes',
+      String(EtcdMaxRequestBytes),
       ...this.#extraArgs,
     ];
     try {
@@ -214,6 +228,7 @@ export class EtcdClusterProcesses {
       extraArgs: options.extraArgs ?? [],
     };
     mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+    securePrivateDir(options.dir);
     const members = configs.map((c) => new EtcdMember(c, cluster));
     for (const m of members) m.start();
     return new EtcdClusterProcesses(members);

@@ -14,9 +14,14 @@
  *   keys run concurrently, and their relative order is etcd's.
  * - Every call is bounded by `requestTimeoutMs`: without quorum a write fails with Unavailable
  *   instead of hanging (etcd itself would wait for a leader).
- * - Watches are etcd watches (one gRPC stream each, with `prev_kv`). A broken stream is re-opened
- *   on any member from the last revision delivered; if that revision was compacted meanwhile the
- *   watch ends with Compacted, and if no member takes it for `watchRetryTimeoutMs`, Unavailable.
+ * - A value etcd refuses as too large (`--max-request-bytes`) fails with TooLarge; replies are
+ *   received up to 2 GiB, as clientv3 does (gRPC's default, 4 MiB, fails a list of a few large
+ *   objects).
+ * - Watches are etcd watches (one gRPC stream each, with `prev_kv`, history in fragments). A
+ *   stream is paused after each response until the handler took its events and is ready, so a
+ *   replay streams at the consumer's pace. A broken stream is re-opened on any member from the
+ *   last revision delivered; if that revision was compacted meanwhile the watch ends with
+ *   Compacted, and if no member takes it for `watchRetryTimeoutMs`, Unavailable.
  * - Compaction is etcd's, cluster-wide and idempotent: several API servers may all compact.
  */
 import {
@@ -89,6 +94,22 @@ function isFutureRevisionError(e: unknown): boolean {
   return messageOf(e).includes(FutureRevisionText);
 }
 
+/** etcd's `--max-request-bytes` refusal, or its gRPC server's receive limit just above it. */
+function isTooLargeError(e: unknown): boolean {
+  const message = messageOf(e);
+  return (
+    message.includes('etcdserver: request is too large') ||
+    message.includes('grpc: received message larger than max')
+  );
+}
+
+/**
+ * The gRPC client's receive limit: clientv3's default (math.MaxInt32), which kube-apiserver keeps.
+ * grpc-js defaults to 4 MiB, which a list of a few large objects, or a watch response carrying
+ * one with its previous value, passes.
+ */
+const MaxReceiveMessageBytes = 2 ** 31 - 1;
+
 /** The first key after every key with this prefix (etcd's GetPrefixRangeEnd); [0] means "all". */
 function prefixEnd(prefix: Buffer): Buffer {
   const end = Buffer.from(prefix);
@@ -125,6 +146,9 @@ interface WatchStreamLike {
   on(event: 'end', listener: () => void): this;
   cancel(): void;
   end(): void;
+  /** Node stream flow control: grpc-js stops reading the call (HTTP/2 flow control does the rest). */
+  pause(): this;
+  resume(): this;
 }
 
 interface PoolLike {
@@ -159,6 +183,7 @@ export class EtcdStorage implements Storage {
     this.#client = new Etcd3({
       hosts: [...options.endpoints],
       dialTimeout: this.#timeoutMs,
+      grpcOptions: { 'grpc.max_receive_message_length': MaxReceiveMessageBytes },
       faultHandling: {
         // A failing call moves on to another member (the deadline bounds the whole call).
         global: retry(handleWhen(isRecoverableError), {
@@ -248,6 +273,12 @@ export class EtcdStorage implements Storage {
       return await Promise.race([call({ deadline: Date.now() + this.#timeoutMs }), timeout]);
     } catch (e) {
       if (e instanceof StorageError || isCompactedError(e) || isFutureRevisionError(e)) throw e;
+      if (isTooLargeError(e)) {
+        throw new StorageError(StorageErrorCode.TooLarge, `${what}: ${messageOf(e)}`, {
+          ...(key === undefined ? {} : { key }),
+          cause: e,
+        });
+      }
       if (this.#closed) throw this.#unavailable('storage closed', key, e);
       throw this.#unavailable(`${what}: etcd unavailable: ${this.#reason(e)}`, key, e);
     } finally {
@@ -664,7 +695,9 @@ class EtcdWatch {
     this.#stream = stream;
     stream
       .on('data', (res) => {
-        if (this.#stream === stream) this.#response(res);
+        if (this.#stream !== stream) return;
+        this.#response(res);
+        if (res.events.length > 0 && !this.ended) this.#pace(stream);
       })
       .on('error', (e) => {
         if (this.#stream === stream) this.#broken(e);
@@ -679,7 +712,21 @@ class EtcdWatch {
         start_revision: this.#cursor + 1,
         prev_kv: true,
         progress_notify: true,
+        // history arrives in responses of about --max-request-bytes, not one per 1,000 revisions
+        fragment: true,
       },
+    });
+  }
+
+  /**
+   * Reads no further response until these events reached the handler and it is ready for more:
+   * a replay of a long history then comes as fast as the consumer takes it, not at once. Other
+   * calls on the connection go on (HTTP/2 flow control is per stream).
+   */
+  #pace(stream: WatchStreamLike): void {
+    stream.pause();
+    void this.#delivery.paced().finally(() => {
+      if (this.#stream === stream) stream.resume();
     });
   }
 

@@ -1,53 +1,136 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+/**
+ * The lean client runs the ResourceClient contract, plus what only it does: in-cluster
+ * credentials, a rotating token file, refusing kubeconfigs it cannot serve (the factory then
+ * hands them to client-node), and sending a GET once more when a reused connection was closed.
+ */
+import { rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeTmpDir, type TmpDir } from '../../test/support/tmp-dir.js';
 import { parseKubeconfig, selectKubeconfigContext } from '../lib/kubeconfig.js';
+import { Resources } from '../api/resource-refs.js';
+import { describeResourceClientContract, tokenKubeconfig } from './resource-client.contract.js';
 import {
+  HttpsResourceClient,
+  UnsupportedKubeconfigError,
+  credentialsFromKubeconfig,
   credentialsFromSelection,
-  inClusterCredentials,
+  credentialsInCluster,
   selectionFiles,
 } from './https-resource-client.js';
+import { createResourceClient } from './resource-client-factory.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'mco-https-client-'));
-afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
-});
+describeResourceClientContract('lean node:http(s)', (kubeconfigPath) =>
+  HttpsResourceClient.fromKubeconfig(kubeconfigPath),
+);
 
-describe('inClusterCredentials', () => {
-  writeFileSync(join(dir, 'token'), 'sa-token\n');
-  writeFileSync(join(dir, 'ca.crt'), 'CA\n');
+describe('HttpsResourceClient', () => {
+  let server: Server;
+  let url: string;
+  let tmp: TmpDir;
+  const seen: { url: string; authorization: string | undefined }[] = [];
+  let dropNext = 0;
 
-  it("takes the API from the service env and the pod's token file (kept, to be read again)", () => {
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        seen.push({ url: req.url ?? '', authorization: req.headers.authorization });
+        if (dropNext > 0) {
+          dropNext -= 1;
+          req.socket.destroy();
+          return;
+        }
+        res.writeHead(200, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ metadata: { name: 'n1' } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    tmp = makeTmpDir('https-resource-client-');
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    tmp.remove();
+  });
+
+  it('reads the service account like client-go InClusterConfig', () => {
+    const dir = join(tmp.path, 'sa');
+    tmp.write('sa/ca.crt', 'CA');
+    tmp.write('sa/token', 'tok\n');
     expect(
-      inClusterCredentials(
-        { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' },
-        dir,
-      ),
-    ).toEqual({ server: 'https://10.0.0.1:443', ca: 'CA\n', tokenFile: join(dir, 'token') });
-    expect(
-      inClusterCredentials(
+      credentialsInCluster(
         { KUBERNETES_SERVICE_HOST: 'fd00::1', KUBERNETES_SERVICE_PORT: '6443' },
         dir,
-      ).server,
-    ).toBe('https://[fd00::1]:6443');
+      ),
+    ).toEqual({ server: 'https://[fd00::1]:6443', ca: 'CA', tokenFile: `${dir}/token` });
+    expect(() => credentialsInCluster({}, dir)).toThrow(/KUBERNETES_SERVICE_HOST/);
   });
 
-  it('says what is missing outside a pod', () => {
-    expect(() => inClusterCredentials({}, dir)).toThrow(
-      'unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined',
-    );
-    expect(() =>
-      inClusterCredentials(
-        { KUBERNETES_SERVICE_HOST: '10.0.0.1', KUBERNETES_SERVICE_PORT: '443' },
-        join(dir, 'nowhere'),
+  it('reads a token file again once a minute, keeping the old token while it cannot', async () => {
+    const file = tmp.write('token', 'one\n');
+    let now = 0;
+    const client = new HttpsResourceClient({ server: url, tokenFile: file }, { now: () => now });
+    seen.length = 0;
+    await client.get(Resources.node, 'n1');
+    tmp.write('token', 'two\n');
+    now = 59_000;
+    await client.get(Resources.node, 'n1');
+    now = 60_000;
+    await client.get(Resources.node, 'n1');
+    rmSync(file);
+    now = 130_000;
+    await client.get(Resources.node, 'n1');
+    client.close();
+    expect(seen.map((s) => s.authorization)).toEqual([
+      'Bearer one',
+      'Bearer one',
+      'Bearer two',
+      'Bearer two',
+    ]);
+  });
+
+  it('refuses a kubeconfig with an exec plugin; the factory gives it to client-node', async () => {
+    const path = tmp.write(
+      'exec.kubeconfig',
+      tokenKubeconfig(url).replace(
+        '  user: {token: secret}',
+        '  user: {exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/false}}',
       ),
-    ).toThrow(/nowhere\/token/);
+    );
+    expect(() => credentialsFromKubeconfig(path)).toThrow(UnsupportedKubeconfigError);
+    const client = await createResourceClient({ kubeconfigPath: path });
+    expect(client).not.toBeInstanceOf(HttpsResourceClient);
+    const plain = await createResourceClient({
+      kubeconfigPath: tmp.write('plain.kubeconfig', tokenKubeconfig(url)),
+    });
+    expect(plain).toBeInstanceOf(HttpsResourceClient);
+    if (plain instanceof HttpsResourceClient) plain.close();
+  });
+
+  it('sends a GET once more when its reused connection was closed, and never a POST', async () => {
+    const client = new HttpsResourceClient({ server: url, token: 't' });
+    await client.get(Resources.node, 'n1'); // opens the keep-alive connection
+    seen.length = 0;
+    dropNext = 1;
+    expect(await client.get(Resources.node, 'n1')).toEqual({ metadata: { name: 'n1' } });
+    expect(seen).toHaveLength(2);
+    seen.length = 0;
+    dropNext = 1;
+    await expect(client.create(Resources.node, { metadata: { name: 'n2' } })).rejects.toMatchObject(
+      { code: 'ECONNRESET' },
+    );
+    expect(seen).toHaveLength(1);
+    client.close();
   });
 });
 
-describe('kubeconfig credentials', () => {
-  it('lists the files a selected context names, made absolute', () => {
+describe('credentials from files read elsewhere (a node’s)', () => {
+  it('lists the files a selected context names, made absolute, and reads them all with the reader given', () => {
     const text = [
       'clusters: [{name: c, cluster: {server: "https://h:6443", certificate-authority: ca.crt}}]',
       'users: [{name: u, user: {tokenFile: token, client-certificate: /pki/cert.pem, client-key-data: S0VZ}}]',
@@ -65,6 +148,7 @@ describe('kubeconfig credentials', () => {
       '/pki/cert.pem': 'CERT',
       '/var/lib/kubelet/token': 'tok\n',
     };
+    // the token is read now, through the reader: the client would read a token file on this machine
     expect(credentialsFromSelection(selection, (f) => files[f] ?? '')).toEqual({
       server: 'https://h:6443',
       ca: 'CA',

@@ -1,28 +1,53 @@
 /**
- * A small ResourceClient (src/ports/resource-client.ts) on node:https, for processes that run
- * many times on one machine — the machine config daemon, one per node. It speaks the same wire
- * protocol as kube-client.ts (JSON, patch content types, Status bodies rebuilt as StatusError,
- * watch as newline-delimited JSON events) but loads in milliseconds and a few MiB, where
- * @kubernetes/client-node costs seconds of start-up and ~80 MiB per process.
+ * The lean ResourceClient (src/ports/resource-client.ts): JSON over node:https (or node:http) with
+ * one keep-alive agent, for every component of ours that talks to an API server: the controllers,
+ * the operator, the machine config server and the daemon (one per node). It speaks exactly what
+ * the client-node adapter (kube-client.ts) speaks, through the same wire helpers (kube-wire.ts):
+ * paths, query order, patch content types, Status bodies rebuilt as StatusError and other
+ * failures as NewGenericServerResponse, watch as newline-delimited JSON events. One contract suite
+ * (resource-client.contract.ts) runs both against a scripted server, and
+ * test/integration/kube-client.test.ts runs both against a real `mco apiserver`.
  *
- * Credentials come from a kubeconfig's current context: `server`, the CA
- * (`certificate-authority-data` or `certificate-authority`, or `insecure-skip-tls-verify`), and a
- * bearer `token` / `tokenFile` or a client certificate (`client-certificate[-data]`,
- * `client-key[-data]`); or from the pod's ServiceAccount (in-cluster), whose token file is read
- * again as the kubelet renews it.
+ * Why not client-node everywhere: its generated client (rxjs middleware, node-fetch, a model
+ * layer) costs over 40% of a controller's CPU on a rollout, seconds of start-up and ~80 MiB per
+ * process; this costs a request's JSON and a socket write (docs/adr/0011-lean-resource-client.md).
+ *
+ * Credentials (a kubeconfig's current context, or the pod's service account): `server`, the CA
+ * (`certificate-authority-data` or `certificate-authority`, or `insecure-skip-tls-verify`),
+ * `tls-server-name`, and a bearer `token` / `tokenFile` (re-read every minute, as client-go does
+ * for rotating service-account tokens) or a client certificate (`client-certificate[-data]`,
+ * `client-key[-data]`). Anything else a kubeconfig can ask for (exec and auth-provider plugins,
+ * basic auth, impersonation, proxies) is refused with UnsupportedKubeconfigError, so the factory
+ * (resource-client-factory.ts) can hand that kubeconfig to client-node instead.
+ *
+ * Behaviour a caller relies on:
+ * - no retries of its own, except a GET whose reused keep-alive connection turns out to be closed
+ *   (ECONNRESET/EPIPE before any answer): that one is sent again once on a fresh connection, as
+ *   Go's transport does for replayable requests; every other failure reaches the caller at once
+ *   (a Conflict, a 429 from a disruption budget, a refused connection);
+ * - an aborted signal rejects a request with an AbortError, and resolves a watch;
+ * - a watch has no client-side timeout, keeps TCP keep-alive (30 s) on its own connection, resolves
+ *   when the server ends it, rejects with Expired for HTTP 410 (an ERROR event is passed on as
+ *   `{ type: 'ERROR', status }`), and drops event types it does not know.
  */
 import { readFileSync } from 'node:fs';
-import { Agent, request, type RequestOptions } from 'node:https';
-import type { IncomingMessage } from 'node:http';
-import { isIP } from 'node:net';
-import { join } from 'node:path';
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type ClientRequest,
+  type IncomingMessage,
+  type RequestOptions,
+} from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { ConnectionOptions } from 'node:tls';
 import { StatusError } from '../api/meta/v1/status-error.js';
+import { Resources } from '../api/resource-refs.js';
+import type { Status } from '../api/meta/v1/status.js';
 import {
   parseKubeconfig,
   selectKubeconfigContext,
   type KubeconfigSelection,
 } from '../lib/kubeconfig.js';
-import { StatusReason, type Status } from '../api/meta/v1/status.js';
 import type {
   ApiObject,
   ClientList,
@@ -34,72 +59,130 @@ import type {
   ResourceClient,
   ResourceRef,
 } from '../ports/resource-client.js';
+import {
+  PatchContentType,
+  genericServerResponse,
+  queryString,
+  resourcePath,
+  statusErrorOf,
+} from './kube-wire.js';
 
 export interface HttpsCredentials {
+  /** `https://host:port[/path]` or `http://…`. */
   readonly server: string;
   readonly ca?: string;
   readonly insecure?: boolean;
+  /** The name the server's certificate is checked against, when not the URL's host. */
+  readonly serverName?: string;
   readonly token?: string;
-  /** Read again at most once a minute, as client-go does: a projected token is renewed in place. */
+  /** A file holding the bearer token, read again once a minute (it may rotate). */
   readonly tokenFile?: string;
   readonly cert?: string;
   readonly key?: string;
 }
 
-const b64 = (s: string): string => Buffer.from(s, 'base64').toString('utf8');
+/** A kubeconfig asks for something this client does not do (the factory then uses client-node). */
+export class UnsupportedKubeconfigError extends Error {
+  override readonly name = 'UnsupportedKubeconfigError';
+}
 
-/** Reads a file the kubeconfig names (absolute), as text. */
+const ClusterFields = new Set([
+  'server',
+  'certificate-authority-data',
+  'certificate-authority',
+  'insecure-skip-tls-verify',
+  'tls-server-name',
+  'extensions',
+]);
+const UserFields = new Set([
+  'token',
+  'tokenFile',
+  'client-certificate-data',
+  'client-certificate',
+  'client-key-data',
+  'client-key',
+  'extensions',
+]);
+
+const b64 = (s: string): string => Buffer.from(s, 'base64').toString('utf8');
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** An inline `<field>-data` (base64), else the file `<field>` names (already absolute). */
+/** Reads a file a kubeconfig names (absolute), as text. */
 export type KubeconfigFileReader = (file: string) => string;
 
-const readText: KubeconfigFileReader = (file) => readFileSync(file, 'utf8');
+const readLocalFile: KubeconfigFileReader = (file) => readFileSync(file, 'utf8');
 
-/** Inline data, else the file (already absolute), else nothing. */
 function material(
-  data: string | undefined,
-  file: string | undefined,
+  entry: Readonly<Record<string, unknown>>,
+  field: string,
   read: KubeconfigFileReader,
 ): string | undefined {
+  const data = str(entry[`${field}-data`]);
   if (data !== undefined) return b64(data);
-  return file === undefined ? undefined : read(file);
+  const name = str(entry[field]);
+  return name === undefined ? undefined : read(name);
 }
 
 /**
- * The server and credentials of a selected context (src/lib/kubeconfig.ts); the files it names
- * are read with `read` (default: this machine's files).
+ * The token, or the token file the client reads again; a file read elsewhere (a node's, through
+ * `read`) is read now, since the client reads only this machine's files again.
  */
-export function credentialsFromSelection(
-  s: KubeconfigSelection,
-  read: KubeconfigFileReader = readText,
-): HttpsCredentials {
-  const { cluster, user } = s;
-  if (cluster.server === undefined) throw new Error(`cluster "${s.clusterName}" has no server`);
-  const token =
-    user.token ?? (user.tokenFile === undefined ? undefined : read(user.tokenFile).trim());
-  const cert = material(user['client-certificate-data'], user['client-certificate'], read);
-  const key = material(user['client-key-data'], user['client-key'], read);
-  const ca = material(
-    cluster['certificate-authority-data'],
-    cluster['certificate-authority'],
-    read,
-  );
-  return {
-    server: cluster.server,
-    ...(ca === undefined ? {} : { ca }),
-    ...(cluster['insecure-skip-tls-verify'] === true ? { insecure: true } : {}),
-    ...(token === undefined ? {} : { token }),
-    ...(cert === undefined ? {} : { cert }),
-    ...(key === undefined ? {} : { key }),
-  };
+function bearerOf(
+  user: Readonly<Record<string, unknown>>,
+  read: KubeconfigFileReader | undefined,
+): { readonly token?: string; readonly tokenFile?: string } {
+  const token = str(user['token']);
+  const tokenFile = str(user['tokenFile']);
+  if (token !== undefined || tokenFile === undefined) return token === undefined ? {} : { token };
+  return read === undefined ? { tokenFile } : { token: read(tokenFile).trim() };
 }
 
 /** The files a selected context names (CA, client certificate and key, token), absolute. */
 export function selectionFiles(s: KubeconfigSelection): string[] {
   return [
-    s.cluster['certificate-authority'],
-    s.user['client-certificate'],
-    s.user['client-key'],
-    s.user.tokenFile,
+    str(s.cluster['certificate-authority']),
+    str(s.user['client-certificate']),
+    str(s.user['client-key']),
+    str(s.user.tokenFile),
   ].filter((f) => f !== undefined);
+}
+
+/**
+ * The server and credentials of a selected context (src/lib/kubeconfig.ts, which has made every
+ * path absolute); throws UnsupportedKubeconfigError for fields this client does not do.
+ */
+export function credentialsFromSelection(
+  s: KubeconfigSelection,
+  read?: KubeconfigFileReader,
+): HttpsCredentials {
+  const { cluster, user } = s;
+  const server = str(cluster.server);
+  if (server === undefined) throw new Error(`cluster "${s.clusterName}" has no server`);
+  const extra = [
+    ...Object.keys(cluster).filter((k) => !ClusterFields.has(k)),
+    ...Object.keys(user).filter((k) => !UserFields.has(k)),
+  ];
+  if (extra.length > 0)
+    throw new UnsupportedKubeconfigError(
+      `context "${s.contextName}": ${extra.join(', ')} not supported`,
+    );
+  const reader = read ?? readLocalFile;
+  const ca = material(cluster, 'certificate-authority', reader);
+  const cert = material(user, 'client-certificate', reader);
+  const key = material(user, 'client-key', reader);
+  const { token, tokenFile } = bearerOf(user, read);
+  const serverName = str(cluster['tls-server-name']);
+  return {
+    server,
+    ...(ca === undefined ? {} : { ca }),
+    ...(cluster['insecure-skip-tls-verify'] === true ? { insecure: true } : {}),
+    ...(serverName === undefined ? {} : { serverName }),
+    ...(token === undefined ? {} : { token }),
+    ...(token === undefined && tokenFile !== undefined ? { tokenFile } : {}),
+    ...(cert === undefined ? {} : { cert }),
+    ...(key === undefined ? {} : { key }),
+  };
 }
 
 /** The current context's server and credentials in one file; throws with the reason when incomplete. */
@@ -109,122 +192,96 @@ export function credentialsFromKubeconfig(path: string): HttpsCredentials {
   );
 }
 
-/** Where a pod's ServiceAccount credentials are mounted. */
+/** Where a pod finds its service account (the kubelet mounts it there). */
 export const ServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /**
- * client-go's InClusterConfig: the API at KUBERNETES_SERVICE_HOST:KUBERNETES_SERVICE_PORT, the
- * pod's ServiceAccount token (read again as it is renewed) and the cluster CA.
+ * The pod's service account: `https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT`, the
+ * mounted CA and token (client-go's InClusterConfig). `env` comes from the entry point.
  */
-export function inClusterCredentials(
+export function credentialsInCluster(
   env: Readonly<Record<string, string | undefined>>,
   dir = ServiceAccountDir,
 ): HttpsCredentials {
-  const host = env['KUBERNETES_SERVICE_HOST'] ?? '';
-  const port = env['KUBERNETES_SERVICE_PORT'] ?? '';
-  if (host === '' || port === '')
+  const host = env['KUBERNETES_SERVICE_HOST'];
+  const port = env['KUBERNETES_SERVICE_PORT'];
+  if (host === undefined || host === '' || port === undefined || port === '')
     throw new Error(
       'unable to load in-cluster configuration, KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must be defined',
     );
-  const tokenFile = join(dir, 'token');
-  readFileSync(tokenFile); // fail now, with the path, when there is no token
+  const hostPart = host.includes(':') ? `[${host}]` : host;
   return {
-    server: `https://${isIP(host) === 6 ? `[${host}]` : host}:${port}`,
-    ca: readFileSync(join(dir, 'ca.crt'), 'utf8'),
-    tokenFile,
+    server: `https://${hostPart}:${port}`,
+    ca: readFileSync(`${dir}/ca.crt`, 'utf8'),
+    tokenFile: `${dir}/token`,
   };
 }
 
-const TokenFileRereadMs = 60_000;
-
-const PatchContentType: Record<PatchKind, string> = {
-  merge: 'application/merge-patch+json',
-  json: 'application/json-patch+json',
-  strategic: 'application/strategic-merge-patch+json',
-  apply: 'application/apply-patch+yaml',
-};
-
-/** `/api/v1[/namespaces/ns]/plural[/name]` or `/apis/g/v[/namespaces/ns]/plural[/name]`. */
-function path(ref: ResourceRef, namespace?: string, name?: string, subresource?: string): string {
-  const base = ref.group === '' ? `/api/${ref.version}` : `/apis/${ref.group}/${ref.version}`;
-  const ns =
-    ref.namespaced && namespace !== undefined && namespace !== ''
-      ? `/namespaces/${encodeURIComponent(namespace)}`
-      : '';
-  const tail = name === undefined ? '' : `/${encodeURIComponent(name)}`;
-  return `${base}${ns}/${ref.plural}${tail}${subresource === undefined ? '' : `/${subresource}`}`;
+export interface HttpsResourceClientOptions {
+  /** Connections kept open for reuse (default 16). */
+  readonly idleSockets?: number;
+  /** Milliseconds, for the token file's re-read; `Date.now` by default. */
+  readonly now?: () => number;
 }
 
-function query(params: Record<string, string | number | boolean | undefined>): string {
-  const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(params)) if (v !== undefined) q.set(k, String(v));
-  const s = q.toString();
-  return s === '' ? '' : `?${s}`;
+function tlsOptions(credentials: HttpsCredentials): ConnectionOptions {
+  return {
+    ...(credentials.ca === undefined ? {} : { ca: credentials.ca }),
+    ...(credentials.cert === undefined ? {} : { cert: credentials.cert }),
+    ...(credentials.key === undefined ? {} : { key: credentials.key }),
+    ...(credentials.serverName === undefined ? {} : { servername: credentials.serverName }),
+    rejectUnauthorized: credentials.insecure !== true,
+  };
 }
 
-const Reasons: Readonly<Record<number, StatusReason>> = {
-  400: StatusReason.BadRequest,
-  401: StatusReason.Unauthorized,
-  403: StatusReason.Forbidden,
-  404: StatusReason.NotFound,
-  405: StatusReason.MethodNotAllowed,
-  409: StatusReason.Conflict,
-  410: StatusReason.Expired,
-  422: StatusReason.Invalid,
-  429: StatusReason.TooManyRequests,
-  500: StatusReason.InternalError,
-  504: StatusReason.Timeout,
-};
+/** client-go re-reads a token file at most this often. */
+const TokenFileRefreshMs = 60_000;
 
-function errorOf(code: number, body: string, verb: string, target: string): StatusError {
-  try {
-    const status = JSON.parse(body) as Status;
-    if (status.kind === 'Status') {
-      const e = StatusError.fromStatus(status);
-      return e.code === 0 ? new StatusError({ message: e.message, reason: e.reason, code }) : e;
-    }
-  } catch {
-    // not a Status body
-  }
-  return new StatusError({
-    message: `the server responded with the status code ${code} but did not return more information (${verb.toLowerCase()} ${target})`,
-    reason: Reasons[code] ?? StatusReason.Unknown,
-    code,
-  });
+const RetryableReuseErrors = new Set(['ECONNRESET', 'EPIPE']);
+
+interface Sent {
+  readonly res: IncomingMessage;
 }
 
 export class HttpsResourceClient implements ResourceClient {
-  readonly #base: URL;
-  readonly #agent: Agent;
-  readonly #token: string | undefined;
-  readonly #tokenFile: string | undefined;
-  #fileToken: { readonly value: string; readonly readAt: number } | undefined;
+  readonly #credentials: HttpsCredentials;
+  readonly #secure: boolean;
+  readonly #host: string;
+  readonly #port: number;
+  readonly #prefix: string;
+  readonly #agent: HttpAgent;
+  readonly #request: typeof httpRequest;
+  readonly #tls: ConnectionOptions;
+  readonly #now: () => number;
+  #token: { value: string | undefined; readAt: number };
 
-  constructor(credentials: HttpsCredentials) {
-    this.#base = new URL(credentials.server);
-    this.#token = credentials.token;
-    this.#tokenFile = credentials.tokenFile;
-    this.#agent = new Agent({
+  constructor(credentials: HttpsCredentials, options: HttpsResourceClientOptions = {}) {
+    this.#credentials = credentials;
+    const url = new URL(credentials.server);
+    this.#secure = url.protocol === 'https:';
+    if (!this.#secure && url.protocol !== 'http:')
+      throw new Error(`${credentials.server}: not an http(s) URL`);
+    this.#host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+    this.#port = url.port === '' ? (this.#secure ? 443 : 80) : Number(url.port);
+    this.#prefix = url.pathname.replace(/\/$/, '');
+    this.#now = options.now ?? (() => Date.now());
+    this.#tls = this.#secure ? tlsOptions(credentials) : {};
+    const common = {
       keepAlive: true,
-      maxSockets: 8,
-      ...(credentials.ca === undefined ? {} : { ca: credentials.ca }),
-      ...(credentials.cert === undefined ? {} : { cert: credentials.cert }),
-      ...(credentials.key === undefined ? {} : { key: credentials.key }),
-      rejectUnauthorized: credentials.insecure !== true,
-    });
+      keepAliveMsecs: 30_000,
+      maxFreeSockets: options.idleSockets ?? 16,
+      scheduling: 'lifo' as const,
+    };
+    this.#agent = this.#secure
+      ? new HttpsAgent({ ...common, ...this.#tls })
+      : new HttpAgent(common);
+    this.#request = this.#secure ? httpsRequest : httpRequest;
+    this.#token = { value: credentials.token, readAt: this.#now() };
+    if (credentials.token === undefined && credentials.tokenFile !== undefined) this.#readToken();
   }
 
   static fromKubeconfig(kubeconfigPath: string): HttpsResourceClient {
     return new HttpsResourceClient(credentialsFromKubeconfig(kubeconfigPath));
-  }
-
-  /** The token, from the credentials or their token file (read again after a minute). */
-  #bearer(): string | undefined {
-    if (this.#tokenFile === undefined) return this.#token;
-    const now = Date.now();
-    if (this.#fileToken === undefined || now - this.#fileToken.readAt > TokenFileRereadMs)
-      this.#fileToken = { value: readFileSync(this.#tokenFile, 'utf8').trim(), readAt: now };
-    return this.#fileToken.value;
   }
 
   /** Closes idle keep-alive connections (the process can then exit). */
@@ -232,65 +289,119 @@ export class HttpsResourceClient implements ResourceClient {
     this.#agent.destroy();
   }
 
+  #readToken(): void {
+    const file = this.#credentials.tokenFile;
+    if (file === undefined) return;
+    this.#token = { value: readFileSync(file, 'utf8').trim(), readAt: this.#now() };
+  }
+
+  #authorization(): string | undefined {
+    if (
+      this.#credentials.token === undefined &&
+      this.#credentials.tokenFile !== undefined &&
+      this.#now() - this.#token.readAt >= TokenFileRefreshMs
+    ) {
+      try {
+        this.#readToken();
+      } catch {
+        // keep the last token: a rotation in progress leaves the old one valid a while
+      }
+    }
+    return this.#token.value === undefined ? undefined : `Bearer ${this.#token.value}`;
+  }
+
   #options(
     method: string,
     target: string,
     headers: Record<string, string>,
-    signal?: AbortSignal,
+    watch: boolean,
+    signal: AbortSignal | undefined,
   ): RequestOptions {
-    const token = this.#bearer();
+    const authorization = this.#authorization();
     return {
       method,
-      host: this.#base.hostname,
-      port: this.#base.port === '' ? 443 : Number(this.#base.port),
-      path: `${this.#base.pathname.replace(/\/$/, '')}${target}`,
-      agent: this.#agent,
+      host: this.#host,
+      port: this.#port,
+      path: `${this.#prefix}${target}`,
+      // A watch holds its connection for minutes: one of its own, not one from the pool.
+      agent: watch ? false : this.#agent,
+      ...(watch ? this.#tls : {}),
       headers: {
         accept: 'application/json',
-        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        ...(authorization === undefined ? {} : { authorization }),
         ...headers,
       },
       ...(signal === undefined ? {} : { signal }),
     };
   }
 
+  /** Sends one request; resolves with the answer's head (the body is still to be read). */
   #send(
     method: string,
     target: string,
-    body: unknown,
+    payload: string | undefined,
     contentType: string | undefined,
-    signal?: AbortSignal,
-  ): Promise<IncomingMessage> {
-    const payload =
-      body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body);
+    watch: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<Sent> {
     const headers: Record<string, string> = {};
     if (payload !== undefined) {
       headers['content-type'] = contentType ?? 'application/json';
       headers['content-length'] = String(Buffer.byteLength(payload));
     }
-    return new Promise((resolveResponse, reject) => {
-      const req = request(this.#options(method, target, headers, signal), resolveResponse);
-      req.on('error', reject);
-      req.end(payload);
+    return new Promise((resolveSent, reject) => {
+      let req: ClientRequest | undefined;
+      const once = (retry: boolean): void => {
+        req = this.#request(this.#options(method, target, headers, watch, signal), (res) => {
+          resolveSent({ res });
+        });
+        if (watch)
+          req.on('socket', (socket) => {
+            socket.setKeepAlive(true, 30_000);
+          });
+        req.on('error', (e: NodeJS.ErrnoException) => {
+          // A pooled connection the server had already closed: send a GET once more.
+          if (
+            retry &&
+            method === 'GET' &&
+            req?.reusedSocket === true &&
+            RetryableReuseErrors.has(e.code ?? '') &&
+            signal?.aborted !== true
+          ) {
+            once(false);
+            return;
+          }
+          reject(e);
+        });
+        req.end(payload);
+      };
+      once(true);
     });
   }
 
   async #call<T>(
     method: string,
     target: string,
-    options: {
-      body?: unknown;
-      contentType?: string;
-      signal?: AbortSignal | undefined;
-      what: string;
-    },
+    what: { ref: ResourceRef; name?: string | undefined },
+    options: { body?: unknown; contentType?: string; signal?: AbortSignal | undefined } = {},
   ): Promise<T> {
-    const res = await this.#send(method, target, options.body, options.contentType, options.signal);
-    const chunks: Buffer[] = [];
-    for await (const chunk of res) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
+    const payload =
+      options.body === undefined
+        ? undefined
+        : typeof options.body === 'string'
+          ? options.body
+          : JSON.stringify(options.body);
+    const { res } = await this.#send(
+      method,
+      target,
+      payload,
+      options.contentType,
+      false,
+      options.signal,
+    );
+    const text = await readText(res);
     const code = res.statusCode ?? 0;
-    if (code < 200 || code >= 300) throw errorOf(code, text, method, options.what);
+    if (code < 200 || code >= 300) throw statusErrorOf(code, text, method, what.ref, what.name);
     return (text === '' ? {} : JSON.parse(text)) as T;
   }
 
@@ -300,10 +411,7 @@ export class HttpsResourceClient implements ResourceClient {
     namespace?: string,
     signal?: AbortSignal,
   ): Promise<T> {
-    return this.#call<T>('GET', path(ref, namespace, name), {
-      signal,
-      what: `${ref.plural} ${name}`,
-    });
+    return this.#call<T>('GET', resourcePath(ref, namespace, name), { ref, name }, { signal });
   }
 
   async list<T extends ApiObject>(
@@ -313,16 +421,16 @@ export class HttpsResourceClient implements ResourceClient {
       readonly signal?: AbortSignal;
     } = {},
   ): Promise<ClientList<T>> {
-    const q = query({
-      labelSelector: options.labelSelector,
-      fieldSelector: options.fieldSelector,
-      limit: options.limit,
+    const q = queryString({
       continue: options.continue,
+      fieldSelector: options.fieldSelector,
+      labelSelector: options.labelSelector,
+      limit: options.limit,
     });
     const list = await this.#call<{
-      items?: T[];
+      items?: T[] | null;
       metadata?: { resourceVersion?: string; continue?: string };
-    }>('GET', `${path(ref, options.namespace)}${q}`, { signal: options.signal, what: ref.plural });
+    }>('GET', `${resourcePath(ref, options.namespace)}${q}`, { ref }, { signal: options.signal });
     const cont = list.metadata?.continue;
     return {
       items: list.items ?? [],
@@ -336,9 +444,13 @@ export class HttpsResourceClient implements ResourceClient {
     options: ClientWatchOptions & { readonly namespace?: string },
     onEvent: (event: ClientWatchEvent<T>) => void,
   ): Promise<void> {
-    const q = query({
+    const { signal } = options;
+    if (signal.aborted) return;
+    const path = resourcePath(ref, options.namespace);
+    // client-node's Watch order: watch first, then the options as kube-client.ts passes them.
+    const q = queryString({
       watch: true,
-      resourceVersion: options.resourceVersion,
+      resourceVersion: options.resourceVersion === '' ? undefined : options.resourceVersion,
       labelSelector: options.labelSelector,
       fieldSelector: options.fieldSelector,
       allowWatchBookmarks: options.allowWatchBookmarks,
@@ -346,36 +458,29 @@ export class HttpsResourceClient implements ResourceClient {
     });
     let res: IncomingMessage;
     try {
-      res = await this.#send(
-        'GET',
-        `${path(ref, options.namespace)}${q}`,
-        undefined,
-        undefined,
-        options.signal,
-      );
+      ({ res } = await this.#send('GET', `${path}${q}`, undefined, undefined, true, signal));
     } catch (e) {
-      if (options.signal.aborted) return;
-      throw e;
+      if (isAborted(signal)) return;
+      throw new Error(`watch ${path}: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
     const code = res.statusCode ?? 0;
     if (code !== 200) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of res) chunks.push(chunk as Buffer);
-      throw errorOf(code, Buffer.concat(chunks).toString('utf8'), 'GET', ref.plural);
+      res.resume();
+      if (code === 410) throw StatusError.expired(`watch ${path}: the server answered 410 Gone`);
+      throw genericServerResponse(code, 'WATCH', ref, undefined);
     }
-    let pending = '';
     try {
-      for await (const chunk of res) {
-        pending += (chunk as Buffer).toString('utf8');
-        for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
-          const line = pending.slice(0, nl).trim();
-          pending = pending.slice(nl + 1);
-          if (line !== '') onEvent(toEvent<T>(JSON.parse(line) as RawEvent));
-        }
-      }
+      await readLines(res, signal, (line) => {
+        const event = watchEvent<T>(JSON.parse(line) as RawEvent);
+        if (event !== undefined && !isAborted(signal)) onEvent(event);
+      });
     } catch (e) {
-      if (options.signal.aborted) return;
-      throw e;
+      if (isAborted(signal)) return;
+      throw new Error(`watch ${path}: ${e instanceof Error ? e.message : String(e)}`, {
+        cause: e,
+      });
     }
   }
 
@@ -384,11 +489,12 @@ export class HttpsResourceClient implements ResourceClient {
     object: T,
     options: ClientWriteOptions = {},
   ): Promise<T> {
-    return this.#call<T>('POST', `${path(ref, object.metadata.namespace)}${writeQuery(options)}`, {
-      body: object,
-      signal: options.signal,
-      what: ref.plural,
-    });
+    return this.#call<T>(
+      'POST',
+      `${resourcePath(ref, object.metadata.namespace)}${writeQuery(options)}`,
+      { ref, name: object.metadata.name },
+      { body: object, signal: options.signal },
+    );
   }
 
   update<T extends ApiObject>(
@@ -396,16 +502,7 @@ export class HttpsResourceClient implements ResourceClient {
     object: T,
     options: ClientWriteOptions = {},
   ): Promise<T> {
-    const name = object.metadata.name ?? '';
-    return this.#call<T>(
-      'PUT',
-      `${path(ref, object.metadata.namespace, name)}${writeQuery(options)}`,
-      {
-        body: object,
-        signal: options.signal,
-        what: `${ref.plural} ${name}`,
-      },
-    );
+    return this.#replace(ref, object, options, '');
   }
 
   updateStatus<T extends ApiObject>(
@@ -413,7 +510,7 @@ export class HttpsResourceClient implements ResourceClient {
     object: T,
     options: ClientWriteOptions = {},
   ): Promise<T> {
-    return this.#replaceSubresource(ref, object, 'status', options);
+    return this.#replace(ref, object, options, '/status');
   }
 
   updateApproval<T extends ApiObject>(
@@ -421,24 +518,21 @@ export class HttpsResourceClient implements ResourceClient {
     object: T,
     options: ClientWriteOptions = {},
   ): Promise<T> {
-    return this.#replaceSubresource(ref, object, 'approval', options);
+    return this.#replace(ref, object, options, '/approval');
   }
 
-  #replaceSubresource<T extends ApiObject>(
+  #replace<T extends ApiObject>(
     ref: ResourceRef,
     object: T,
-    subresource: 'status' | 'approval',
     options: ClientWriteOptions,
+    subresource: string,
   ): Promise<T> {
     const name = object.metadata.name ?? '';
     return this.#call<T>(
       'PUT',
-      `${path(ref, object.metadata.namespace, name, subresource)}${writeQuery(options)}`,
-      {
-        body: object,
-        signal: options.signal,
-        what: `${ref.plural} ${name}`,
-      },
+      `${resourcePath(ref, object.metadata.namespace, name)}${subresource}${writeQuery(options)}`,
+      { ref, name },
+      { body: object, signal: options.signal },
     );
   }
 
@@ -453,20 +547,17 @@ export class HttpsResourceClient implements ResourceClient {
       readonly force?: boolean;
     } = {},
   ): Promise<T> {
-    const q = query({
-      fieldManager: options.fieldManager,
+    const q = queryString({
       dryRun: options.dryRun === true ? 'All' : undefined,
+      fieldManager: options.fieldManager,
       force: options.force,
     });
+    const sub = options.subresource === undefined ? '' : `/${options.subresource}`;
     return this.#call<T>(
       'PATCH',
-      `${path(ref, options.namespace, name, options.subresource)}${q}`,
-      {
-        body: patch,
-        contentType: PatchContentType[kind],
-        signal: options.signal,
-        what: `${ref.plural} ${name}`,
-      },
+      `${resourcePath(ref, options.namespace, name)}${sub}${q}`,
+      { ref, name },
+      { body: patch, contentType: PatchContentType[kind], signal: options.signal },
     );
   }
 
@@ -478,67 +569,128 @@ export class HttpsResourceClient implements ResourceClient {
       readonly propagationPolicy?: 'Background' | 'Foreground' | 'Orphan';
     } = {},
   ): Promise<void> {
-    await this.#call('DELETE', `${path(ref, namespace, name)}${writeQuery(options)}`, {
-      ...(options.propagationPolicy === undefined
-        ? {}
-        : {
-            body: {
-              kind: 'DeleteOptions',
-              apiVersion: 'v1',
-              propagationPolicy: options.propagationPolicy,
-            },
-          }),
-      signal: options.signal,
-      what: `${ref.plural} ${name}`,
+    const q = queryString({
+      dryRun: options.dryRun === true ? 'All' : undefined,
+      propagationPolicy: options.propagationPolicy,
     });
+    await this.#call(
+      'DELETE',
+      `${resourcePath(ref, namespace, name)}${q}`,
+      { ref, name },
+      { signal: options.signal },
+    );
   }
 
   async evict(namespace: string, podName: string, signal?: AbortSignal): Promise<void> {
+    const pods = Resources.pod;
     await this.#call(
       'POST',
-      `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(podName)}/eviction`,
+      `${resourcePath(pods, namespace, podName)}/eviction`,
+      { ref: pods, name: podName },
       {
         body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: podName, namespace } },
         signal,
-        what: `pods ${podName}`,
       },
     );
   }
 }
 
+/** Reads the flag afresh (TypeScript narrows `signal.aborted` across awaits otherwise). */
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}
+
 function writeQuery(options: ClientWriteOptions): string {
-  return query({
-    fieldManager: options.fieldManager,
+  return queryString({
     dryRun: options.dryRun === true ? 'All' : undefined,
+    fieldManager: options.fieldManager,
+  });
+}
+
+async function readText(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of res) chunks.push(chunk as Buffer);
+  return chunks.length === 1
+    ? (chunks[0] as Buffer).toString('utf8')
+    : Buffer.concat(chunks).toString('utf8');
+}
+
+/** Calls `onLine` for each complete non-empty line until the stream ends or the signal aborts. */
+function readLines(
+  res: IncomingMessage,
+  signal: AbortSignal,
+  onLine: (line: string) => void,
+): Promise<void> {
+  return new Promise((resolveDone, reject) => {
+    let pending = '';
+    const onAbort = (): void => {
+      res.destroy();
+      resolveDone();
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    const finish = (error?: Error): void => {
+      signal.removeEventListener('abort', onAbort);
+      if (error === undefined || signal.aborted) resolveDone();
+      else reject(error);
+    };
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      pending += chunk;
+      let start = 0;
+      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n', start)) {
+        const line = pending.slice(start, nl);
+        start = nl + 1;
+        if (line.trim() === '') continue;
+        try {
+          onLine(line);
+        } catch (e) {
+          res.destroy();
+          finish(e instanceof Error ? e : new Error(String(e)));
+          return;
+        }
+      }
+      pending = pending.slice(start);
+    });
+    res.on('end', () => {
+      finish();
+    });
+    res.on('error', (e) => {
+      finish(e);
+    });
+    res.on('close', () => {
+      finish();
+    });
   });
 }
 
 interface RawEvent {
   readonly type: string;
-  readonly object: {
-    metadata?: { resourceVersion?: string };
-    code?: number;
-    reason?: string;
-    message?: string;
-  };
+  readonly object?: unknown;
 }
 
-function toEvent<T extends ApiObject>(raw: RawEvent): ClientWatchEvent<T> {
+/** Translates one decoded watch line; unknown types are dropped. */
+function watchEvent<T extends ApiObject>(raw: RawEvent): ClientWatchEvent<T> | undefined {
   switch (raw.type) {
     case 'ADDED':
     case 'MODIFIED':
     case 'DELETED':
-      return { type: raw.type, object: raw.object as unknown as T };
-    case 'BOOKMARK':
-      return { type: 'BOOKMARK', resourceVersion: raw.object.metadata?.resourceVersion ?? '' };
-    default:
+      return { type: raw.type, object: raw.object as T };
+    case 'BOOKMARK': {
+      const rv = (raw.object as ApiObject | undefined)?.metadata.resourceVersion ?? '';
+      return { type: 'BOOKMARK', resourceVersion: rv };
+    }
+    case 'ERROR': {
+      const s = (raw.object ?? {}) as Status;
       return {
         type: 'ERROR',
         status: {
-          ...(raw.object.code === undefined ? {} : { code: raw.object.code }),
-          ...(raw.object.reason === undefined ? {} : { reason: raw.object.reason }),
-          ...(raw.object.message === undefined ? {} : { message: raw.object.message }),
+          ...(s.code === undefined ? {} : { code: s.code }),
+          ...(s.reason === undefined ? {} : { reason: s.reason }),
+          ...(s.message === undefined ? {} : { message: s.message }),
         },
       };
+    }
+    default:
+      return undefined;
   }
 }

@@ -41,13 +41,14 @@ import {
   type ResponseContext,
 } from '@kubernetes/client-node';
 import { StatusError } from '../api/meta/v1/status-error.js';
+import { Resources } from '../api/resource-refs.js';
 import {
   parseKubeconfig,
   selectKubeconfigContext,
   selectionDocument,
   type KubeconfigSelection,
 } from '../lib/kubeconfig.js';
-import { StatusReason, type Status, type StatusDetails } from '../api/meta/v1/status.js';
+import type { Status } from '../api/meta/v1/status.js';
 import type {
   ApiObject,
   ClientList,
@@ -59,6 +60,7 @@ import type {
   ResourceClient,
   ResourceRef,
 } from '../ports/resource-client.js';
+import { genericServerResponse, resourcePath, statusErrorOf } from './kube-wire.js';
 
 /**
  * Where the credentials come from: a kubeconfig already loaded and merged (src/lib/kubeconfig.ts,
@@ -81,140 +83,13 @@ const PatchContentType: Record<PatchKind, string> = {
   apply: PatchStrategy.ServerSideApply,
 };
 
-/** `/api/v1[/namespaces/ns]/plural[/name]` or `/apis/g/v[/namespaces/ns]/plural[/name]`. */
-export function resourcePath(ref: ResourceRef, namespace?: string, name?: string): string {
-  const base = ref.group === '' ? `/api/${ref.version}` : `/apis/${ref.group}/${ref.version}`;
-  const ns =
-    ref.namespaced && namespace !== undefined && namespace !== ''
-      ? `/namespaces/${encodeURIComponent(namespace)}`
-      : '';
-  const tail = name === undefined ? '' : `/${encodeURIComponent(name)}`;
-  return `${base}${ns}/${ref.plural}${tail}`;
-}
-
-/** A Status body, if `body` (a string or an object) is one. */
-function parseStatus(body: unknown): Status | undefined {
-  let value: unknown = body;
-  if (typeof body === 'string') {
-    try {
-      value = JSON.parse(body);
-    } catch {
-      return undefined;
-    }
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const v = value as Record<string, unknown>;
-  return v['kind'] === 'Status' ? v : undefined;
-}
-
-const GenericResponses: Record<number, { reason: StatusReason; message: string }> = {
-  400: {
-    reason: StatusReason.BadRequest,
-    message: 'the server rejected our request for an unknown reason',
-  },
-  401: {
-    reason: StatusReason.Unauthorized,
-    message: 'the server has asked for the client to provide credentials',
-  },
-  404: {
-    reason: StatusReason.NotFound,
-    message: 'the server could not find the requested resource',
-  },
-  405: {
-    reason: StatusReason.MethodNotAllowed,
-    message: 'the server does not allow this method on the requested resource',
-  },
-  410: { reason: StatusReason.Expired, message: 'the server responded with 410 Gone' },
-  422: {
-    reason: StatusReason.Invalid,
-    message: 'the server rejected our request due to an error in our request',
-  },
-  429: {
-    reason: StatusReason.TooManyRequests,
-    message: 'the server has received too many requests and has asked us to try again later',
-  },
-  504: {
-    reason: StatusReason.Timeout,
-    message:
-      'the server was unable to return a response in the time allotted, but may still be processing the request',
-  },
-};
-
-/**
- * apimachinery's NewGenericServerResponse: the error for a response with no Status body, e.g.
- * `the server could not find the requested resource (get nodes n1)`. 410 is reported as Expired,
- * which is what a watch that cannot resume means.
- */
-export function genericServerResponse(
-  code: number,
-  verb: string,
-  ref: ResourceRef | undefined,
-  name: string | undefined,
-  serverMessage = '',
-): StatusError {
-  const known = GenericResponses[code];
-  let reason: StatusReason = known?.reason ?? StatusReason.Unknown;
-  let message =
-    known?.message ??
-    `the server responded with the status code ${code} but did not return more information`;
-  if (code === 409) {
-    reason = verb === 'POST' ? StatusReason.AlreadyExists : StatusReason.Conflict;
-    message = 'the server reported a conflict';
-  } else if (code === 403) {
-    reason = StatusReason.Forbidden;
-    message = serverMessage;
-  } else if (known === undefined && code >= 500) {
-    reason = StatusReason.InternalError;
-    message = `an error on the server (${JSON.stringify(serverMessage)}) has prevented the request from succeeding`;
-  }
-  return new StatusError({
-    message: withTarget(message, verb, ref, name),
-    reason,
-    code,
-    details: targetDetails(ref, name),
-  });
-}
-
-function targetDetails(ref: ResourceRef | undefined, name: string | undefined): StatusDetails {
-  return {
-    ...(name === undefined || name === '' ? {} : { name }),
-    ...(ref === undefined || ref.group === '' ? {} : { group: ref.group }),
-    ...(ref === undefined ? {} : { kind: ref.plural }),
-  };
-}
-
-/** Appends ` (get nodes n1)`, as NewGenericServerResponse does for a known resource. */
-function withTarget(
-  message: string,
-  verb: string,
-  ref: ResourceRef | undefined,
-  name: string | undefined,
-): string {
-  if (ref === undefined) return message;
-  const resource = ref.group === '' ? ref.plural : `${ref.plural}.${ref.group}`;
-  const target = name === undefined || name === '' ? resource : `${resource} ${name}`;
-  return `${message} (${verb.toLowerCase()} ${target})`;
-}
+export { genericServerResponse, resourcePath };
 
 /** Turns client-node's ApiException into a StatusError; other errors pass through unchanged. */
 export function toStatusError(e: unknown, verb: string, ref?: ResourceRef, name?: string): unknown {
   if (!(e instanceof ApiException)) return e;
   const exception = e as ApiException<unknown>;
-  const status = parseStatus(exception.body);
-  if (status !== undefined) {
-    const rebuilt = StatusError.fromStatus(status);
-    return new StatusError(
-      {
-        message: rebuilt.message,
-        reason: rebuilt.reason,
-        code: rebuilt.code === 0 ? exception.code : rebuilt.code,
-        ...(rebuilt.details === undefined ? {} : { details: rebuilt.details }),
-      },
-      { cause: e },
-    );
-  }
-  const text = typeof exception.body === 'string' ? exception.body : '';
-  return genericServerResponse(exception.code, verb, ref, name, text);
+  return statusErrorOf(exception.code, exception.body, verb, ref, name, e);
 }
 
 /** A middleware that only touches the outgoing request. */
@@ -577,13 +452,7 @@ class KubeClient implements ResourceClient {
 
   async evict(namespace: string, podName: string, signal?: AbortSignal): Promise<void> {
     const opts = this.#options(signal);
-    const pods: ResourceRef = {
-      group: '',
-      version: 'v1',
-      kind: 'Pod',
-      plural: 'pods',
-      namespaced: true,
-    };
+    const pods = Resources.pod;
     // The typed API wants model instances.
     const body = new V1Eviction();
     body.apiVersion = 'policy/v1';

@@ -3,7 +3,7 @@
  * plus what only a file gives: the schema, restarts, and acknowledged writes surviving SIGKILL.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -46,6 +46,37 @@ function rawRows(file: string): { id: number; name: string; deleted: number }[] 
 }
 
 describe('SqliteStorage on a file', () => {
+  const modeOf = (path: string): number => statSync(path).mode & 0o777;
+
+  it('creates the database, its WAL and shared memory owner-only (0600), whatever the umask', async () => {
+    const file = freshFile();
+    const umask = process.umask(0o000);
+    let s: SqliteStorage;
+    try {
+      s = await SqliteStorage.open(file);
+      await s.create('/secret', 'data');
+    } finally {
+      process.umask(umask);
+    }
+    for (const path of [file, `${file}-wal`, `${file}-shm`])
+      expect([path, modeOf(path)]).toEqual([path, 0o600]);
+    await s.close();
+  });
+
+  it('tightens a looser database, WAL and shared memory to 0600 when it opens them', async () => {
+    const file = freshFile();
+    const first = await SqliteStorage.open(file);
+    await first.create('/secret', 'data');
+    // while the first connection keeps the WAL and shared memory, someone loosens every mode
+    const paths = [file, `${file}-wal`, `${file}-shm`];
+    for (const path of paths) chmodSync(path, 0o644);
+    const s = await SqliteStorage.open(file);
+    for (const path of paths) expect([path, modeOf(path)]).toEqual([path, 0o600]);
+    expect((await s.get('/secret'))?.value).toBe('data');
+    await s.close();
+    await first.close();
+  });
+
   it('has the kine-style log table, WAL, and UNIQUE(name, prev_revision)', async () => {
     const file = freshFile();
     const s = await SqliteStorage.open(file);

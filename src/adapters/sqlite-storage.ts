@@ -9,12 +9,16 @@
  *   survives a crash of the process or the machine. Writes arriving in the same event-loop turn
  *   share one transaction (group commit), so concurrent writers share one fsync.
  * - Watches: this process is the only writer, so events are published from the write path to an
- *   in-memory fan-out; history is replayed from the table (`id > after`) in pages, with live
- *   events buffered meanwhile and de-duplicated by revision.
+ *   in-memory fan-out; history is replayed from the table (`id > after`) in pages bounded in rows
+ *   and bytes, one per turn of the event loop once the watcher took the one before. Live events
+ *   are left to the replay until it reads the last row, in the same step as it goes live.
  * - Compaction deletes rows no read at or after the compact revision can need; the compact
  *   revision lives in `kv_meta`.
+ * - The database holds Secrets: it is created 0600 before SQLite opens it (SQLite gives the WAL
+ *   and shared-memory files the database's mode), and a looser database, WAL or shared-memory file
+ *   is tightened to 0600 on open.
  */
-import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
   StorageError,
@@ -27,7 +31,12 @@ import {
   type WatchHandler,
   type WatchOptions,
 } from '../ports/storage.js';
-import { eventKey, eventRevision, WatchDelivery } from '../ports/storage-watch-delivery.js';
+import {
+  eventKey,
+  eventRevision,
+  ReplayBatchBytes,
+  WatchDelivery,
+} from '../ports/storage-watch-delivery.js';
 
 export interface SqliteStorageOptions {
   /** Rows read per step when a watch replays history (default 1000). */
@@ -145,6 +154,7 @@ export class SqliteStorage implements Storage {
     try {
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
+      if (isOnDisk(path)) tightenDatabaseFiles(path);
       db.exec(SCHEMA);
       this.#latest = db.prepare(
         `SELECT id, deleted, ${CREATE_REVISION} AS createRevision, value FROM kv_log
@@ -248,7 +258,7 @@ export class SqliteStorage implements Storage {
       const w = new SqliteWatcher(prefix, after, handler, signal, (x) => this.#watchers.delete(x));
       // Registered before the replay reads the table, so no live event can fall into a gap.
       this.#watchers.add(w);
-      if (after >= head) w.goLive();
+      if (after >= head) w.goLive(head);
       else if (!this.#replayPage(w)) return w;
       return undefined;
     });
@@ -433,8 +443,9 @@ export class SqliteStorage implements Storage {
   }
 
   /**
-   * Replays one page of history into the watcher; returns true once it has caught up (and gone
-   * live) or ended.
+   * Replays one page of history into the watcher (at most `replayPageSize` rows and about
+   * `ReplayBatchBytes`); returns true once it has caught up (and gone live, in the same step, so
+   * no write can fall between) or ended.
    */
   #replayPage(w: SqliteWatcher): boolean {
     if (w.ended) return true;
@@ -445,24 +456,32 @@ export class SqliteStorage implements Storage {
       return true;
     }
     const range = listRange(w.prefix, undefined);
-    const rows = this.#statement('replay', range).all({
+    const rows = this.#statement('replay', range).iterate({
       ...rangeParams(range),
       after: w.cursor,
       limit: this.#replayPageSize,
-    }) as LogRow[];
-    for (const row of rows) w.replay(toEvent(row));
-    if (rows.length < this.#replayPageSize) {
-      w.goLive();
+    }) as IterableIterator<LogRow>;
+    let read = 0;
+    let bytes = 0;
+    for (const row of rows) {
+      w.replay(toEvent(row));
+      read += 1;
+      bytes += row.name.length + (row.value?.length ?? 0) + (row.old_value?.length ?? 0);
+      // leaving the loop ends the statement
+      if (bytes >= ReplayBatchBytes) return false;
+    }
+    if (read < this.#replayPageSize) {
+      w.goLive(this.#readRevision());
       return true;
     }
     return false;
   }
 
-  /** The rest of a long replay, a page per turn of the event loop so writers are not starved. */
+  /** The rest of a long replay, a page at a time, each once the watcher took the one before. */
   async #replayRest(w: SqliteWatcher): Promise<void> {
     try {
       do {
-        await yieldToEventLoop();
+        await w.paced();
         if (this.#closed) return;
       } while (!this.#replayPage(w));
     } catch (cause) {
@@ -515,8 +534,30 @@ export class SqliteStorage implements Storage {
   }
 }
 
+/** The database's own files: SQLite opens `-wal` and `-shm` beside it in WAL mode. */
+const databaseFiles = (path: string): string[] => [path, `${path}-wal`, `${path}-shm`];
+
+function isOnDisk(path: string): boolean {
+  return path !== '' && path !== ':memory:' && !path.startsWith('file:');
+}
+
+/** Group and other lose every permission on the files that exist. */
+function tightenDatabaseFiles(path: string): void {
+  for (const file of databaseFiles(path)) {
+    let mode: number;
+    try {
+      mode = statSync(file).mode & 0o7777;
+    } catch {
+      continue; // not there (yet): SQLite creates it with the database's mode
+    }
+    if ((mode & 0o077) !== 0) chmodSync(file, mode & 0o700);
+  }
+}
+
 function openDatabase(path: string, busyTimeoutMs: number): Database.Database {
   try {
+    // created owner-only before SQLite sees it, so no moment exists where others could open it
+    if (isOnDisk(path)) closeSync(openSync(path, 'a', 0o600));
     return new Database(path, { timeout: busyTimeoutMs });
   } catch (cause) {
     throw new StorageError(StorageErrorCode.Unavailable, `opening sqlite storage ${path}`, {
@@ -529,7 +570,9 @@ function buildSql(kind: 'list' | 'count' | 'replay', op: '>' | '>=', bounded: bo
   const range = (col: string): string => `${col} ${op} @lo` + (bounded ? ` AND ${col} < @hi` : '');
   switch (kind) {
     case 'replay':
-      return `SELECT ${LOG_COLUMNS} FROM kv_log WHERE id > @after AND ${range('name')}
+      // `+name` keeps the name index out: with it SQLite sorts every row of the prefix (values
+      // and all) by id for each page; in id order the scan stops after the page's rows
+      return `SELECT ${LOG_COLUMNS} FROM kv_log WHERE id > @after AND ${range('+name')}
               ORDER BY id LIMIT @limit`;
     case 'count':
       // The newest row of a key is the one no row names as its predecessor.
@@ -631,17 +674,16 @@ function asError(e: unknown): Error {
 }
 
 /**
- * One watch. While replaying, live events wait in a buffer; going live appends the buffered
- * events the replay did not already cover (by revision), so each event is delivered once.
- * Delivery runs in a microtask, never inside a write.
+ * One watch. While it replays, live events are left to the replay: they are rows of the table it
+ * reads, and it goes live in the step that reads the last of them. Delivery runs in a microtask,
+ * never inside a write.
  */
 class SqliteWatcher {
   readonly prefix: string;
   readonly #delivery: WatchDelivery;
-  /** The highest revision queued for delivery; the replay continues after it. */
+  /** The highest revision read or queued; the replay continues after it. */
   #cursor: number;
-  #replaying = true;
-  #buffer: WatchEvent[] = [];
+  #live = false;
 
   constructor(
     prefix: string,
@@ -653,7 +695,6 @@ class SqliteWatcher {
     this.prefix = prefix;
     this.#cursor = after;
     this.#delivery = new WatchDelivery(handler, signal, () => {
-      this.#buffer = [];
       onEnd(this);
     });
   }
@@ -668,9 +709,8 @@ class SqliteWatcher {
 
   /** A live event from the write path. */
   publish(event: WatchEvent): void {
-    if (this.ended || !eventKey(event).startsWith(this.prefix)) return;
-    if (this.#replaying) this.#buffer.push(event);
-    else this.#enqueue(event);
+    if (!this.#live || this.ended || !eventKey(event).startsWith(this.prefix)) return;
+    this.#enqueue(event);
   }
 
   /** An event read from the table, in revision order. */
@@ -678,11 +718,14 @@ class SqliteWatcher {
     if (!this.ended) this.#enqueue(event);
   }
 
-  goLive(): void {
-    this.#replaying = false;
-    const buffered = this.#buffer;
-    this.#buffer = [];
-    for (const event of buffered) this.#enqueue(event);
+  /** The table is read up to `head`: from now on events come from the write path. */
+  goLive(head: number): void {
+    this.#cursor = Math.max(this.#cursor, head);
+    this.#live = true;
+  }
+
+  paced(): Promise<void> {
+    return this.#delivery.paced();
   }
 
   /** Ends the watch: queued events are dropped and `onError` is the last call. */

@@ -32,7 +32,66 @@ describe('customResourceDefinitions', () => {
       'clusteroperators.config.openshift.io',
       'clusterversions.config.openshift.io',
       'machines.machine.openshift.io',
+      'images.config.openshift.io',
+      'imagedigestmirrorsets.config.openshift.io',
+      'imagetagmirrorsets.config.openshift.io',
+      'imagecontentsourcepolicies.operator.openshift.io',
+      'clusterimagepolicies.config.openshift.io',
+      'imagepolicies.config.openshift.io',
+      'proxies.config.openshift.io',
+      'dnses.config.openshift.io',
+      'networks.config.openshift.io',
+      'infrastructures.config.openshift.io',
+      'apiservers.config.openshift.io',
     ]);
+  });
+
+  it.each<[string, string, readonly string[], 'Cluster' | 'Namespaced', boolean]>([
+    ['imagedigestmirrorsets.config.openshift.io', 'v1', ['idms'], 'Cluster', true],
+    ['imagetagmirrorsets.config.openshift.io', 'v1', ['itms'], 'Cluster', true],
+    ['imagecontentsourcepolicies.operator.openshift.io', 'v1alpha1', [], 'Cluster', true],
+    ['imagepolicies.config.openshift.io', 'v1', [], 'Namespaced', true],
+    ['networks.config.openshift.io', 'v1', [], 'Cluster', false],
+  ])('%s: version %s, short names %j, %s scope, status %s', (name, v, short, scope, status) => {
+    const c = crd(name);
+    expect(c.spec.versions.map((x) => x.name)).toEqual([v]);
+    expect(c.spec.names.shortNames ?? []).toEqual(short);
+    expect(c.spec.scope).toBe(scope);
+    expect(version(name).subresources?.status !== undefined).toBe(status);
+  });
+
+  describe('mirror set schemas check sources and mirrors as the config API does', () => {
+    const ajv = new Ajv({ strict: false });
+    const idms = ajv.compile(
+      version('imagedigestmirrorsets.config.openshift.io').schema.openAPIV3Schema,
+    );
+    const object = (source: string, mirrors: string[], policy?: string) => ({
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ImageDigestMirrorSet',
+      metadata: { name: 'm' },
+      spec: {
+        imageDigestMirrors: [
+          { source, mirrors, ...(policy === undefined ? {} : { mirrorSourcePolicy: policy }) },
+        ],
+      },
+    });
+    it.each([
+      ['quay.io/openshift-release-dev/ocp-release', ['127.0.0.1:5000/ocp/release'], undefined],
+      ['*.example.com', ['mirror.local:5000'], 'NeverContactSource'],
+      ['registry.io', ['m.io/a/b'], 'AllowContactingSource'],
+    ])('accepts %s → %j (%s)', (source, mirrors, policy) => {
+      expect(idms(object(source, mirrors, policy))).toBe(true);
+    });
+    it.each([
+      ['quay.io/repo:tag', ['m.io/r'], undefined],
+      ['quay.io/repo@sha256:abc', ['m.io/r'], undefined],
+      ['*.', ['m.io/r'], undefined],
+      ['quay.io/../x', ['m.io/r'], undefined],
+      ['quay.io/r', ['*.m.io'], undefined],
+      ['quay.io/r', ['m.io/r'], 'Sometimes'],
+    ])('rejects %s → %j (%s)', (source, mirrors, policy) => {
+      expect(idms(object(source, mirrors, policy))).toBe(false);
+    });
   });
 
   it.each<[string, string, string, string, readonly string[] | undefined, boolean]>([

@@ -1,7 +1,9 @@
 /**
  * The CustomResourceDefinitions this project installs: every machineconfiguration.openshift.io/v1
  * kind, operator.openshift.io MachineConfiguration, config.openshift.io ClusterOperator and
- * ClusterVersion, and machine.openshift.io Machine (the machines a cluster expects to join). Each is built from the kind's TypeBox schema (as a structural `openAPIV3Schema`)
+ * ClusterVersion, machine.openshift.io Machine (the machines a cluster expects to join), and the
+ * cluster configuration kinds the MCO reads (cluster-config-kinds.ts). Each is built from the kind's
+ * TypeBox schema (as a structural `openAPIV3Schema`)
  * and its CrdInfo (names, scope, status subresource, printer columns).
  */
 import type { TSchema } from '@sinclair/typebox';
@@ -34,6 +36,7 @@ import {
 } from './operator/v1/machine-configuration.js';
 import { MachineCrd, MachineSchema } from './machine/v1beta1/machine.js';
 import { crdOpenApiV3Schema } from './schema.js';
+import { ClusterConfigKinds } from './cluster-config-kinds.js';
 
 /** A served custom kind: its CRD metadata and the TypeBox schema of one object. */
 export interface CustomKind {
@@ -53,6 +56,7 @@ export const CustomKinds: readonly CustomKind[] = [
   { info: ClusterOperatorCrd, schema: ClusterOperatorSchema },
   { info: ClusterVersionCrd, schema: ClusterVersionSchema },
   { info: MachineCrd, schema: MachineSchema },
+  ...ClusterConfigKinds,
 ];
 
 /** The apiextensions.k8s.io/v1 object for one kind. */

@@ -40,4 +40,26 @@ export const Resources = {
     false,
   ),
   machine: ref('machine.openshift.io', 'v1beta1', 'Machine', 'machines', true),
+  image: ref('config.openshift.io', 'v1', 'Image', 'images', false),
+  imageDigestMirrorSet: ref(
+    'config.openshift.io',
+    'v1',
+    'ImageDigestMirrorSet',
+    'imagedigestmirrorsets',
+    false,
+  ),
+  imageTagMirrorSet: ref(
+    'config.openshift.io',
+    'v1',
+    'ImageTagMirrorSet',
+    'imagetagmirrorsets',
+    false,
+  ),
+  imageContentSourcePolicy: ref(
+    'operator.openshift.io',
+    'v1alpha1',
+    'ImageContentSourcePolicy',
+    'imagecontentsourcepolicies',
+    false,
+  ),
 } as const;

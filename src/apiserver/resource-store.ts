@@ -66,6 +66,12 @@ export interface WatchQuery {
   readonly resourceVersion?: string;
   readonly allowWatchBookmarks?: boolean;
   readonly signal: AbortSignal;
+  /**
+   * Flow control from the consumer, optional: undefined while it takes more, otherwise a promise
+   * that settles when it does. The initial state and a replay of history wait for it between
+   * batches (live events do not).
+   */
+  readonly ready?: () => Promise<void> | undefined;
 }
 
 export type PatchType = 'json' | 'merge' | 'strategic' | 'apply';

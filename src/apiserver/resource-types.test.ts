@@ -118,6 +118,49 @@ describe('servedResourceTypes', () => {
       ],
       ['config.openshift.io/v1', 'ClusterVersion', 'clusterversions', false, '', 'status', false],
       ['machine.openshift.io/v1beta1', 'Machine', 'machines', true, '', 'status', false],
+      ['config.openshift.io/v1', 'Image', 'images', false, '', 'status', false],
+      [
+        'config.openshift.io/v1',
+        'ImageDigestMirrorSet',
+        'imagedigestmirrorsets',
+        false,
+        'idms',
+        'status',
+        false,
+      ],
+      [
+        'config.openshift.io/v1',
+        'ImageTagMirrorSet',
+        'imagetagmirrorsets',
+        false,
+        'itms',
+        'status',
+        false,
+      ],
+      [
+        'operator.openshift.io/v1alpha1',
+        'ImageContentSourcePolicy',
+        'imagecontentsourcepolicies',
+        false,
+        '',
+        'status',
+        false,
+      ],
+      [
+        'config.openshift.io/v1',
+        'ClusterImagePolicy',
+        'clusterimagepolicies',
+        false,
+        '',
+        'status',
+        false,
+      ],
+      ['config.openshift.io/v1', 'ImagePolicy', 'imagepolicies', true, '', 'status', false],
+      ['config.openshift.io/v1', 'Proxy', 'proxies', false, '', 'status', false],
+      ['config.openshift.io/v1', 'DNS', 'dnses', false, '', 'status', false],
+      ['config.openshift.io/v1', 'Network', 'networks', false, '', '', false],
+      ['config.openshift.io/v1', 'Infrastructure', 'infrastructures', false, '', 'status', false],
+      ['config.openshift.io/v1', 'APIServer', 'apiservers', false, '', 'status', false],
     ]);
   });
 
@@ -218,6 +261,16 @@ describe('ResourceTypeRegistry', () => {
     expect(registry.byGroupVersion('config.openshift.io', 'v1').map((rt) => rt.plural)).toEqual([
       'clusteroperators',
       'clusterversions',
+      'images',
+      'imagedigestmirrorsets',
+      'imagetagmirrorsets',
+      'clusterimagepolicies',
+      'imagepolicies',
+      'proxies',
+      'dnses',
+      'networks',
+      'infrastructures',
+      'apiservers',
     ]);
   });
 });

@@ -6,8 +6,9 @@
  *   `machine-pools/<pool>.yaml` (spec and status `configuration` set),
  *   `machine-configs/<rendered>.yaml`,
  *   `controller-config/machine-config-controller.yaml`.
- * As upstream, each pool's `configuration.source` lists every input MachineConfig, not only the
- * pool's (quirk).
+ * Image, ImageDigestMirrorSet, ImageTagMirrorSet and ImageContentSourcePolicy manifests give each
+ * pool its `99-<pool>-generated-registries` (docs/reference/registries.md §7). As upstream, each
+ * pool's `configuration.source` lists every input MachineConfig, not only the pool's (quirk).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -28,6 +29,7 @@ import { McoVersion } from '../version.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { loadManifests } from './load-manifests.js';
 import { defaultTemplatesDir, loadTemplates } from './load-templates.js';
+import { generatedRegistriesConfigs } from './registries-inputs.js';
 
 export interface BootstrapInput {
   readonly objects: readonly ManifestObject[];
@@ -78,7 +80,14 @@ export function renderBootstrap(input: BootstrapInput): BootstrapOutput {
     versionHash: McoVersion.hash,
   });
   if (!generated.ok) throw new CliError(describeTemplateError(generated.error));
-  const configs = [...userConfigs, ...generated.value];
+  const pools = poolsOf(input.objects);
+  const registries = generatedRegistriesConfigs({
+    objects: input.objects,
+    controllerConfig: cc,
+    pools: pools.map((p) => p.metadata.name ?? ''),
+    templates: () => input.templates,
+  });
+  const configs = [...userConfigs, ...generated.value, ...registries];
   const source = configs.map((mc) => ({
     kind: 'MachineConfig',
     name: mc.metadata.name ?? '',
@@ -86,7 +95,7 @@ export function renderBootstrap(input: BootstrapInput): BootstrapOutput {
   }));
 
   const files = new Map<string, string>();
-  for (const pool of poolsOf(input.objects)) {
+  for (const pool of pools) {
     const rendered = renderPool({
       pool,
       configs,

@@ -41,6 +41,7 @@ import { UpstreamLeaderElectionTimings } from '../runtime/leader-election.js';
 import { McoVersion } from '../version.js';
 import { CliError } from './cli-io.js';
 import { defaultTemplatesDir, loadTemplates } from './load-templates.js';
+import { createResourceClient } from '../adapters/resource-client-factory.js';
 
 /** The Lease upstream's controller holds (cmd/machine-config-controller). */
 export const ControllerLeaseName = 'machine-config-controller';
@@ -222,9 +223,10 @@ export async function runController(options: ControllerOptions): Promise<void> {
     level: options.logLevel,
     ...(options.logFormat === undefined ? {} : { format: options.logFormat }),
   });
-  const { createKubeClient } = await import('../adapters/kube-client.js');
-  const client = createKubeClient(
-    options.kubeconfig === undefined ? { inCluster: true } : { kubeconfigPath: options.kubeconfig },
+  const client = await createResourceClient(
+    options.kubeconfig === undefined
+      ? { inCluster: true, env: process.env }
+      : { kubeconfigPath: options.kubeconfig },
   );
   const election = leaderElection(options, client);
   const registry = new Registry();

@@ -25,7 +25,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { createCoreosHost } from '../adapters/coreos-host.js';
 import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
 import { fsFileWatcher } from '../adapters/fs-file-watcher.js';
-import { HttpsResourceClient, inClusterCredentials } from '../adapters/https-resource-client.js';
+import { HttpsResourceClient, credentialsInCluster } from '../adapters/https-resource-client.js';
 import { NodeKubeconfigClient } from '../adapters/node-kubeconfig-client.js';
 import { routeNodeWrites } from '../adapters/node-writes-router.js';
 import { createOstreeHost } from '../adapters/ostree-host.js';
@@ -244,7 +244,7 @@ function readClient(o: DaemonCliOptions): HttpsResourceClient {
     }
   }
   try {
-    return new HttpsResourceClient(inClusterCredentials(process.env));
+    return new HttpsResourceClient(credentialsInCluster(process.env));
   } catch (e) {
     throw new CliError(
       `no --kubeconfig, and no in-cluster ServiceAccount: ${errorText(e)} (or --once-from to run without a cluster)`,

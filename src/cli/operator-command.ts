@@ -27,6 +27,7 @@ import {
 import { UpstreamLeaderElectionTimings } from '../runtime/leader-election.js';
 import { McoVersion } from '../version.js';
 import { CliError } from './cli-io.js';
+import { createResourceClient } from '../adapters/resource-client-factory.js';
 
 interface OperatorOptions {
   readonly kubeconfig?: string;
@@ -150,9 +151,10 @@ export async function runOperator(options: OperatorOptions): Promise<void> {
     level: options.logLevel,
     ...(options.logFormat === undefined ? {} : { format: options.logFormat }),
   });
-  const { createKubeClient } = await import('../adapters/kube-client.js');
-  const client = createKubeClient(
-    options.kubeconfig === undefined ? { inCluster: true } : { kubeconfigPath: options.kubeconfig },
+  const client = await createResourceClient(
+    options.kubeconfig === undefined
+      ? { inCluster: true, env: process.env }
+      : { kubeconfigPath: options.kubeconfig },
   );
   const leaderElection = options.leaderElect
     ? {

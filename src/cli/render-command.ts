@@ -16,6 +16,8 @@ import {
 } from '../logic/render/render-pool.js';
 import { McoVersion } from '../version.js';
 import { loadManifests } from './load-manifests.js';
+import { defaultTemplatesDir, loadTemplates } from './load-templates.js';
+import { generatedRegistriesConfigs } from './registries-inputs.js';
 import { CliError, type CliIo } from './cli-io.js';
 
 export interface RenderOptions {
@@ -96,10 +98,19 @@ export function runRender(options: RenderOptions, paths: readonly string[]): str
   if (unlabeled !== undefined)
     throw new CliError(`cannot find label in MachineConfig ${unlabeled.metadata.name ?? ''}`);
 
+  const controllerConfig = findControllerConfig(options, inputs);
+  // the registries controller writes one config per built-in pool; custom pools select worker's
+  const registries = generatedRegistriesConfigs({
+    objects: inputs,
+    controllerConfig,
+    pools: ['master', 'worker'],
+    templates: () => loadTemplates(defaultTemplatesDir()),
+    versionHash: McoVersion.hash,
+  });
   const rendered = renderPool({
     pool: findPool(options, inputs),
-    configs,
-    controllerConfig: findControllerConfig(options, inputs),
+    configs: [...configs, ...registries],
+    controllerConfig,
     version: McoVersion,
     enforceVersionGates: false,
     current: loadCurrent(options.current),

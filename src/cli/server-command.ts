@@ -27,6 +27,7 @@ import type { ConfigSource } from '../server/config-source.js';
 import { createMachineConfigServerApp } from '../server/create-machine-config-server-app.js';
 import { nodeKubeconfig } from '../server/node-kubeconfig.js';
 import { CliError } from './cli-io.js';
+import { createResourceClient } from '../adapters/resource-client-factory.js';
 
 interface ServerOptions {
   readonly securePort: string;
@@ -133,11 +134,9 @@ async function clusterSource(
     throw new CliError(
       '--apiserver-url is required in cluster mode (the URL nodes reach the API at)',
     );
-  // Loaded only in cluster mode: the Kubernetes client is large and bootstrap mode needs none.
-  const { createKubeClient } = await import('../adapters/kube-client.js');
-  const client = createKubeClient(
+  const client = await createResourceClient(
     options.kubeconfig === undefined
-      ? { inCluster: true }
+      ? { inCluster: true, env: process.env }
       : { kubeconfigPath: requireFile('--kubeconfig', options.kubeconfig) },
   );
   const source = new ClusterConfigSource({

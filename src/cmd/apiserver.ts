@@ -11,7 +11,8 @@
  * share the PKI and tokens through `pkiDir` (made once by `initPki`, see `mco apiserver init-pki`).
  */
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -19,6 +20,7 @@ import { createAdaptorServer } from '@hono/node-server';
 import { createPinoLogger, type LogFormat } from '../adapters/pino-logger.js';
 import { EtcdStorage } from '../adapters/etcd-storage.js';
 import { ensurePki, type ApiServerPki } from '../adapters/pki.js';
+import { securePrivateDir } from '../adapters/private-dir.js';
 import { PromApiServerMetrics } from '../adapters/prom-apiserver-metrics.js';
 import { SqliteStorage } from '../adapters/sqlite-storage.js';
 import { systemClock } from '../adapters/system-clock.js';
@@ -28,6 +30,8 @@ import { nodeRestrictionAdmission } from '../apiserver/auth/node-restriction.js'
 import { withRestrictionAdmission } from '../apiserver/auth/restriction-admission.js';
 import { TokenAuthenticator } from '../apiserver/auth/token-authenticator.js';
 import { UnionAuthenticator, X509Authenticator } from '../apiserver/auth/x509-authenticator.js';
+import { bodyTooLarge } from '../apiserver/http/bounded-body.js';
+import { MaxRequestBodyBytes } from '../apiserver/request-limits.js';
 import { createApiServerApp } from '../apiserver/http/create-api-server-app.js';
 import { OpenStreams } from '../apiserver/http/open-streams.js';
 import { ResourceTypeRegistry } from '../apiserver/resource-types.js';
@@ -128,6 +132,39 @@ function every(
   };
 }
 
+/** The data folder 0700 and its private files 0600, saying what was looser. */
+function tightened(dir: string, log: Logger): void {
+  const changed = securePrivateDir(dir);
+  if (changed.length > 0) log.warn('tightened modes: owner-only access', { paths: changed });
+}
+
+/**
+ * `Expect: 100-continue` as Go's server answers it for kube-apiserver: the client is told to send
+ * its body only when the handler would read it. A declared Content-Length over the limit is
+ * answered 413 at once, so the client never sends the body; anything else is continued and
+ * handled as usual. Without this, Node answers 100 Continue before the handler runs.
+ */
+function answerExpectContinue(
+  request: IncomingMessage,
+  response: ServerResponse,
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+  limit = MaxRequestBodyBytes,
+): void {
+  const declared = request.headers['content-length'];
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit) {
+    const body = JSON.stringify(bodyTooLarge(limit).toStatus());
+    response.writeHead(413, {
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(body),
+      Connection: 'close',
+    });
+    response.end(body);
+    return;
+  }
+  response.writeContinue();
+  handle(request, response);
+}
+
 async function openStorage(config: ApiServerConfig, log: Logger): Promise<Storage> {
   if (config.storage === 'memory') return new MemoryStorage();
   if (config.storage === 'etcd') {
@@ -143,10 +180,8 @@ async function openStorage(config: ApiServerConfig, log: Logger): Promise<Storag
       );
     }
   }
-  const path = join(config.dataDir, StateFileName);
-  const storage = new SqliteStorage(path);
-  chmodSync(path, 0o600); // it holds Secrets, node tokens among them
-  return storage;
+  // owner-only files, WAL and shared memory included: it holds Secrets, node credentials among them
+  return new SqliteStorage(join(config.dataDir, StateFileName));
 }
 
 /**
@@ -159,6 +194,7 @@ export async function initPki(
   log: Logger,
 ): Promise<{ pki: ApiServerPki; credentials: Credentials }> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  tightened(dir, log);
   const pki = await ensurePki({ dir, hosts, now: systemClock.now() });
   if (pki.issued.ca) log.info('created the cluster CA', { dir });
   if (pki.issued.serving) log.info('issued the serving certificate', { hosts });
@@ -170,6 +206,7 @@ export async function startApiServer(
   log: Logger,
 ): Promise<RunningApiServer> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  tightened(config.dataDir, log);
   const hosts = [...(isWildcard(config.host) ? [] : [config.host]), ...config.advertiseAddresses];
   const { pki, credentials } = await initPki(config.pkiDir ?? config.dataDir, hosts, log);
 
@@ -220,6 +257,10 @@ export async function startApiServer(
       ca: pki.caCertPem,
     },
   }) as HttpsServer;
+  // a body too large for the limit is refused before the client sends it
+  server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    answerExpectContinue(request, response, (req, res) => server.emit('request', req, res));
+  });
   // Watches stay open for as long as clients keep them: no request or socket timeouts.
   server.requestTimeout = 0;
   server.timeout = 0;

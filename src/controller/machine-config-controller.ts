@@ -27,6 +27,7 @@ import type { McoMetrics } from './common/mco-metrics.js';
 import { createContainerRuntimeConfigController } from './container-runtime-config/container-runtime-config-controller.js';
 import { createDrainController } from './drain/drain-controller.js';
 import type { DrainTimings } from './drain/drain-timings.js';
+import { createRegistriesController } from './container-runtime-config/registries-controller.js';
 import { createKubeletConfigController } from './kubelet-config/kubelet-config-controller.js';
 import { createNodeLink } from './machine/node-link.js';
 import { allInformers, createMcoInformers } from './mco-informers.js';
@@ -123,6 +124,15 @@ export function createMachineConfigController(
       createContainerRuntimeConfigController({
         client,
         informers,
+        clock,
+        log: sub(SubController.ContainerRuntimeConfig),
+        version,
+        ...limiter,
+      }),
+      createRegistriesController({
+        client,
+        informers,
+        templates,
         clock,
         log: sub(SubController.ContainerRuntimeConfig),
         version,

@@ -3,7 +3,12 @@
  * that reads it, as upstream's shared informer factories are. The manager runs them whether or not
  * this process leads, so a standby has warm caches when it takes over.
  */
+import type { ClusterVersion } from '../api/config/v1/cluster-version.js';
+import type { ImageDigestMirrorSet } from '../api/config/v1/image-digest-mirror-set.js';
+import type { ImageTagMirrorSet } from '../api/config/v1/image-tag-mirror-set.js';
+import type { Image } from '../api/config/v1/image.js';
 import type { Node } from '../api/core/v1/node.js';
+import type { ImageContentSourcePolicy } from '../api/operator/v1alpha1/image-content-source-policy.js';
 import type { Pod } from '../api/core/v1/pod.js';
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
 import type { ContainerRuntimeConfig } from '../api/machineconfiguration/v1/container-runtime-config.js';
@@ -44,6 +49,14 @@ export interface McoInformers {
   readonly machineConfigurations: Informer<ClusterMachineConfiguration>;
   /** Only the operator's pod (namespace and label selected). */
   readonly operatorPods: Informer<Pod>;
+  /** Every pod bound to a node (`spec.nodeName!=`): what drains evict. */
+  readonly pods: Informer<Pod>;
+  // the registries controller's inputs (docs/reference/registries.md §1)
+  readonly images: Informer<Image>;
+  readonly imageDigestMirrorSets: Informer<ImageDigestMirrorSet>;
+  readonly imageTagMirrorSets: Informer<ImageTagMirrorSet>;
+  readonly imageContentSourcePolicies: Informer<ImageContentSourcePolicy>;
+  readonly clusterVersions: Informer<ClusterVersion>;
 }
 
 export interface McoInformerOptions {
@@ -56,7 +69,7 @@ export interface McoInformerOptions {
 export function createMcoInformers(options: McoInformerOptions): McoInformers {
   const make = <T extends ApiObject>(
     ref: ResourceRef,
-    scope: { namespace?: string; labelSelector?: string } = {},
+    scope: { namespace?: string; labelSelector?: string; fieldSelector?: string } = {},
   ): Informer<T> =>
     new Informer<T>({
       client: options.client,
@@ -79,6 +92,12 @@ export function createMcoInformers(options: McoInformerOptions): McoInformers {
       namespace: McoNamespace,
       labelSelector: OperatorPodSelector,
     }),
+    pods: make(Resources.pod, { fieldSelector: 'spec.nodeName!=' }),
+    images: make(Resources.image),
+    imageDigestMirrorSets: make(Resources.imageDigestMirrorSet),
+    imageTagMirrorSets: make(Resources.imageTagMirrorSet),
+    imageContentSourcePolicies: make(Resources.imageContentSourcePolicy),
+    clusterVersions: make(Resources.clusterVersion),
   };
 }
 

@@ -3,9 +3,21 @@
  * events queue and reach the handler in order from a microtask, never inside a write, so a handler
  * that writes or throws cannot reorder or break the fan-out to other watchers. A throwing handler
  * ends the watch with Unavailable; after `fail` the queued events are dropped and `onError` is the
- * last call; an aborted signal ends the watch without a call.
+ * last call; an aborted signal ends the watch without a call. `paced()` is how a replay waits
+ * between its batches: for the batch to be delivered, for other work to run, and for the handler.
  */
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import { StorageError, StorageErrorCode, type WatchEvent, type WatchHandler } from './storage.js';
+
+/** How much history a backend reads in one batch, about (a batch holds at least one event). */
+export const ReplayBatchBytes = 1024 * 1024;
+export const ReplayBatchEvents = 1000;
+
+/** The bytes an event carries, about: its value and its previous value. */
+export function eventBytes(event: WatchEvent): number {
+  if (event.type === 'delete') return event.key.length + event.prev.value.length;
+  return event.kv.key.length + event.kv.value.length + (event.prev?.value.length ?? 0);
+}
 
 export class WatchDelivery {
   readonly #handler: WatchHandler;
@@ -15,6 +27,10 @@ export class WatchDelivery {
   #error: StorageError | undefined;
   #scheduled = false;
   #ended = false;
+  #endedSignal: () => void = () => undefined;
+  readonly #endedPromise = new Promise<void>((resolve) => {
+    this.#endedSignal = resolve;
+  });
 
   /** `onEnd` runs once, when the watch ends by abort or failure (to unregister the watcher). */
   constructor(handler: WatchHandler, signal: AbortSignal, onEnd: () => void) {
@@ -42,6 +58,17 @@ export class WatchDelivery {
     this.#schedule();
   }
 
+  /**
+   * Resolves once what was delivered so far reached the handler, the event loop ran other work,
+   * and the handler is ready for more (or the watch ended).
+   */
+  async paced(): Promise<void> {
+    await yieldToEventLoop();
+    if (this.#ended) return;
+    const ready = this.#handler.ready?.();
+    if (ready !== undefined) await Promise.race([ready, this.#endedPromise]);
+  }
+
   /** Ends the watch without a call to the handler, as an abort does. */
   close(): void {
     if (!this.#ended) this.#end();
@@ -53,6 +80,7 @@ export class WatchDelivery {
 
   #end(): void {
     this.#ended = true;
+    this.#endedSignal();
     this.#queue = [];
     this.#signal.removeEventListener('abort', this.#abort);
     this.#onEnd();

@@ -16,6 +16,7 @@
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  MaxStoredValueBytes,
   StorageError,
   StorageErrorCode,
   type KeyValue,
@@ -172,6 +173,30 @@ export function describeStorageContract(
         await s.create('/empty', '');
         expect((await s.get('/k'))?.value).toBe(value);
         expect((await s.get('/empty'))?.value).toBe('');
+      });
+
+      it('stores a value of MaxStoredValueBytes under a long key, created, updated and watched', async () => {
+        // UTF-8 bytes, not UTF-16 units: "é" is two bytes
+        const value = (fill: string) =>
+          JSON.stringify({ v: fill.repeat((MaxStoredValueBytes - 8) / Buffer.byteLength(fill)) });
+        const first = value('é');
+        const second = value('a');
+        expect(Buffer.byteLength(first)).toBeLessThanOrEqual(MaxStoredValueBytes);
+        expect(Buffer.byteLength(second)).toBeGreaterThan(MaxStoredValueBytes - 16);
+        const key = `/registry/configmaps/${'n'.repeat(63)}/${'k'.repeat(253)}`;
+        const watching = await record('/registry/', r0);
+        const created = await s.create(key, first);
+        const updated = await s.update(key, second, created.modRevision);
+        expect((await s.get(key))?.value).toBe(second);
+        expect((await s.list('/registry/')).items.map((i) => i.value.length)).toEqual([
+          second.length,
+        ]);
+        await watching.waitFor(2);
+        const last = watching.events[1];
+        expect(last?.type === 'put' && last.kv.value === second && last.prev?.value === first).toBe(
+          true,
+        );
+        expect(updated.modRevision).toBe(r0 + 2);
       });
     });
 
@@ -469,6 +494,57 @@ export function describeStorageContract(
         await settle();
         expect(w.events.length).toBeLessThanOrEqual(50);
         expect(w.events.map(keyOf)).not.toContain('/after');
+      });
+      it('a replay waits for a handler that is not ready, then resumes with no gap or repeat', async () => {
+        // 2,500 events of history: more than one batch on every backend
+        const start = (await s.create('/start', 'v')).modRevision;
+        const values = Array.from({ length: 2500 }, (_, i) => `v${String(i)}`);
+        for (let i = 0; i < values.length; i += 100) {
+          await Promise.all(
+            values.slice(i, i + 100).map((v, j) => s.create(`/h/${String(i + j)}`, v)),
+          );
+        }
+        let gate: { open: () => void; promise: Promise<void> } | undefined;
+        const close = (): void => {
+          let open: () => void = () => undefined;
+          const promise = new Promise<void>((resolve) => {
+            open = resolve;
+          });
+          gate = { open, promise };
+        };
+        close();
+        const events: WatchEvent[] = [];
+        const controller = new AbortController();
+        watches.push(controller);
+        await s.watch(
+          '/h/',
+          { afterRevision: start, signal: controller.signal },
+          {
+            onEvent: (e) => events.push(e),
+            onError: (e) => {
+              throw e;
+            },
+            ready: () => gate?.promise,
+          },
+        );
+        await sleep(200);
+        const held = events.length;
+        expect(held).toBeGreaterThan(0);
+        expect(held).toBeLessThanOrEqual(1000);
+        // the store answers meanwhile, and writes go on
+        expect((await s.get('/h/0'))?.value).toBe('v0');
+        await s.create('/h/live', 'live');
+        await sleep(100);
+        expect(events.length).toBe(held);
+        // ready again: the rest arrives, in order, once each, the live event last
+        const opened = gate;
+        gate = undefined;
+        opened?.open();
+        await until(() => events.length >= 2501, 20_000);
+        const revisions = events.map(revisionOf);
+        expect(revisions).toEqual([...revisions].sort((a, b) => a - b));
+        expect(new Set(revisions).size).toBe(2501);
+        expect(keyOf(events[2500] as WatchEvent)).toBe('/h/live');
       });
     });
 

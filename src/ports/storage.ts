@@ -7,11 +7,19 @@
  *   a Conflict rather than silent data loss.
  * - Watches start from a revision and replay every retained event after it, then stream live ones,
  *   in revision order. History older than the compaction point is gone: such watches fail with
- *   `Compacted` (the API server answers 410 Gone).
+ *   `Compacted` (the API server answers 410 Gone). A replay is read in bounded batches, yielding
+ *   to the event loop and waiting for the handler between them (`WatchHandler.ready`).
  *
  * Implementations: MemoryStorage (tests), SqliteStorage (default), EtcdStorage (HA). One contract
  * suite (`storage.contract.ts`) runs against each.
  */
+
+/**
+ * The largest value (bytes of UTF-8) every backend must store. The API server refuses larger
+ * objects before storage is asked; etcd members started here accept requests a little larger (key
+ * and transaction around the value).
+ */
+export const MaxStoredValueBytes = 1536 * 1024;
 
 /** A stored value with its revisions. `value` is the object's JSON without resourceVersion. */
 export interface KeyValue {
@@ -58,6 +66,13 @@ export interface WatchOptions {
 export interface WatchHandler {
   onEvent(event: WatchEvent): void;
   onError(error: StorageError): void;
+  /**
+   * Flow control, optional: undefined while the consumer takes more, otherwise a promise that
+   * settles when it does. History is read in bounded batches, each after the one before reached
+   * the consumer and it was ready, so a replay never runs ahead of a slow consumer; live events
+   * still arrive as they happen (the consumer decides what to do when it cannot keep up).
+   */
+  ready?(): Promise<void> | undefined;
 }
 
 /** Why a storage call failed; the API server turns these into Kubernetes Status errors. */
@@ -72,6 +87,8 @@ export const StorageErrorCode = {
   Compacted: 'Compacted',
   /** the backend cannot serve the request now (no quorum, closed, timed out). */
   Unavailable: 'Unavailable',
+  /** create/update: the backend refuses a value this large (etcd's `--max-request-bytes`). */
+  TooLarge: 'TooLarge',
 } as const;
 export type StorageErrorCode = (typeof StorageErrorCode)[keyof typeof StorageErrorCode];
 

@@ -208,6 +208,49 @@ describe('Controller', () => {
     await running;
   });
 
+  it('changes its worker count while running: more at once, fewer after their current key', async () => {
+    const clock = new FakeClock();
+    let active = 0;
+    let maxActive = 0;
+    const rec = new Recorder(clock, async () => {
+      maxActive = Math.max(maxActive, ++active);
+      await clock.sleep(50);
+      active--;
+      return {};
+    });
+    const c = newController(clock, rec, { workers: 2 });
+    const abort = new AbortController();
+    const running = c.run(abort.signal);
+    const batch = (prefix: string) => {
+      for (let i = 0; i < 10; i++) c.enqueue(`${prefix}${String(i)}`);
+    };
+    batch('a');
+    await flushAsync();
+    await clock.advance(500);
+    expect(maxActive).toBe(2);
+    c.setWorkers(6);
+    expect(c.workers()).toBe(6);
+    maxActive = 0;
+    batch('b');
+    await flushAsync();
+    await clock.advance(500);
+    expect(maxActive).toBe(6);
+    c.setWorkers(3);
+    maxActive = 0;
+    batch('c');
+    // The surplus workers each take one more key, then stop; from then on 3 at a time.
+    await flushAsync();
+    await clock.advance(60);
+    batch('d');
+    await flushAsync();
+    maxActive = 0;
+    await clock.advance(500);
+    expect(maxActive).toBe(3);
+    expect(rec.calls).toHaveLength(40);
+    abort.abort();
+    await running;
+  });
+
   it('on shutdown aborts the in-flight reconcile, waits for it, and does not retry it', async () => {
     const clock = new FakeClock();
     let sawAbort = false;

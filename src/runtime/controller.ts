@@ -11,8 +11,10 @@
  * - `{ requeue: true }`: the key comes back after its backoff;
  * - otherwise success: backoff forgotten.
  *
- * Workers start once every watched informer has synced. On shutdown no new key is started, and
- * `run` resolves once the in-flight reconciles (which see their signal aborted) have returned.
+ * Workers start once every watched informer has synced. `setWorkers` changes their number while
+ * running (more start at once; surplus ones stop after their current key). On shutdown no new key
+ * is started, and `run` resolves once the in-flight reconciles (which see their signal aborted)
+ * have returned.
  */
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
@@ -66,10 +68,16 @@ export class Controller {
   readonly #queue: WorkQueue;
   readonly #informers = new Set<SyncedSource>();
   #running = false;
+  #wantedWorkers: number;
+  #liveWorkers = 0;
+  /** Started workers, so `run` can wait for those added later too. */
+  readonly #workerRuns = new Set<Promise<void>>();
+  #signal: AbortSignal | undefined;
 
   constructor(options: ControllerOptions) {
     this.name = options.name;
     this.#options = options;
+    this.#wantedWorkers = Math.max(1, options.workers ?? 1);
     this.#queue = new WorkQueue<string>({
       clock: options.clock,
       name: options.name,
@@ -120,6 +128,31 @@ export class Controller {
     return this.#queue.len();
   }
 
+  /** How many workers run (or will, once started). */
+  workers(): number {
+    return this.#wantedWorkers;
+  }
+
+  /** Sets the number of concurrent reconciles (at least 1), also while running. */
+  setWorkers(n: number): void {
+    const wanted = Math.max(1, Math.floor(n));
+    if (wanted === this.#wantedWorkers) return;
+    this.#wantedWorkers = wanted;
+    this.#options.metrics?.maxConcurrentReconciles(this.name, wanted);
+    const signal = this.#signal;
+    if (signal !== undefined && !signal.aborted) this.#startWorkers(signal);
+  }
+
+  #startWorkers(signal: AbortSignal): void {
+    while (this.#liveWorkers < this.#wantedWorkers) {
+      this.#liveWorkers++;
+      const run: Promise<void> = this.#worker(signal).finally(() => {
+        this.#workerRuns.delete(run);
+      });
+      this.#workerRuns.add(run);
+    }
+  }
+
   /**
    * Waits for the informers to sync, runs the workers until `signal` aborts, then waits for the
    * in-flight reconciles to return. A controller runs once.
@@ -128,43 +161,56 @@ export class Controller {
     if (this.#running) throw new Error(`controller ${this.name} is already running`);
     this.#running = true;
     const { log, metrics } = this.#options;
-    const workers = Math.max(1, this.#options.workers ?? 1);
     try {
       await Promise.all([...this.#informers].map((i) => i.waitForSync(signal)));
     } catch (e) {
       if (signal.aborted) return;
       throw e;
     }
-    metrics?.maxConcurrentReconciles(this.name, workers);
-    log.info('starting workers', { controller: this.name, workers });
+    metrics?.maxConcurrentReconciles(this.name, this.#wantedWorkers);
+    log.info('starting workers', { controller: this.name, workers: this.#wantedWorkers });
     const stop = (): void => {
       this.#queue.shutDown();
     };
     signal.addEventListener('abort', stop, { once: true });
+    this.#signal = signal;
     try {
-      await Promise.all(Array.from({ length: workers }, () => this.#worker(signal)));
+      this.#startWorkers(signal);
+      while (this.#workerRuns.size > 0) await Promise.all([...this.#workerRuns]);
     } finally {
+      this.#signal = undefined;
       signal.removeEventListener('abort', stop);
       stop();
       log.info('workers stopped', { controller: this.name });
     }
   }
 
+  /** One worker; it leaves the live count (synchronously, in `finally`) when it stops. */
   async #worker(signal: AbortSignal): Promise<void> {
-    for (;;) {
-      const key = await this.#queue.get(signal);
-      if (key === undefined || signal.aborted) {
-        if (key !== undefined) this.#queue.done(key);
-        return;
-      }
-      this.#options.metrics?.activeWorkers(this.name, 1);
-      try {
-        await this.#reconcileHandler(key, signal);
-      } finally {
-        this.#options.metrics?.activeWorkers(this.name, -1);
-        this.#queue.done(key);
-      }
+    try {
+      // A surplus worker (setWorkers lowered the number) stops between keys.
+      while (this.#liveWorkers <= this.#wantedWorkers && (await this.#next(signal)));
+    } finally {
+      this.#liveWorkers--;
     }
+  }
+
+  /** Takes one key and reconciles it; false once the queue is shut down. */
+  async #next(signal: AbortSignal): Promise<boolean> {
+    const key = await this.#queue.get(signal);
+    if (key === undefined) return false;
+    if (signal.aborted) {
+      this.#queue.done(key);
+      return false;
+    }
+    this.#options.metrics?.activeWorkers(this.name, 1);
+    try {
+      await this.#reconcileHandler(key, signal);
+    } finally {
+      this.#options.metrics?.activeWorkers(this.name, -1);
+      this.#queue.done(key);
+    }
+    return true;
   }
 
   async #reconcileHandler(key: string, signal: AbortSignal): Promise<void> {

@@ -25,7 +25,7 @@ export interface StartOptions {
   readonly port?: number;
   /** Listen address (default 127.0.0.1). */
   readonly host?: string;
-  readonly storage?: 'sqlite' | 'memory';
+  readonly storage?: 'sqlite' | 'memory' | 'etcd';
   readonly extraArgs?: readonly string[];
 }
 

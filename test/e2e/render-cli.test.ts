@@ -289,6 +289,96 @@ describe('mco render: output', () => {
   });
 });
 
+describe('mco render with registries documents', () => {
+  const release = `quay.io/openshift-release-dev/ocp-release@sha256:${'b'.repeat(64)}`;
+  const cc = {
+    apiVersion: 'machineconfiguration.openshift.io/v1',
+    kind: 'ControllerConfig',
+    metadata: { name: 'machine-config-controller' },
+    spec: { releaseImage: release },
+  };
+  const image = {
+    apiVersion: 'config.openshift.io/v1',
+    kind: 'Image',
+    metadata: { name: 'cluster' },
+    spec: { registrySources: { blockedRegistries: ['blocked.example.com'] } },
+  };
+  const idms = (policy?: string) => ({
+    apiVersion: 'config.openshift.io/v1',
+    kind: 'ImageDigestMirrorSet',
+    metadata: { name: `m${policy ?? ''}` },
+    spec: {
+      imageDigestMirrors: [
+        {
+          source: 'quay.io/openshift-release-dev',
+          mirrors: ['127.0.0.1:5000/mirror'],
+          ...(policy === undefined ? {} : { mirrorSourcePolicy: policy }),
+        },
+      ],
+    },
+  });
+  const decode = (source: string): string =>
+    Buffer.from(source.slice(source.indexOf(',') + 1), 'base64').toString('utf8');
+
+  it('an IDMS and Image cluster put registries.conf and policy.json into every pool’s render', () => {
+    const inputs = writeObjects([cc, image, idms(), mc('50-x', 'worker')]);
+    for (const poolName of ['worker', 'master', 'infra']) {
+      const args = [
+        '--pool',
+        poolName,
+        inputs,
+        ...(poolName === 'infra'
+          ? [
+              '--pool-file',
+              tmp.write('infra.json', JSON.stringify(pool('infra', ['worker', 'infra']))),
+            ]
+          : []),
+      ];
+      const r = runMco(['render', ...args, '-o', 'json']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      emitted.push(args);
+      const out = JSON.parse(r.stdout) as { spec: { config: IgnitionConfig } };
+      const files = out.spec.config.storage?.files ?? [];
+      const conf = files.find((f) => f.path === '/etc/containers/registries.conf');
+      expect(decode(conf?.contents?.source ?? '')).toContain(
+        '[[registry.mirror]]\nlocation = "127.0.0.1:5000/mirror"\ninsecure = false\npull-from-mirror = "digest-only"',
+      );
+      const policy = files.find((f) => f.path === '/etc/containers/policy.json');
+      expect(JSON.parse(decode(policy?.contents?.source ?? '{}'))).toMatchObject({
+        transports: { docker: { 'blocked.example.com': [{ type: 'reject' }] } },
+      });
+    }
+    expect(renderName(['--pool', 'worker', inputs])).not.toBe(
+      renderName(['--pool', 'worker', writeObjects([cc, mc('50-x', 'worker')])]),
+    );
+  });
+
+  it('a conflicting mirror set fails with the controller’s error and prints nothing', () => {
+    const icsp = {
+      apiVersion: 'operator.openshift.io/v1alpha1',
+      kind: 'ImageContentSourcePolicy',
+      metadata: { name: 'legacy' },
+      spec: {
+        repositoryDigestMirrors: [
+          { source: 'quay.io/openshift-release-dev', mirrors: ['m.example.com/x'] },
+        ],
+      },
+    };
+    const r = runMco([
+      'render',
+      '--pool',
+      'worker',
+      writeObjects([cc, image, idms('NeverContactSource'), icsp]),
+    ]);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toContain(
+      'could not Create/Update MachineConfig: could not update registries config with new changes: conflicting mirrorSourcePolicy is set for the same source "quay.io/openshift-release-dev" in imagedigestmirrorsets, imagetagmirrorsets, or imagecontentsourcepolicies',
+    );
+  });
+});
+
 describe('mco render: bad input fails with upstream message and prints nothing', () => {
   const cases: [string, unknown[], string][] = [
     [

@@ -9,13 +9,16 @@
 import { Etcd3 } from 'etcd3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EtcdStorage } from '../../src/adapters/etcd-storage.js';
+import { EtcdMaxRequestBytes } from '../../src/adapters/etcd-cluster-process.js';
 import {
+  MaxStoredValueBytes,
   StorageError,
   StorageErrorCode,
   type Storage,
   type WatchEvent,
 } from '../../src/ports/storage.js';
 import { describeStorageContract } from '../../src/ports/storage.contract.js';
+import { describeSizeLimits } from '../../src/apiserver/store/size-limits.contract.js';
 import { TestEtcdCluster } from '../support/etcd-cluster.js';
 
 const cluster = await TestEtcdCluster.start();
@@ -43,6 +46,8 @@ function openStore(
 describeStorageContract('EtcdStorage (3 members)', () => openStore(), {
   callOrderedWrites: false,
 });
+
+describeSizeLimits('EtcdStorage (3 members)', () => openStore());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -79,6 +84,23 @@ async function until(what: string, done: () => boolean, timeoutMs = 20_000): Pro
 const revisionOf = (e: WatchEvent): number => (e.type === 'put' ? e.kv.modRevision : e.revision);
 
 describe('EtcdStorage on etcd', () => {
+  it("a value past the members' --max-request-bytes fails with TooLarge; lists past 4 MiB are read", async () => {
+    const s = await openStore();
+    const tooLarge = await failure(s.create('/big', 'x'.repeat(EtcdMaxRequestBytes + 1)));
+    expect(tooLarge.code).toBe(StorageErrorCode.TooLarge);
+    expect(tooLarge.message).toContain('etcdserver: request is too large');
+    const created = await s.create('/k', 'v');
+    expect(
+      (await failure(s.update('/k', 'x'.repeat(4 * 1024 * 1024), created.modRevision))).code,
+    ).toBe(StorageErrorCode.TooLarge);
+    // gRPC's default receive limit is 4 MiB: four values of 1.5 MiB come back in one list
+    const value = 'y'.repeat(MaxStoredValueBytes);
+    for (const key of ['/l/1', '/l/2', '/l/3', '/l/4']) await s.create(key, value);
+    expect((await s.list('/l/')).items.map((i) => i.value.length)).toEqual(
+      Array(4).fill(value.length),
+    );
+  });
+
   it('stores keys verbatim under the root prefix, values as the bytes given', async () => {
     const s = await openStore({ prefix: '/mco' });
     const kv = await s.create('/registry/core/nodes/worker-0', '{"kind":"Node"}');

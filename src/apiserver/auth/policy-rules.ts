@@ -78,9 +78,11 @@ const discovery: readonly PolicyRule[] = [
 /**
  * machine-config-controller: renders and rolls out (all MCO kinds), drains (nodes, pods, eviction),
  * records events, elects a leader (leases), reads pull secrets and configmaps, reports through
- * clusteroperators and reads the clusterversion. In the box it also plays the node client CSR
- * approver (cluster-machine-approver's rules), the kubelet client signer (kube-controller-manager's
- * csrsigning) and machine-api's node link, so it approves, signs and reads Machines.
+ * clusteroperators and reads the clusterversion and the cluster configuration the registries
+ * controller turns into MachineConfigs (images, mirror sets, image policies). In the box it also
+ * plays the node client CSR approver (cluster-machine-approver's rules), the kubelet client signer
+ * (kube-controller-manager's csrsigning) and machine-api's node link, so it approves, signs and
+ * reads Machines.
  */
 const controller: readonly PolicyRule[] = [
   { verbs: All, apiGroups: [Mco], resources: ['*'] },
@@ -98,7 +100,18 @@ const controller: readonly PolicyRule[] = [
     apiGroups: ['config.openshift.io'],
     resources: ['clusteroperators', 'clusteroperators/status'],
   },
-  { verbs: Read, apiGroups: ['config.openshift.io'], resources: ['clusterversions'] },
+  {
+    verbs: Read,
+    apiGroups: ['config.openshift.io'],
+    resources: [
+      'clusterversions',
+      'images',
+      'imagedigestmirrorsets',
+      'imagetagmirrorsets',
+      'clusterimagepolicies',
+      'imagepolicies',
+    ],
+  },
   { verbs: [...Read, 'update', 'patch'], apiGroups: ['operator.openshift.io'], resources: ['*'] },
   { verbs: Read, apiGroups: ['apiextensions.k8s.io'], resources: ['customresourcedefinitions'] },
   { verbs: Read, apiGroups: [Certificates], resources: ['certificatesigningrequests'] },

@@ -19,6 +19,7 @@ import { forbidden, requestAttributes } from './authorization.js';
 import { OpenStreams } from './open-streams.js';
 import { noRequestMetrics, requestLabels, type RequestMetrics } from './request-metrics.js';
 import { decodeObjectBody, decodesProtobuf } from './body.js';
+import { readBoundedBody } from './bounded-body.js';
 import { clientConnection } from './client-connection.js';
 import { serveNonResource, versionInfo, type NonResourceContext } from './non-resource.js';
 import { buildOpenApiV3 } from './openapi.js';
@@ -80,6 +81,14 @@ function objectLoader(
   };
 }
 
+/** The Node response under the request, when @hono/node-server serves it (its bindings). */
+function connectionOf(env: unknown): { destroy(): void } | undefined {
+  const outgoing = (env as { outgoing?: unknown } | undefined)?.outgoing;
+  return typeof (outgoing as { destroy?: unknown } | undefined)?.destroy === 'function'
+    ? (outgoing as { destroy(): void })
+    : undefined;
+}
+
 export function createApiServerApp(options: ApiServerAppOptions): Hono {
   const { store, registry, authenticator, authorizer, clock, log } = options;
   const metrics = options.metrics ?? noRequestMetrics;
@@ -93,7 +102,11 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     versionInfo: versionInfo(options.version),
   };
 
-  async function handle(request: Request, connection: ClientConnection): Promise<Handled> {
+  async function handle(
+    request: Request,
+    connection: ClientConnection,
+    dropConnection: () => void,
+  ): Promise<Handled> {
     const user: UserInfo | undefined = await authenticator.authenticate(request, connection);
     if (user === undefined) return { response: statusResponse(StatusError.unauthorized()) };
     const url = new URL(request.url);
@@ -101,7 +114,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     const attributes = requestAttributes(info, url.searchParams);
     const body = BodylessMethods.has(request.method)
       ? new Uint8Array()
-      : new Uint8Array(await request.arrayBuffer());
+      : await readBoundedBody(request);
     const target = info.isResourceRequest ? resolveTarget(info, registry) : undefined;
     const load =
       info.isResourceRequest && target?.ok === true
@@ -132,6 +145,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
           user,
           body,
           signal: AbortSignal.any([request.signal, streams.shutdown]),
+          dropConnection,
         }),
       );
     } catch (e) {
@@ -175,7 +189,9 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     const started = performance.now();
     let handled: Handled;
     try {
-      handled = await handle(request, clientConnection(c.env));
+      handled = await handle(request, clientConnection(c.env), () => {
+        connectionOf(c.env)?.destroy();
+      });
     } catch (e) {
       if (e instanceof StatusError) {
         handled = { response: statusResponse(e) };

@@ -18,7 +18,12 @@ import type {
   WriteSubresource,
 } from '../resource-store.js';
 import { apiVersionOf } from '../resource-type.js';
-import { decodeDeleteOptions, decodeObjectBody, decodesProtobuf } from './body.js';
+import {
+  checkPatchNesting,
+  decodeDeleteOptions,
+  decodeObjectBody,
+  decodesProtobuf,
+} from './body.js';
 import {
   acceptedPatchTypes,
   negotiateObject,
@@ -48,6 +53,8 @@ export interface ResourceCall {
   readonly body: Uint8Array;
   /** Aborts when the client goes away or the server shuts down (ends watches). */
   readonly signal: AbortSignal;
+  /** Ends the connection at once (a watcher whose client does not read). */
+  readonly dropConnection?: () => void;
 }
 
 /** The Status of a rejected `sendInitialEvents` watch, which makes client-go fall back to list+watch. */
@@ -176,6 +183,7 @@ async function watch(call: ResourceCall, format: ResponseFormat): Promise<Respon
     clock: call.clock,
     log: call.log,
     requestSignal: call.signal,
+    ...(call.dropConnection === undefined ? {} : { dropConnection: call.dropConnection }),
   });
 }
 
@@ -265,6 +273,7 @@ async function patch(call: ResourceCall, format: ResponseFormat): Promise<Respon
   if (type === undefined) throw StatusError.unsupportedMediaType(acceptedPatchTypes(rt.builtIn));
   const q = call.url.searchParams;
   if (type === 'apply' && (q.get('fieldManager') ?? '') === '') throw fieldManagerRequired();
+  checkPatchNesting(call.body, type);
   const warnings: string[] = [];
   const result = await call.store.patch(
     rt,

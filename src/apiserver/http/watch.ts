@@ -7,6 +7,12 @@
  *
  * A too-old resourceVersion becomes an ERROR event carrying the 410 Status, as the real watch cache
  * answers. With a Table Accept each object is a one-row Table, column definitions in the first only.
+ *
+ * Flow control: the stream queues up to `WatchQueueBytes` for the socket; past that the store is
+ * told to wait (`ready`), so a replay of a long history goes out as fast as the client reads it.
+ * Live events are not held back: a watcher whose client takes nothing while `WatchCloseBytes` pile
+ * up, or for `WatchStallMs`, is closed (as kube-apiserver's `Forcing ... watcher close due to
+ * unresponsiveness`); the client watches again from its last resourceVersion.
  */
 import { isStatusError, StatusError } from '../../api/meta/v1/status-error.js';
 import type { Clock } from '../../ports/clock.js';
@@ -28,9 +34,18 @@ export interface WatchRequest {
   readonly log: Logger;
   /** Aborts when the client disconnects. */
   readonly requestSignal: AbortSignal;
+  /** Ends the connection at once; without it an unresponsive watcher's socket waits for its client. */
+  readonly dropConnection?: () => void;
 }
 
 const encoder = new TextEncoder();
+
+/** What the response may queue before the store waits. */
+export const WatchQueueBytes = 1024 * 1024;
+/** Queued bytes at which a watcher whose client does not read is closed. */
+export const WatchCloseBytes = 32 * 1024 * 1024;
+/** How long a full queue may wait for the client before the watcher is closed. */
+export const WatchStallMs = 60_000;
 
 /** Turns store objects into what the negotiated format sends, remembering the first Table. */
 function objectTransformer(w: WatchRequest): (type: WatchEventType, object: KubeObject) => unknown {
@@ -66,21 +81,37 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
   const transform = objectTransformer(w);
   let closed = false;
   let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  /** Resolves the store's wait once the client reads again (or the watch ends). */
+  let wake: (() => void) | undefined;
+  let waiting: Promise<void> | undefined;
+  const resume = (): void => {
+    const resolve = wake;
+    wake = undefined;
+    waiting = undefined;
+    resolve?.();
+  };
   // start() runs inside the constructor, so the controller is set before any event can arrive
-  const stream = new ReadableStream<Uint8Array>({
-    start(c) {
-      controller = c;
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      pull() {
+        resume();
+      },
+      cancel() {
+        finish();
+      },
     },
-    cancel() {
-      finish();
-    },
-  });
+    new ByteLengthQueuingStrategy({ highWaterMark: WatchQueueBytes }),
+  );
 
   const finish = (): void => {
     if (closed) return;
     closed = true;
     w.log.debug('watch ended', { resource: w.rt.plural, namespace: w.namespace });
     stop.abort();
+    resume();
     w.requestSignal.removeEventListener('abort', finish);
     try {
       controller?.close();
@@ -88,24 +119,68 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
       // already closed or cancelled by the client
     }
   };
+  /** Ends a watch whose client does not read: its queue is dropped with the connection. */
+  const unresponsive = (why: string): void => {
+    if (closed) return;
+    w.log.warn(`Forcing ${w.rt.plural} watcher close due to unresponsiveness: ${why}`, {
+      namespace: w.namespace,
+    });
+    closed = true;
+    stop.abort();
+    resume();
+    w.requestSignal.removeEventListener('abort', finish);
+    // the queue goes at once, the connection with it; the code tells the Node adapter not to answer
+    controller?.error(
+      Object.assign(new Error(`watcher closed: ${why}`), { code: 'ERR_STREAM_PREMATURE_CLOSE' }),
+    );
+    w.dropConnection?.();
+  };
+  const queued = (): number => WatchQueueBytes - (controller?.desiredSize ?? WatchQueueBytes);
+  const ready = (): Promise<void> | undefined => {
+    if (closed || (controller?.desiredSize ?? 1) > 0) return undefined;
+    if (waiting === undefined) {
+      const woken = new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+      waiting = woken;
+      // a client that takes nothing for this long is gone in all but name
+      const stalled = new AbortController();
+      void woken.then(() => {
+        stalled.abort();
+      });
+      w.clock.sleep(WatchStallMs, stalled.signal).then(
+        () => {
+          if (waiting === woken) unresponsive(`nothing read for ${String(WatchStallMs / 1000)}s`);
+        },
+        () => undefined,
+      );
+    }
+    return waiting;
+  };
   const send = (type: WatchEventType, object: unknown): void => {
     if (closed) return;
     controller?.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`));
     if (type === 'ERROR') finish();
+    else if (queued() > WatchCloseBytes) unresponsive(`${String(queued())} bytes not read`);
   };
 
   if (w.requestSignal.aborted) finish();
   w.requestSignal.addEventListener('abort', finish);
   try {
-    await w.store.watch(w.rt, w.namespace, { ...w.query, signal: stop.signal }, (type, object) => {
-      try {
-        send(type, transform(type, object));
-      } catch (e) {
-        // a printer failing on one object must not break the store's fan-out; end this watch
-        w.log.error('watch event failed', { resource: w.rt.plural, error: String(e) });
-        send('ERROR', StatusError.internal(e).toStatus());
-      }
-    });
+    await w.store.watch(
+      w.rt,
+      w.namespace,
+      { ...w.query, signal: stop.signal, ready },
+      (type, object) => {
+        try {
+          send(type, transform(type, object));
+        } catch (e) {
+          // a printer failing on one object must not break the store's fan-out; end this watch
+          w.log.error('watch event failed', { resource: w.rt.plural, error: String(e) });
+          send('ERROR', StatusError.internal(e).toStatus());
+        }
+      },
+    );
   } catch (e) {
     if (isStatusError(e) && e.code === 410) {
       send('ERROR', e.toStatus());

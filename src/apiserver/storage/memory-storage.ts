@@ -5,7 +5,8 @@
  *
  * Every key keeps its retained versions (tombstones included) so a list can be answered as of any
  * revision at or above the compaction point; the event log keeps every event after that point for
- * watch replay. Keys are ordered by Unicode code point, which is the UTF-8 byte order SQLite and
+ * watch replay, which reads it in bounded batches, one per turn of the event loop once the watcher
+ * took the one before. Keys are ordered by Unicode code point, which is the UTF-8 byte order SQLite and
  * etcd use.
  */
 import {
@@ -19,7 +20,14 @@ import {
   type WatchHandler,
   type WatchOptions,
 } from '../../ports/storage.js';
-import { eventKey, eventRevision, WatchDelivery } from '../../ports/storage-watch-delivery.js';
+import {
+  eventBytes,
+  eventKey,
+  eventRevision,
+  ReplayBatchBytes,
+  ReplayBatchEvents,
+  WatchDelivery,
+} from '../../ports/storage-watch-delivery.js';
 
 /** One retained version of a key; `kv` is undefined for a deletion (tombstone). */
 interface Version {
@@ -118,22 +126,53 @@ export class MemoryStorage implements Storage {
   }
 
   async watch(prefix: string, options: WatchOptions, handler: WatchHandler): Promise<void> {
-    await this.#run(() => {
+    const watcher = await this.#run(() => {
       const { afterRevision, signal } = options;
       if (afterRevision > 0 && afterRevision < this.#compacted) throw this.#compactedError();
-      if (signal.aborted) return;
+      if (signal.aborted) return undefined;
       // 0 means "from now": nothing to replay, and nothing at or below the current revision.
       const after = afterRevision > 0 ? afterRevision : this.#revision;
-      const watcher = new MemoryWatcher(prefix, after, handler, signal, (w) =>
-        this.#watchers.delete(w),
-      );
-      // Replay and registration happen in one synchronous step, so no write can fall between.
-      for (let i = firstAfter(this.#log, after); i < this.#log.length; i++) {
-        const event = this.#log[i];
-        if (event !== undefined) watcher.push(event);
-      }
-      this.#watchers.add(watcher);
+      const w = new MemoryWatcher(prefix, after, handler, signal, (x) => this.#watchers.delete(x));
+      // Registered before the replay reads the log; it takes live events once the log is read.
+      this.#watchers.add(w);
+      return this.#replayBatch(w) ? undefined : w;
     });
+    if (watcher !== undefined) void this.#replayRest(watcher);
+  }
+
+  /**
+   * Replays one bounded batch of the log into the watcher; true once it has caught up (and gone
+   * live, in the same step, so no write can fall between) or ended.
+   */
+  #replayBatch(w: MemoryWatcher): boolean {
+    if (w.ended) return true;
+    // Compaction overtook the replay: events after the cursor may be gone.
+    if (w.cursor < this.#compacted) {
+      w.fail(this.#compactedError());
+      return true;
+    }
+    let bytes = 0;
+    let events = 0;
+    let i = firstAfter(this.#log, w.cursor);
+    for (; i < this.#log.length && bytes < ReplayBatchBytes && events < ReplayBatchEvents; i++) {
+      const event = this.#log[i];
+      if (event === undefined) continue;
+      if (w.replay(event)) {
+        bytes += eventBytes(event);
+        events += 1;
+      }
+    }
+    if (i < this.#log.length) return false;
+    w.goLive(this.#revision);
+    return true;
+  }
+
+  /** The rest of a long replay, a batch at a time, each once the watcher took the one before. */
+  async #replayRest(w: MemoryWatcher): Promise<void> {
+    do {
+      await w.paced();
+      if (this.#closed) return;
+    } while (!this.#replayBatch(w));
   }
 
   compact(revision: number): Promise<void> {
@@ -236,10 +275,15 @@ export class MemoryStorage implements Storage {
   }
 }
 
-/** One watch: filters by prefix and revision; delivery is the shared WatchDelivery. */
+/**
+ * One watch: filters by prefix and revision; delivery is the shared WatchDelivery. While it
+ * replays, live events are left to the replay (they are in the log it reads).
+ */
 class MemoryWatcher {
   readonly #prefix: string;
-  readonly #after: number;
+  /** The revision of the last event replayed (or skipped by the prefix). */
+  #cursor: number;
+  #live = false;
   readonly #delivery: WatchDelivery;
 
   constructor(
@@ -250,14 +294,42 @@ class MemoryWatcher {
     onEnd: (w: MemoryWatcher) => void,
   ) {
     this.#prefix = prefix;
-    this.#after = after;
+    this.#cursor = after;
     this.#delivery = new WatchDelivery(handler, signal, () => {
       onEnd(this);
     });
   }
 
+  get cursor(): number {
+    return this.#cursor;
+  }
+
+  get ended(): boolean {
+    return this.#delivery.ended;
+  }
+
+  /** An event of the log, in order; true when it was for this watch. */
+  replay(event: WatchEvent): boolean {
+    this.#cursor = eventRevision(event);
+    if (this.#delivery.ended || !eventKey(event).startsWith(this.#prefix)) return false;
+    this.#delivery.deliver(event);
+    return true;
+  }
+
+  /** The log is read up to `revision`: from now on events come from the write path. */
+  goLive(revision: number): void {
+    // a start ahead of the head still skips what comes up to it
+    this.#cursor = Math.max(this.#cursor, revision);
+    this.#live = true;
+  }
+
+  paced(): Promise<void> {
+    return this.#delivery.paced();
+  }
+
+  /** A live event from the write path. */
   push(event: WatchEvent): void {
-    if (this.#delivery.ended || eventRevision(event) <= this.#after) return;
+    if (!this.#live || this.#delivery.ended || eventRevision(event) <= this.#cursor) return;
     if (!eventKey(event).startsWith(this.#prefix)) return;
     this.#delivery.deliver(event);
   }

@@ -1,9 +1,16 @@
 /**
  * Naming a ResourceType in errors, and turning Storage failures into the Status errors the real
- * API server answers with (NotFound, AlreadyExists, Conflict, Expired).
+ * API server answers with (NotFound, AlreadyExists, Conflict, Expired; 413 for a value too large).
  */
-import { StatusError, type GroupKind, type GroupResource } from '../../api/meta/v1/status-error.js';
+import { goQuote } from '../../api/meta/v1/go-quote.js';
+import {
+  formatGroupResource,
+  StatusError,
+  type GroupKind,
+  type GroupResource,
+} from '../../api/meta/v1/status-error.js';
 import { isStorageError, StorageErrorCode } from '../../ports/storage.js';
+import { MaxStoredObjectBytes } from '../request-limits.js';
 import type { ResourceType } from '../resource-type.js';
 
 export function groupResource(rt: Pick<ResourceType, 'group' | 'plural'>): GroupResource {
@@ -28,7 +35,28 @@ export function fromStorageError(e: unknown, rt: ResourceType, name: string): un
       return StatusError.tooOldResourceVersion(0, (e.revision ?? 0) + 1);
     case StorageErrorCode.Unavailable:
       return StatusError.internal(e);
+    case StorageErrorCode.TooLarge:
+      return objectTooLarge(rt, name, undefined);
   }
+}
+
+/**
+ * 413 for an object over `MaxStoredObjectBytes` once encoded (or refused by the backend as too
+ * large). Kubernetes passes etcd's `etcdserver: request is too large` on as a 500; this names the
+ * limit instead.
+ */
+export function objectTooLarge(
+  rt: ResourceType,
+  name: string,
+  bytes: number | undefined,
+): StatusError {
+  const size =
+    bytes === undefined
+      ? 'is too large for storage'
+      : `would take ${String(bytes)} bytes in storage`;
+  return StatusError.requestEntityTooLarge(
+    `${formatGroupResource(groupResource(rt))} ${goQuote(name)} ${size}; limit is ${String(MaxStoredObjectBytes)}`,
+  );
 }
 
 /** 410 for a watch or read from a compacted revision: `too old resource version: N (oldest)`. */

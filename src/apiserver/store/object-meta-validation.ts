@@ -17,11 +17,10 @@ import {
   labelValueProblems,
   qualifiedNameProblems,
 } from '../../lib/label-selector.js';
+import { MaxAnnotationBytes } from '../request-limits.js';
 import type { KubeObject } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import { isJsonMap } from './json.js';
-
-const TotalAnnotationSizeLimitB = 256 * 1024;
 
 const DNS1123_LABEL_RE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_LABEL_MSG =
@@ -84,11 +83,11 @@ function validateAnnotations(annotations: Record<string, string> | undefined): F
     }
     size += Buffer.byteLength(key) + Buffer.byteLength(value);
   }
-  if (size > TotalAnnotationSizeLimitB) {
+  if (size > MaxAnnotationBytes) {
     errors.push({
       type: FieldErrorType.TooLong,
       field: 'metadata.annotations',
-      detail: `may not be more than ${String(TotalAnnotationSizeLimitB)} bytes`,
+      detail: `must have at most ${String(MaxAnnotationBytes)} bytes`,
     });
   }
   return errors;

@@ -8,10 +8,11 @@
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { KubeObject, Patch, WriteOptions, WriteSubresource } from '../resource-store.js';
+import { decodedYamlProblem } from '../request-limits.js';
 import type { ResourceType } from '../resource-type.js';
 import type { StoreContext } from './context.js';
 import { groupResource } from './errors.js';
-import { isJsonMap } from './json.js';
+import { isJsonMap, type JsonMap } from './json.js';
 import { applyObject, parseApplyBody, requireFieldManager } from './patch-apply.js';
 import { applyJsonPatch } from './patch-json.js';
 import { applyMergePatch } from './patch-merge.js';
@@ -50,7 +51,7 @@ export async function patchObject(
   }
   if (patch.type === 'apply') {
     requireFieldManager(options.fieldManager);
-    return applyObject(ctx, rt, namespace, name, parseApplyBody(patch.body), options);
+    return applyObject(ctx, rt, namespace, name, parseAppliedBody(patch.body), options);
   }
   const body = parseJsonBody(patch.body);
   for (let attempt = 1; ; attempt++) {
@@ -68,6 +69,14 @@ export async function patchObject(
       afterLostRace(e, rt, name, precondition, attempt);
     }
   }
+}
+
+function parseAppliedBody(text: string): JsonMap {
+  const body = parseApplyBody(text);
+  // a YAML alias can nest or repeat a subtree past what the text shows
+  const aliased = decodedYamlProblem(body);
+  if (aliased !== undefined) throw aliased;
+  return body;
 }
 
 function parseJsonBody(body: string): unknown {

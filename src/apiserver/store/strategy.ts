@@ -2,13 +2,15 @@
  * Per-kind write behaviour, as each kind's registry strategy upstream defines it: which kinds track
  * `metadata.generation`, what status a new object starts with, whether PUT may create or skip the
  * resourceVersion, kind-specific normalisation (Secret stringData), validation (MachineConfig,
- * PodDisruptionBudget) and subresource rules (CertificateSigningRequest, csr-strategy.ts).
+ * PodDisruptionBudget, ConfigMap and Secret sizes) and subresource rules
+ * (CertificateSigningRequest, csr-strategy.ts).
  */
 import type { FieldError } from '../../api/meta/v1/field-error.js';
 import type { KubeObject, UserInfo, WriteSubresource } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import { csrFieldErrors, prepareCsrForCreate, prepareCsrForUpdate } from './csr-strategy.js';
 import { isJsonMap, type JsonMap } from './json.js';
+import { configMapErrors, secretErrors } from './config-data-validation.js';
 import { machineConfigErrors } from './machine-config-admission.js';
 import { podDisruptionBudgetErrors } from './pdb-validation.js';
 
@@ -81,8 +83,8 @@ const BUILT_INS: Readonly<Record<string, KindStrategy>> = {
     controllerFinalized: true,
   },
   '/Event': { ...BUILT_IN, allowCreateOnUpdate: true },
-  '/Secret': { ...BUILT_IN, normalize: mergeStringData },
-  '/ConfigMap': BUILT_IN,
+  '/Secret': { ...BUILT_IN, normalize: mergeStringData, validate: secretErrors },
+  '/ConfigMap': { ...BUILT_IN, validate: configMapErrors },
   'coordination.k8s.io/Lease': { ...BUILT_IN, allowCreateOnUpdate: true },
   'policy/PodDisruptionBudget': {
     ...BUILT_IN,

@@ -9,14 +9,19 @@
  *   resourceVersion), one that starts matching is ADDED, as upstream's watch cache does.
  * - BOOKMARK every minute (Clock) when allowed, at the newest revision seen for the resource.
  * - A failure after the watch started is sent as an ERROR event (a Status) and ends the stream.
+ * - Flow control: the initial state and a replay of history go out in bounded batches, each once
+ *   the consumer's `ready` let the one before through.
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import {
   isStorageError,
   StorageErrorCode,
+  type KeyValue,
   type StorageError,
   type WatchEvent,
 } from '../../ports/storage.js';
+import { ReplayBatchBytes } from '../../ports/storage-watch-delivery.js';
 import type { KubeObject, WatchEventType, WatchQuery } from '../resource-store.js';
 import { apiVersionOf, type ResourceType } from '../resource-type.js';
 import { decodeObject } from './codec.js';
@@ -66,17 +71,14 @@ export async function watchObjects(
   let start: number;
   if (requested === undefined) {
     const { items, revision } = await ctx.storage.list(prefix);
-    for (const kv of items) {
-      const obj = decodeObject(kv);
-      if (filter.matches(obj)) onEvent('ADDED', obj);
-    }
+    await sendInitialState(items, filter, onEvent, query);
     start = revision;
   } else {
     const current = await ctx.storage.currentRevision();
     if (requested > current) throw tooLargeResourceVersion(requested, current);
     start = requested;
   }
-  const stream = new WatchStream(rt, filter, start, onEvent);
+  const stream = new WatchStream(rt, filter, start, onEvent, query.ready);
   try {
     await ctx.storage.watch(prefix, { afterRevision: start, signal: query.signal }, stream);
   } catch (e) {
@@ -88,19 +90,54 @@ export async function watchObjects(
   if (query.allowWatchBookmarks === true) void sendBookmarks(ctx, stream, query.signal);
 }
 
+/**
+ * The synthetic ADDED events of the current state, in batches of about `ReplayBatchBytes`, each
+ * once the consumer took the one before: a large state goes out at the consumer's pace.
+ */
+async function sendInitialState(
+  items: readonly KeyValue[],
+  filter: ObjectFilter,
+  onEvent: WatchListener,
+  query: WatchQuery,
+): Promise<void> {
+  let batch = 0;
+  for (const kv of items) {
+    if (query.signal.aborted) return;
+    const obj = decodeObject(kv);
+    if (filter.matches(obj)) onEvent('ADDED', obj);
+    batch += kv.value.length;
+    if (batch < ReplayBatchBytes) continue;
+    batch = 0;
+    await yieldToEventLoop();
+    await query.ready?.();
+  }
+}
+
 /** Converts storage events for one watcher, tracking the newest revision seen. */
 class WatchStream {
   readonly #rt: ResourceType;
   readonly #filter: ObjectFilter;
   readonly #onEvent: WatchListener;
+  readonly #ready: (() => Promise<void> | undefined) | undefined;
   revision: number;
   ended = false;
 
-  constructor(rt: ResourceType, filter: ObjectFilter, start: number, onEvent: WatchListener) {
+  constructor(
+    rt: ResourceType,
+    filter: ObjectFilter,
+    start: number,
+    onEvent: WatchListener,
+    ready: (() => Promise<void> | undefined) | undefined,
+  ) {
     this.#rt = rt;
     this.#filter = filter;
     this.revision = start;
     this.#onEvent = onEvent;
+    this.#ready = ready;
+  }
+
+  ready(): Promise<void> | undefined {
+    return this.ended ? undefined : this.#ready?.();
   }
 
   onEvent(event: WatchEvent): void {
@@ -113,6 +150,11 @@ class WatchStream {
     }
     this.revision = event.kv.modRevision;
     const now = decodeObject(event.kv);
+    if (this.#filter.everything) {
+      // no selector: the previous state is not needed, and decoding it would double the work
+      this.#onEvent(event.prev === undefined ? 'ADDED' : 'MODIFIED', now);
+      return;
+    }
     const matchesNow = this.#filter.matches(now);
     const before =
       event.prev === undefined ? undefined : decodeObject(event.prev, event.kv.modRevision);

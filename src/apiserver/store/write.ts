@@ -2,14 +2,19 @@
  * The last step of every write: compare, commit to storage, notify. A write that changes nothing
  * touches neither storage nor watchers and answers the current object (same resourceVersion); an
  * update that leaves a deleting object without finalizers deletes it; dryRun stops before storage.
+ *
+ * Every object is refused past `MaxStoredObjectBytes` here, once encoded, whatever the storage
+ * backend (dryRun too, so it predicts the real write). Upstream retries a write etcd found too large
+ * once without `metadata.managedFields`; so does this check.
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
-import type { KeyValue } from '../../ports/storage.js';
+import { isStorageError, StorageErrorCode, type KeyValue } from '../../ports/storage.js';
 import type { KubeObject } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import { decodeObject, encodeObject } from './codec.js';
 import type { StoreContext } from './context.js';
-import { fromStorageError, groupResource } from './errors.js';
+import { MaxStoredObjectBytes } from '../request-limits.js';
+import { fromStorageError, groupResource, objectTooLarge } from './errors.js';
 import { jsonEqual } from './json.js';
 import { objectKey } from './keys.js';
 import { strategyFor } from './strategy.js';
@@ -40,6 +45,24 @@ export interface CommitOptions {
   readonly observe?: boolean;
 }
 
+/** The stored form of `obj`, within the stored-object limit (413 otherwise). */
+function storedForm(rt: ResourceType, obj: KubeObject): string {
+  const encoded = encodeObject(obj);
+  if (
+    encoded.length <= MaxStoredObjectBytes / 3 ||
+    Buffer.byteLength(encoded) <= MaxStoredObjectBytes
+  )
+    return encoded;
+  const name = obj.metadata.name ?? '';
+  if (obj.metadata.managedFields !== undefined) {
+    const meta = { ...obj.metadata };
+    delete meta.managedFields;
+    const stripped = encodeObject({ ...obj, metadata: meta });
+    if (Buffer.byteLength(stripped) <= MaxStoredObjectBytes) return stripped;
+  }
+  throw objectTooLarge(rt, name, Buffer.byteLength(encoded));
+}
+
 export async function commitCreate(
   ctx: StoreContext,
   rt: ResourceType,
@@ -47,6 +70,7 @@ export async function commitCreate(
   options: CommitOptions,
 ): Promise<KubeObject> {
   const name = obj.metadata.name ?? '';
+  const value = storedForm(rt, obj);
   if (options.dryRun) {
     const existing = await ctx.storage.get(keyOf(rt, obj));
     if (existing !== undefined) throw StatusError.alreadyExists(groupResource(rt), name);
@@ -54,7 +78,7 @@ export async function commitCreate(
   }
   let kv: KeyValue;
   try {
-    kv = await ctx.storage.create(keyOf(rt, obj), encodeObject(obj));
+    kv = await ctx.storage.create(keyOf(rt, obj), value);
   } catch (e) {
     throw fromStorageError(e, rt, name);
   }
@@ -92,11 +116,20 @@ export async function commitUpdate(
     await commitDelete(ctx, rt, current, options);
     return next;
   }
+  const value = storedForm(rt, next);
   if (options.dryRun) {
     const resourceVersion = current.obj.metadata.resourceVersion ?? '';
     return { ...next, metadata: { ...next.metadata, resourceVersion } };
   }
-  const kv = await ctx.storage.update(current.kv.key, encodeObject(next), current.kv.modRevision);
+  let kv: KeyValue;
+  try {
+    kv = await ctx.storage.update(current.kv.key, value, current.kv.modRevision);
+  } catch (e) {
+    // a Conflict propagates as a StorageError: the caller decides between retry and 409
+    if (isStorageError(e, StorageErrorCode.TooLarge))
+      throw fromStorageError(e, rt, current.obj.metadata.name ?? '');
+    throw e;
+  }
   const updated = decodeObject(kv);
   if (options.observe !== false) await ctx.observer(rt, current.obj, updated);
   return updated;

@@ -48,6 +48,19 @@ export async function applyMachineConfig(
     await client.create(Resources.machineConfig, required, signal === undefined ? {} : { signal });
     return 'created';
   }
+  return applyMachineConfigOver(client, required, existing, signal);
+}
+
+/**
+ * The update half, against a copy the caller already has (a cache's): no read, and the update
+ * carries that copy's resourceVersion, so a stale copy is a Conflict to retry, never a lost write.
+ */
+export async function applyMachineConfigOver(
+  client: ResourceClient,
+  required: MachineConfig,
+  existing: MachineConfig,
+  signal?: AbortSignal,
+): Promise<ApplyOutcome> {
   const labels = mergeMap(existing.metadata.labels, required.metadata.labels);
   const annotations = mergeMap(existing.metadata.annotations, required.metadata.annotations);
   const ownerReferences = mergeOwners(

@@ -4,10 +4,14 @@
  * static (mirror) pods stay; everything else is evicted through the Eviction API, so
  * PodDisruptionBudgets hold — a 429 is retried every few seconds until the attempt's timeout —
  * and the drain is done once the evicted pods are gone.
+ *
+ * The pods come from the controller's pod informer rather than a list per drain, and an evicted
+ * pod is seen to go in that cache rather than by polling the API. The cache can lag the API by a
+ * watch event: a pod bound to the node in the last instant before the cordon may be missed, the
+ * same window upstream has when the scheduler's own cache has not yet seen the cordon.
  */
 import { MirrorPodAnnotation, type Pod } from '../../api/core/v1/pod.js';
 import { isStatusError } from '../../api/meta/v1/status-error.js';
-import { Resources } from '../../api/resource-refs.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
@@ -23,8 +27,17 @@ export function podDrainSkipReason(pod: Pod): PodSkipReason | undefined {
   return undefined;
 }
 
+/** The pod informer's view a drain reads. */
+export interface PodCache {
+  /** The pods bound to the node. */
+  onNode(node: string): Pod[];
+  /** The cached pod `namespace/name`. */
+  get(key: string): Pod | undefined;
+}
+
 export interface DrainPodsOptions {
   readonly client: ResourceClient;
+  readonly pods: PodCache;
   readonly clock: Clock;
   readonly log: Logger;
   readonly nodeName: string;
@@ -84,7 +97,7 @@ async function evictOne(
   }
 }
 
-/** Polls until the pod is gone (or replaced by one with another UID). */
+/** Looks in the cache until the pod is gone (or replaced by one with another UID). */
 async function waitForDelete(
   pod: Pod,
   o: DrainPodsOptions,
@@ -93,32 +106,29 @@ async function waitForDelete(
   const namespace = pod.metadata.namespace ?? '';
   const name = pod.metadata.name ?? '';
   for (;;) {
-    try {
-      const current = await o.client.get<Pod>(Resources.pod, name, namespace, o.signal);
-      if (current.metadata.uid !== pod.metadata.uid) return undefined;
-    } catch (e) {
-      if (isStatusError(e, 'NotFound')) return undefined;
-      throw e;
-    }
+    const current = o.pods.get(`${namespace}/${name}`);
+    if (current?.metadata.uid !== pod.metadata.uid) return undefined;
     if (deadline.passed())
       return `error when waiting for pod ${JSON.stringify(name)} in namespace ${JSON.stringify(namespace)} to terminate: global timeout reached: ${goDuration(o.timeoutMs)}`;
     await o.clock.sleep(deadline.cap(o.deletePollMs), o.signal);
   }
 }
 
+/** The node's pods a drain evicts (those it does not skip). */
+export function podsToEvict(pods: PodCache, nodeName: string): Pod[] {
+  return pods.onNode(nodeName).filter((p) => podDrainSkipReason(p) === undefined);
+}
+
 /** One drain attempt over the node's pods; throws with kubectl's aggregated message on failure. */
 export async function drainPods(o: DrainPodsOptions): Promise<void> {
-  const list = await o.client.list<Pod>(Resources.pod, {
-    fieldSelector: `spec.nodeName=${o.nodeName}`,
-    signal: o.signal,
-  });
-  const skipped = list.items.filter((p) => podDrainSkipReason(p) !== undefined);
+  const all = o.pods.onNode(o.nodeName);
+  const skipped = all.filter((p) => podDrainSkipReason(p) !== undefined);
   if (skipped.length > 0)
     o.log.info('ignoring DaemonSet-managed and mirror pods', {
       node: o.nodeName,
       pods: skipped.map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`),
     });
-  const pods = list.items.filter((p) => podDrainSkipReason(p) === undefined);
+  const pods = all.filter((p) => podDrainSkipReason(p) === undefined);
   const deadline = deadlineAfter(o.clock, o.timeoutMs);
   const results = await Promise.all(pods.map((p) => evictOne(p, o, deadline)));
   const errors = results.filter((r): r is string => r !== undefined);

@@ -15,7 +15,7 @@ import { podDrainSkipReason } from './drain-pods.js';
 
 const A = 'machineconfiguration.openshift.io/';
 
-function setup() {
+function setup(options: { pod?: boolean } = {}) {
   const clock = new FakeClock();
   const client = new FakeClient();
   const events: string[] = [];
@@ -35,10 +35,11 @@ function setup() {
     metadata: { name: 'n', annotations: { [`${A}desiredDrain`]: 'drain-rendered-1' } },
     spec: {},
   });
-  client.seed<Pod>(Resources.pod, {
-    metadata: { name: 'web', namespace: 'app', uid: 'p1' },
-    spec: { nodeName: 'n', containers: [] },
-  });
+  if (options.pod !== false)
+    client.seed<Pod>(Resources.pod, {
+      metadata: { name: 'web', namespace: 'app', uid: 'p1' },
+      spec: { nodeName: 'n', containers: [] },
+    });
   let evictions = 0;
   let allow = false;
   client.evict = (namespace, name) => {
@@ -49,6 +50,13 @@ function setup() {
   const reconciler = new DrainReconciler({
     client,
     nodes: { get: (name) => client.objects.get(`nodes//${name}`) },
+    pods: {
+      onNode: (node) =>
+        [...client.objects.entries()]
+          .filter(([k, o]) => k.startsWith('pods/') && (o as Pod).spec?.nodeName === node)
+          .map(([, o]) => o as Pod),
+      get: (key) => client.objects.get(`pods/${key}`),
+    },
     clock,
     log: silentLogger,
     events: recorder,
@@ -144,6 +152,80 @@ describe('DrainReconciler: upstream cadence with a PodDisruptionBudget that neve
     await expect(t.reconciler.reconcile('n', new AbortController().signal)).rejects.toThrow(
       'node n: non-recognized drain verb detected reboot',
     );
+  });
+});
+
+describe('DrainReconciler: one write where one is enough', () => {
+  const signal = new AbortController().signal;
+
+  it('cordons and records lastAppliedDrain in one write when nothing needs evicting', async () => {
+    const t = setup({ pod: false });
+    expect(await t.reconciler.reconcile('n', signal)).toBeUndefined();
+    expect(t.client.writes.map((w) => [w.verb, w.body])).toEqual([
+      [
+        'patch',
+        {
+          spec: { unschedulable: true },
+          metadata: { annotations: { [`${A}lastAppliedDrain`]: 'drain-rendered-1' } },
+        },
+      ],
+    ]);
+    const node = await t.client.get<Node>(Resources.node, 'n');
+    expect(node.spec?.unschedulable).toBe(true);
+  });
+
+  it('uncordons and records lastAppliedDrain in one write', async () => {
+    const t = setup({ pod: false });
+    t.client.seed<Node>(Resources.node, {
+      metadata: {
+        name: 'n',
+        annotations: {
+          [`${A}desiredDrain`]: 'uncordon-rendered-1',
+          [`${A}lastAppliedDrain`]: 'drain-rendered-1',
+        },
+      },
+      spec: { unschedulable: true },
+    });
+    await t.reconciler.reconcile('n', signal);
+    expect(t.client.writes.map((w) => w.body)).toEqual([
+      {
+        spec: { unschedulable: null },
+        metadata: { annotations: { [`${A}lastAppliedDrain`]: 'uncordon-rendered-1' } },
+      },
+    ]);
+    expect((await t.client.get<Node>(Resources.node, 'n')).spec?.unschedulable).toBeUndefined();
+  });
+
+  it('does not drain again when woken by its own write before the cache has it', async () => {
+    const t = setup({ pod: false });
+    const stale = t.client.objects.get('nodes//n');
+    const reconciler = new DrainReconciler({
+      client: t.client,
+      // A cache one event behind: it never sees the reconciler's own write.
+      nodes: { get: () => stale as Node },
+      pods: { onNode: () => [], get: () => undefined },
+      clock: t.clock,
+      log: silentLogger,
+      events: { event: () => Promise.resolve() },
+      metrics: {
+        setPoolCounts: () => undefined,
+        setDrainError: () => undefined,
+        clearDrainError: () => undefined,
+      },
+      timings: UpstreamDrainTimings,
+    });
+    await reconciler.reconcile('n', signal);
+    await reconciler.reconcile('n', signal);
+    expect(t.client.writes).toHaveLength(1);
+  });
+
+  it('evicts from the pod cache, then records completion without reading the node again', async () => {
+    const t = setup();
+    t.allow();
+    const done = await attempt(t);
+    expect(done.requeue).toBeUndefined();
+    expect(t.client.log()).toEqual(['patch Node/n', 'delete Pod/web', 'patch Node/n']);
+    expect(t.client.reads).toEqual([]);
   });
 });
 

@@ -5,6 +5,14 @@
  * still cordoned: an external uncordon means new pods may have landed). A failed drain is retried
  * every minute, every five after ten minutes, and after an hour each failure also records
  * `DrainFailed` and sets `mcc_drain_err`; it never gives up.
+ *
+ * Round trips: the node and its pods come from the informers. A drain with nothing to evict is
+ * one write (cordon and `lastAppliedDrain` together), an uncordon is one write (schedulable and
+ * `lastAppliedDrain` together); a drain with pods is the cordon, the evictions, and the
+ * completion write, with the "still cordoned?" check made on the freshest copy we have (the
+ * cordon's answer or a later event) instead of another read. Our own cordon's event wakes the
+ * node again; until the cache has seen our completion write, that wake-up is recognised and
+ * skipped rather than draining a second time.
  */
 import { EventType } from '../../api/core/v1/event.js';
 import type { Node } from '../../api/core/v1/node.js';
@@ -15,9 +23,10 @@ import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
+import { fresher } from '../common/fresher.js';
 import { goDuration } from '../common/go-duration.js';
 import type { McoMetrics } from '../common/mco-metrics.js';
-import { drainPods } from './drain-pods.js';
+import { drainPods, podsToEvict, type PodCache } from './drain-pods.js';
 import type { DrainTimings } from './drain-timings.js';
 
 export const DrainVerb = { Drain: 'drain', Uncordon: 'uncordon' } as const;
@@ -25,6 +34,7 @@ export const DrainVerb = { Drain: 'drain', Uncordon: 'uncordon' } as const;
 export interface DrainReconcilerOptions {
   readonly client: ResourceClient;
   readonly nodes: { get(name: string): Node | undefined };
+  readonly pods: PodCache;
   readonly clock: Clock;
   readonly log: Logger;
   readonly events: EventRecorder;
@@ -41,6 +51,8 @@ export class DrainReconciler implements Reconciler {
   readonly #o: DrainReconcilerOptions;
   /** When the current drain of each node started (upstream keeps this in memory too). */
   readonly #ongoing = new Map<string, number>();
+  /** The answer to our last write per node, until the cache has caught up with it. */
+  readonly #written = new Map<string, Node>();
 
   constructor(options: DrainReconcilerOptions) {
     this.#o = options;
@@ -48,8 +60,13 @@ export class DrainReconciler implements Reconciler {
 
   async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult | undefined> {
     const { nodes, log } = this.#o;
-    const node = nodes.get(name);
-    if (node === undefined) return undefined;
+    const cached = nodes.get(name);
+    if (cached === undefined) {
+      this.#written.delete(name);
+      return undefined;
+    }
+    const node = fresher(cached, this.#written.get(name));
+    if (node === cached) this.#written.delete(name);
     const desired = node.metadata.annotations?.[Annotation.desiredDrain] ?? '';
     const verb = desired.split('-')[0] ?? '';
     if (desired === (node.metadata.annotations?.[Annotation.lastAppliedDrain] ?? '')) {
@@ -58,70 +75,129 @@ export class DrainReconciler implements Reconciler {
     }
     switch (verb) {
       case DrainVerb.Uncordon:
-        log.info('uncordoning', { node: name });
-        await this.#setUnschedulable(node, false, signal).catch((e: unknown) => {
-          throw new Error(
-            `failed to uncordon node ${name}: ${e instanceof Error ? e.message : String(e)}`,
-            { cause: e },
-          );
-        });
-        break;
-      case DrainVerb.Drain: {
-        const retryAfter = await this.#drain(node, signal);
-        if (retryAfter !== undefined) return { requeueAfterMs: retryAfter };
-        const fresh = await this.#o.client.get<Node>(Resources.node, name, undefined, signal);
-        if (fresh.spec?.unschedulable !== true) {
-          log.info('externally uncordoned during drain, skipping completion annotation', {
-            node: name,
-          });
-          return undefined;
-        }
-        break;
-      }
+        await this.#uncordon(node, desired, signal);
+        return undefined;
+      case DrainVerb.Drain:
+        return this.#drainAndRecord(node, desired, signal);
       default:
         throw new Error(`node ${name}: non-recognized drain verb detected ${verb}`);
     }
+  }
+
+  #wrote(node: Node): void {
+    this.#written.set(node.metadata.name ?? '', node);
+  }
+
+  /** Schedulable again, and `lastAppliedDrain` recorded, in one write. */
+  async #uncordon(node: Node, desired: string, signal: AbortSignal): Promise<void> {
+    const name = node.metadata.name ?? '';
+    this.#o.log.info('uncordoning', { node: name });
+    await this.#setUnschedulable(node, false, signal, desired).catch((e: unknown) => {
+      throw new Error(
+        `failed to uncordon node ${name}: ${e instanceof Error ? e.message : String(e)}`,
+        { cause: e },
+      );
+    });
+    this.#o.log.info('operation successful; applied completion annotation', {
+      node: name,
+      desired,
+    });
+  }
+
+  /** One drain attempt, then `lastAppliedDrain` unless the node was uncordoned meanwhile. */
+  async #drainAndRecord(
+    node: Node,
+    desired: string,
+    signal: AbortSignal,
+  ): Promise<ReconcileResult | undefined> {
+    const { log } = this.#o;
+    const name = node.metadata.name ?? '';
+    const outcome = await this.#drain(node, desired, signal);
+    if (outcome.kind === 'retry') return { requeueAfterMs: outcome.afterMs };
+    if (outcome.kind === 'recorded') {
+      log.info('operation successful; applied completion annotation', { node: name, desired });
+      return undefined;
+    }
+    // The cordon's answer, or a later event if someone has written the node since.
+    const fresh = fresher(this.#o.nodes.get(name) ?? outcome.node, outcome.node);
+    if (fresh.spec?.unschedulable !== true) {
+      log.info('externally uncordoned during drain, skipping completion annotation', {
+        node: name,
+      });
+      return undefined;
+    }
     log.info('operation successful; applying completion annotation', { node: name, desired });
-    await this.#o.client.patch(
-      Resources.node,
-      name,
-      { metadata: { annotations: { [Annotation.lastAppliedDrain]: desired } } },
-      'strategic',
-      { signal },
+    this.#wrote(
+      await this.#o.client.patch<Node>(
+        Resources.node,
+        name,
+        { metadata: { annotations: { [Annotation.lastAppliedDrain]: desired } } },
+        'strategic',
+        { signal },
+      ),
     );
     return undefined;
   }
 
-  /** Cordon (if needed) and one drain attempt; the retry delay when it failed. */
-  async #drain(node: Node, signal: AbortSignal): Promise<number | undefined> {
-    const { clock, log, events, metrics, timings } = this.#o;
+  /** Past the drain timeout, every attempt records DrainFailed and sets mcc_drain_err. */
+  async #reportTimeout(node: Node, duration: number): Promise<void> {
+    const { log, events, metrics, timings } = this.#o;
+    if (duration <= timings.drainTimeoutMs) return;
+    const name = node.metadata.name ?? '';
+    const message = `node ${name}: drain exceeded timeout: ${goDuration(timings.drainTimeoutMs)}. Will continue to retry.`;
+    log.error(message);
+    await events.event(Resources.node, node, EventType.Warning, 'DrainFailed', message);
+    metrics.setDrainError(name);
+  }
+
+  /**
+   * Cordon (if needed) and one drain attempt: `retry` after a failure; `recorded` when nothing
+   * needed evicting and the cordon carried `lastAppliedDrain`; else `drained`, with the freshest
+   * node the drain saw.
+   */
+  async #drain(
+    node: Node,
+    desired: string,
+    signal: AbortSignal,
+  ): Promise<
+    { kind: 'retry'; afterMs: number } | { kind: 'recorded' } | { kind: 'drained'; node: Node }
+  > {
+    const { clock, log, metrics, timings } = this.#o;
     const name = node.metadata.name ?? '';
     const started = this.#ongoing.get(name);
     const duration = started === undefined ? 0 : clock.now() - started;
-    if (started !== undefined && duration > timings.drainTimeoutMs) {
-      const message = `node ${name}: drain exceeded timeout: ${goDuration(timings.drainTimeoutMs)}. Will continue to retry.`;
-      log.error(message);
-      await events.event(Resources.node, node, EventType.Warning, 'DrainFailed', message);
-      metrics.setDrainError(name);
-    }
+    if (started !== undefined) await this.#reportTimeout(node, duration);
+    let latest = node;
     if (started === undefined || node.spec?.unschedulable !== true) {
       if (started !== undefined)
         log.info('external actor has unexpectedly uncordoned node, cordoning again', {
           node: name,
         });
+      // Nothing to evict: the cordon is the whole drain, so it records its completion too.
+      const complete = started === undefined && podsToEvict(this.#o.pods, name).length === 0;
       log.info('cordoning', { node: name });
-      await this.#setUnschedulable(node, true, signal).catch((e: unknown) => {
+      latest = await this.#setUnschedulable(
+        node,
+        true,
+        signal,
+        complete ? desired : undefined,
+      ).catch((e: unknown) => {
         throw new Error(
           `node ${name}: failed to cordon: ${e instanceof Error ? e.message : String(e)}`,
           { cause: e },
         );
       });
+      if (complete) {
+        metrics.clearDrainError(name);
+        return { kind: 'recorded' };
+      }
       if (started === undefined) this.#ongoing.set(name, clock.now());
     }
     log.info('initiating drain', { node: name });
     try {
       await drainPods({
         client: this.#o.client,
+        pods: this.#o.pods,
         clock,
         log,
         nodeName: name,
@@ -132,11 +208,14 @@ export class DrainReconciler implements Reconciler {
       });
     } catch (e) {
       if (signal.aborted) throw e;
-      return this.#failed(node, duration, e instanceof Error ? e.message : String(e));
+      return {
+        kind: 'retry',
+        afterMs: await this.#failed(node, duration, e instanceof Error ? e.message : String(e)),
+      };
     }
     this.#ongoing.delete(name);
     metrics.clearDrainError(name);
-    return undefined;
+    return { kind: 'drained', node: latest };
   }
 
   async #failed(node: Node, duration: number, error: string): Promise<number> {
@@ -161,18 +240,33 @@ export class DrainReconciler implements Reconciler {
     return timings.requeueDelayMs;
   }
 
-  /** Cordon/uncordon: set `spec.unschedulable`, then check a fresh read agrees. */
-  async #setUnschedulable(node: Node, value: boolean, signal: AbortSignal): Promise<void> {
+  /**
+   * Cordon/uncordon: set `spec.unschedulable` (and, when given, record `lastAppliedDrain` in the
+   * same write), then check the answer agrees.
+   */
+  async #setUnschedulable(
+    node: Node,
+    value: boolean,
+    signal: AbortSignal,
+    completes?: string,
+  ): Promise<Node> {
     const { client } = this.#o;
     const name = node.metadata.name ?? '';
     const updated = await client.patch<Node>(
       Resources.node,
       name,
-      { spec: { unschedulable: value ? true : null } },
+      {
+        spec: { unschedulable: value ? true : null },
+        ...(completes === undefined
+          ? {}
+          : { metadata: { annotations: { [Annotation.lastAppliedDrain]: completes } } }),
+      },
       'strategic',
       { signal },
     );
+    this.#wrote(updated);
     if ((updated.spec?.unschedulable === true) !== value)
       throw new Error(`node ${name} is still not in ${value ? 'cordon' : 'uncordon'} state`);
+    return updated;
   }
 }

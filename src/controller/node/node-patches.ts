@@ -1,9 +1,15 @@
 /**
  * The node controller's writes to Nodes and MachineConfigNodes, as strategic-merge patches (upstream
- * builds the same ones with CreateTwoWayMergePatch): the UpdateInProgress taint (from a fresh GET,
- * since taints are replaced as a whole), the controlPlaneTopology annotation and control-plane
- * label, and the desiredConfig annotation (with the MachineConfigNode's
- * `spec.configVersion.desired`).
+ * builds the same ones with CreateTwoWayMergePatch): the UpdateInProgress taint, the
+ * controlPlaneTopology annotation and control-plane label, and the desiredConfig annotation (with
+ * the MachineConfigNode's `spec.configVersion.desired`).
+ *
+ * Taints have no merge key, so a patch replaces the whole list. Upstream reads the node first and
+ * patches without a precondition (a write in between is lost). Here the list is computed from the
+ * cached copy and the patch carries that copy's `metadata.resourceVersion`, which the API server
+ * treats as a precondition: one round trip when the cache is current, and on a Conflict the node
+ * is read again and the patch rebuilt (upstream's RetryOnConflict, 5 steps), so another writer's
+ * taint is never lost. A node being targeted loses the taint in the same write that targets it.
  */
 import type { Node, Taint } from '../../api/core/v1/node.js';
 import {
@@ -24,23 +30,69 @@ export function hasUpdateInProgressTaint(node: Node): boolean {
   return (node.spec?.taints ?? []).some(isInProgressTaint);
 }
 
-/** Adds (true) or removes (false) the UpdateInProgress:PreferNoSchedule taint. */
-export async function setUpdateInProgressTaint(
-  client: ResourceClient,
-  name: string,
-  present: boolean,
-  signal?: AbortSignal,
-): Promise<void> {
-  const node = await client.get<Node>(Resources.node, name, undefined, signal);
+/** The node's taints with (true) or without (false) UpdateInProgress; undefined when already so. */
+export function taintsWithUpdateInProgress(node: Node, present: boolean): Taint[] | undefined {
   const taints = node.spec?.taints ?? [];
-  if (taints.some(isInProgressTaint) === present) return;
-  const next = present
+  if (taints.some(isInProgressTaint) === present) return undefined;
+  return present
     ? [...taints, { key: UpdateInProgressTaint.key, effect: UpdateInProgressTaint.effect }]
     : taints.filter((t) => !isInProgressTaint(t));
-  // Taints have no merge key: the list is replaced as a whole, as upstream's two-way patch does.
-  await client.patch(Resources.node, name, { spec: { taints: next } }, 'strategic', {
-    ...(signal === undefined ? {} : { signal }),
-  });
+}
+
+/** Attempts of a write whose precondition went stale (upstream NodeUpdateBackoff: 5 steps). */
+const ConflictAttempts = 5;
+
+/**
+ * A strategic-merge patch of the node built from `node`, the freshest copy the caller has.
+ * `build` returns the patch (or undefined: nothing to write) and whether it replaces a list, in
+ * which case the copy's resourceVersion goes along as a precondition and a Conflict rebuilds the
+ * patch from a fresh read. Resolves with the node the server returned, or undefined when there
+ * was nothing to write.
+ */
+export async function patchNodeFrom(
+  client: ResourceClient,
+  node: Node,
+  build: (node: Node) => { patch: Record<string, unknown>; replacesList: boolean } | undefined,
+  signal?: AbortSignal,
+): Promise<Node | undefined> {
+  const name = node.metadata.name ?? '';
+  let current = node;
+  for (let attempt = 1; ; attempt++) {
+    const built = build(current);
+    if (built === undefined) return undefined;
+    const { patch, replacesList } = built;
+    const meta = (patch['metadata'] ?? {}) as Record<string, unknown>;
+    const body =
+      replacesList && current.metadata.resourceVersion !== undefined
+        ? { ...patch, metadata: { ...meta, resourceVersion: current.metadata.resourceVersion } }
+        : patch;
+    try {
+      return await client.patch<Node>(Resources.node, name, body, 'strategic', {
+        ...(signal === undefined ? {} : { signal }),
+      });
+    } catch (e) {
+      if (!replacesList || !isStatusError(e, 'Conflict') || attempt >= ConflictAttempts) throw e;
+      current = await client.get<Node>(Resources.node, name, undefined, signal);
+    }
+  }
+}
+
+/** Adds (true) or removes (false) the UpdateInProgress:PreferNoSchedule taint. */
+export function setUpdateInProgressTaint(
+  client: ResourceClient,
+  node: Node,
+  present: boolean,
+  signal?: AbortSignal,
+): Promise<Node | undefined> {
+  return patchNodeFrom(
+    client,
+    node,
+    (n) => {
+      const taints = taintsWithUpdateInProgress(n, present);
+      return taints === undefined ? undefined : { patch: { spec: { taints } }, replacesList: true };
+    },
+    signal,
+  );
 }
 
 /** What the pool sync wants on every node's metadata; undefined when nothing to change. */
@@ -71,35 +123,52 @@ export function isDesiredEqualToPool(node: Node, target: string): boolean {
 }
 
 /**
- * Points the node at `target` (and drops a layered-image target). The node comes from the cache
- * the candidates were chosen from; the annotation patch is idempotent, so a stale copy costs at
- * most a no-op write.
+ * Points the node at `target`, drops a layered-image target, and takes off the UpdateInProgress
+ * taint (the node now equals the pool) in the same write. `node` is the cached copy the candidates
+ * were chosen from: the annotation part is idempotent, and the taint part is guarded by its
+ * resourceVersion (see patchNodeFrom).
  */
 export async function setDesiredConfig(
   client: ResourceClient,
   node: Node,
   target: string,
   signal?: AbortSignal,
-): Promise<void> {
-  const annotations: Record<string, string | null> = { [Annotation.desiredConfig]: target };
-  if (node.metadata.annotations?.[Annotation.desiredImage] !== undefined)
-    annotations[Annotation.desiredImage] = null;
-  await client.patch(
-    Resources.node,
-    node.metadata.name ?? '',
-    { metadata: { annotations } },
-    'strategic',
-    { ...(signal === undefined ? {} : { signal }) },
+): Promise<Node> {
+  const updated = await patchNodeFrom(
+    client,
+    node,
+    (n) => {
+      const annotations: Record<string, string | null> = { [Annotation.desiredConfig]: target };
+      if (n.metadata.annotations?.[Annotation.desiredImage] !== undefined)
+        annotations[Annotation.desiredImage] = null;
+      const taints = taintsWithUpdateInProgress(n, false);
+      return {
+        patch: {
+          metadata: { annotations },
+          ...(taints === undefined ? {} : { spec: { taints } }),
+        },
+        replacesList: taints !== undefined,
+      };
+    },
+    signal,
   );
+  // The build always has the annotation, so there is always a write and an answer.
+  return updated ?? node;
 }
 
-/** MachineConfigNode `spec.configVersion.desired`; a node without one (yet) is skipped. */
+/**
+ * MachineConfigNode `spec.configVersion.desired`. `cached` is the informer's copy: a node without
+ * one (yet) is skipped without a request, as is one that already says `target`. The operator
+ * creates MachineConfigNodes; a missing one on the server is skipped too.
+ */
 export async function setMachineConfigNodeDesired(
   client: ResourceClient,
   name: string,
+  cached: MachineConfigNode | undefined,
   target: string,
   signal?: AbortSignal,
 ): Promise<void> {
+  if (cached === undefined || cached.spec.configVersion.desired === target) return;
   try {
     await client.patch<MachineConfigNode>(
       Resources.machineConfigNode,

@@ -1,8 +1,15 @@
 /**
  * The node controller's reconcile for one pool (upstream syncMachineConfigPool in
- * pkg/controller/node, docs/reference/rollout.md §4.6): membership, maxUnavailable, the controlPlaneTopology
- * annotation, UpdateInProgress taints, candidate choice and retargeting, then the pool status —
- * each decision taken by the pure rollout logic, each write a patch or a status update.
+ * pkg/controller/node, docs/reference/rollout.md §4.6): membership, maxUnavailable, the
+ * controlPlaneTopology annotation, candidate choice and retargeting, UpdateInProgress taints, then
+ * the pool status — each decision taken by the pure rollout logic, each write a patch or a status
+ * update.
+ *
+ * Two departures from upstream's order, with the same end state: candidates are targeted before
+ * the other nodes are tainted (upstream taints every node first, so on a large pool the first
+ * target waits for N taint writes), and a targeted node loses its taint in the same write. Each
+ * write's answer replaces the cached node for the rest of the pass, so the taints and the status
+ * are computed from what the server now holds rather than from a cache one event behind.
  */
 import { EventType } from '../../api/core/v1/event.js';
 import type { Node } from '../../api/core/v1/node.js';
@@ -35,6 +42,7 @@ import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { mapLimit } from '../common/map-limit.js';
 import type { McoMetrics } from '../common/mco-metrics.js';
+import { fresher } from '../common/fresher.js';
 import { sameJson } from '../common/same-json.js';
 import {
   hasUpdateInProgressTaint,
@@ -65,6 +73,26 @@ export interface NodeReconcilerOptions {
 /** Node writes in flight at once within one pass (upstream writes one by one). */
 const WriteConcurrency = 16;
 
+/** The pool's nodes during one pass: the cached copies, replaced by each write's answer. */
+class PassNodes {
+  readonly #nodes = new Map<string, Node>();
+
+  constructor(nodes: readonly Node[]) {
+    for (const n of nodes) this.#nodes.set(n.metadata.name ?? '', n);
+  }
+
+  list(): Node[] {
+    return [...this.#nodes.values()];
+  }
+
+  wrote(node: Node | undefined): void {
+    if (node === undefined) return;
+    const name = node.metadata.name ?? '';
+    const before = this.#nodes.get(name);
+    if (before !== undefined) this.#nodes.set(name, fresher(before, node));
+  }
+}
+
 /**
  * Warning events of ours (upstream raises none for these): a node whose daemon reports Degraded or
  * Unreconcilable, on the Node, with the daemon's reason; a pool whose maxUnavailable the
@@ -83,6 +111,8 @@ function updateLine(target: string): string {
 
 export class NodeReconciler implements Reconciler {
   readonly #o: NodeReconcilerOptions;
+  /** The answer to our last status write per pool, until the cache has caught up with it. */
+  readonly #statusWritten = new Map<string, MachineConfigPool>();
   /** The failure last reported per degraded node, and per pool with a bad maxUnavailable. */
   readonly #reportedNodes = new Map<string, string>();
   readonly #reportedPools = new Map<string, string>();
@@ -115,8 +145,8 @@ export class NodeReconciler implements Reconciler {
       await this.#syncStatus(name, signal);
       return undefined;
     }
-    const nodes = this.#nodesFor(pool);
-    const max = maxUnavailable(pool, nodes.length);
+    const nodes = new PassNodes(this.#nodesFor(pool));
+    const max = maxUnavailable(pool, nodes.list().length);
     if (!max.ok) {
       const message = describeMaxUnavailableError(max.error);
       if (this.#reportedPools.get(name) !== message) {
@@ -129,22 +159,23 @@ export class NodeReconciler implements Reconciler {
           message,
         );
       }
-      await this.#syncStatus(name, signal);
+      await this.#syncStatus(name, signal, nodes);
       throw new Error(message);
     }
     this.#reportedPools.delete(name);
     await this.#syncNodeMetadata(nodes, signal);
-    await this.#syncTaints(nodes, target, signal);
-    const selection = getAllCandidateMachines(pool, nodes, max.value);
+    const selection = getAllCandidateMachines(pool, nodes.list(), max.value);
     if (selection.candidates.length > 0) {
       try {
-        await this.#updateCandidates(pool, selection, signal);
+        await this.#updateCandidates(pool, selection, nodes, signal);
       } catch (e) {
-        await this.#syncStatus(name, signal);
+        await this.#syncTaints(nodes, target, signal);
+        await this.#syncStatus(name, signal, nodes);
         throw e;
       }
     }
-    await this.#syncStatus(name, signal);
+    await this.#syncTaints(nodes, target, signal);
+    await this.#syncStatus(name, signal, nodes);
     return undefined;
   }
 
@@ -153,31 +184,37 @@ export class NodeReconciler implements Reconciler {
   }
 
   /** controlPlaneTopology annotation on every node; control-plane label on masters. */
-  async #syncNodeMetadata(nodes: readonly Node[], signal: AbortSignal): Promise<void> {
+  async #syncNodeMetadata(nodes: PassNodes, signal: AbortSignal): Promise<void> {
     const cc = this.#o.caches.controllerConfigs.get(ControllerConfigName);
     if (cc === undefined)
       throw new Error(
         `controllerconfig.machineconfiguration.openshift.io "${ControllerConfigName}" not found`,
       );
     const topology = cc.spec.infra?.status?.controlPlaneTopology ?? '';
-    const patches = nodes.flatMap((node) => {
+    const patches = nodes.list().flatMap((node) => {
       const patch = nodeMetadataPatch(node, topology);
       return patch === undefined ? [] : [{ name: node.metadata.name ?? '', patch }];
     });
     await mapLimit(patches, WriteConcurrency, async ({ name, patch }) => {
-      await this.#o.client.patch(Resources.node, name, patch, 'strategic', { signal });
+      nodes.wrote(
+        await this.#o.client.patch<Node>(Resources.node, name, patch, 'strategic', { signal }),
+      );
     });
   }
 
-  /** Every node not yet pointed at the target carries the taint; the others lose it. */
-  async #syncTaints(nodes: readonly Node[], target: string, signal: AbortSignal): Promise<void> {
-    const changes = nodes.filter(
-      (node) => hasUpdateInProgressTaint(node) === isDesiredEqualToPool(node, target),
-    );
+  /**
+   * Every node not yet pointed at the target carries the taint; the others lose it. Runs after
+   * the candidates were targeted (and lost theirs in that write), so a new target reaches its
+   * first nodes without waiting for the rest of the pool's taints.
+   */
+  async #syncTaints(nodes: PassNodes, target: string, signal: AbortSignal): Promise<void> {
+    const changes = nodes
+      .list()
+      .filter((node) => hasUpdateInProgressTaint(node) === isDesiredEqualToPool(node, target));
     await mapLimit(changes, WriteConcurrency, async (node) => {
       const want = !isDesiredEqualToPool(node, target);
       try {
-        await setUpdateInProgressTaint(this.#o.client, node.metadata.name ?? '', want, signal);
+        nodes.wrote(await setUpdateInProgressTaint(this.#o.client, node, want, signal));
       } catch (e) {
         // Upstream logs taint failures and carries on with the rollout.
         this.#o.log.error('failed updating UpdateInProgress taint', {
@@ -196,9 +233,10 @@ export class NodeReconciler implements Reconciler {
   async #updateCandidates(
     pool: MachineConfigPool,
     selection: ReturnType<typeof getAllCandidateMachines>,
+    nodes: PassNodes,
     signal: AbortSignal,
   ): Promise<void> {
-    const { client, events, log } = this.#o;
+    const { client, caches, events, log } = this.#o;
     const target = pool.spec.configuration?.name ?? '';
     const operatorNodeName = this.#operatorNodeName();
     const chosen = chooseNodesToUpdate(
@@ -219,8 +257,9 @@ export class NodeReconciler implements Reconciler {
       const nodeName = node.metadata.name ?? '';
       log.info('setting node target', { pool: pool.metadata.name, node: nodeName, target });
       try {
-        await setDesiredConfig(client, node, target, signal);
-        await setMachineConfigNodeDesired(client, nodeName, target, signal);
+        nodes.wrote(await setDesiredConfig(client, node, target, signal));
+        const mcn = caches.machineConfigNodes.get(nodeName);
+        await setMachineConfigNodeDesired(client, nodeName, mcn, target, signal);
       } catch (e) {
         throw new Error(
           `setting desired ${updateLine(target)} for node ${nodeName}: ${e instanceof Error ? e.message : String(e)}`,
@@ -255,12 +294,21 @@ export class NodeReconciler implements Reconciler {
     return out;
   }
 
-  /** Recomputes the pool status from the freshest cached pool; writes only on a change. */
-  async #syncStatus(name: string, signal: AbortSignal): Promise<void> {
+  /**
+   * Recomputes the pool status from the freshest pool (the cache's, or the answer to our last
+   * status write when the cache has not caught up: a PUT from the older copy would only conflict)
+   * and the pass's nodes; writes only on a change.
+   */
+  async #syncStatus(name: string, signal: AbortSignal, pass?: PassNodes): Promise<void> {
     const { caches, client, clock, events, metrics } = this.#o;
-    const pool = caches.pools.get(name);
-    if (pool === undefined) return;
-    const nodes = this.#nodesFor(pool);
+    const cached = caches.pools.get(name);
+    if (cached === undefined) {
+      this.#statusWritten.delete(name);
+      return;
+    }
+    const pool = fresher(cached, this.#statusWritten.get(name));
+    if (pool === cached) this.#statusWritten.delete(name);
+    const nodes = pass?.list() ?? this.#nodesFor(pool);
     await this.#reportDegradedNodes(nodes);
     const result = calculatePoolStatus({
       pool,
@@ -276,7 +324,10 @@ export class NodeReconciler implements Reconciler {
       unavailableMachineCount: status.unavailableMachineCount ?? 0,
     });
     if (sameJson(pool.status, status)) return;
-    await client.updateStatus(Resources.machineConfigPool, { ...pool, status }, { signal });
+    this.#statusWritten.set(
+      name,
+      await client.updateStatus(Resources.machineConfigPool, { ...pool, status }, { signal }),
+    );
     if (result.completed !== undefined) {
       await events.event(
         Resources.machineConfigPool,

@@ -1,10 +1,16 @@
 /**
- * Wires the render reconciler to the caches (docs/reference/render.md §3.1): every pool add/update and
- * every MachineConfig add, spec update or delete enqueues the affected pools after the render
- * delay (5 s upstream), so a burst of MachineConfig changes renders once; failures retry with
- * backoff 15 times, then once a minute.
+ * Wires the render reconciler to the caches (docs/reference/render.md §3.1): every pool add, every
+ * pool change that can change what it renders, and every MachineConfig add, spec update or delete
+ * enqueues the affected pools after the render delay (5 s upstream), so a burst of MachineConfig
+ * changes renders once; failures retry with backoff 15 times, then once a minute.
+ *
+ * Upstream renders again on every pool update, status included; during a rollout the node
+ * controller rewrites the status at every step, so most renders would find nothing new. A pool's
+ * render reads its spec, labels (the generators' pool selectors) and identity, so only a change of
+ * those (or its deletion starting) enqueues it.
  */
 import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
+import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import type { ControllerVersion } from '../../logic/render/render-pool.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
@@ -36,6 +42,16 @@ export interface RenderControllerOptions {
 }
 
 export const RenderControllerName = 'machineconfigcontroller-rendercontroller';
+
+/** Whether a pool update can change what the pool renders (or whether it renders). */
+export function renderInputsChanged(old: MachineConfigPool, pool: MachineConfigPool): boolean {
+  return (
+    old.metadata.uid !== pool.metadata.uid ||
+    old.metadata.deletionTimestamp !== pool.metadata.deletionTimestamp ||
+    !sameJson(old.metadata.labels, pool.metadata.labels) ||
+    !sameJson(old.spec, pool.spec)
+  );
+}
 
 export function createRenderController(options: RenderControllerOptions): Controller {
   const { informers, log } = options;
@@ -78,8 +94,8 @@ export function createRenderController(options: RenderControllerOptions): Contro
     onAdd: (p) => {
       later(objectKey(p));
     },
-    onUpdate: (_old, p) => {
-      later(objectKey(p));
+    onUpdate: (old, p) => {
+      if (renderInputsChanged(old, p)) later(objectKey(p));
     },
   });
   // The rendered osImageURL and release-image-version come from the ControllerConfig

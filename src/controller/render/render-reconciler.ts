@@ -20,6 +20,7 @@ import { Resources } from '../../api/resource-refs.js';
 import { setMcoCondition } from '../../lib/conditions.js';
 import { isEmptySelector } from '../../lib/label-selector.js';
 import type { ReconcileOverrides } from '../../logic/render/reconcile.js';
+import { MachineConfigValidationCache } from '../../logic/render/validation-cache.js';
 import {
   describeRenderPoolError,
   renderPool,
@@ -30,7 +31,7 @@ import { rfc3339, type Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
-import { applyMachineConfig } from '../common/apply-machine-config.js';
+import { applyMachineConfig, applyMachineConfigOver } from '../common/apply-machine-config.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import type { ClusterMachineConfiguration } from '../mco-informers.js';
 import { sameJson } from '../common/same-json.js';
@@ -93,6 +94,8 @@ function isSelectingAll(pool: MachineConfigPool): boolean {
 
 export class RenderReconciler implements Reconciler {
   readonly #o: RenderReconcilerOptions;
+  /** Each MachineConfig version is validated once, not once per render of every pool. */
+  readonly #validations = new MachineConfigValidationCache();
 
   constructor(options: RenderReconcilerOptions) {
     this.#o = options;
@@ -121,9 +124,12 @@ export class RenderReconciler implements Reconciler {
     const currentName = pool.spec.configuration?.name ?? '';
     const current = currentName === '' ? undefined : caches.machineConfigs.get(currentName);
     const overrides = overridesFrom(caches.machineConfigurations.get(MachineConfigurationName));
+    const configs = caches.machineConfigs.list();
+    this.#validations.retain(configs);
     const rendered = renderPool({
       pool,
-      configs: caches.machineConfigs.list(),
+      configs,
+      validations: this.#validations,
       controllerConfig: cc,
       version: this.#o.version,
       enforceVersionGates: true,
@@ -177,10 +183,13 @@ export class RenderReconciler implements Reconciler {
   ): Promise<MachineConfigPool> {
     const { client, caches, log } = this.#o;
     const name = rendered.config.metadata.name ?? '';
-    if (caches.machineConfigs.get(name) === undefined) await this.#create(pool, rendered, cc);
+    const existing = caches.machineConfigs.get(name);
+    if (existing === undefined) await this.#create(pool, rendered, cc);
     const source = rendered.source.map((s) => ({ ...s }));
     if (pool.spec.configuration?.name === name) {
-      await applyMachineConfig(client, rendered.config, signal);
+      // From the cache: a render that changes nothing costs no request.
+      if (existing === undefined) await applyMachineConfig(client, rendered.config, signal);
+      else await applyMachineConfigOver(client, rendered.config, existing, signal);
       if (sameJson(pool.spec.configuration.source ?? [], source)) return pool;
     } else {
       log.info('pool now targets rendered config', {

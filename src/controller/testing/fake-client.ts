@@ -1,6 +1,7 @@
 /**
- * An in-memory ResourceClient for reconciler unit tests: objects by kind and name, writes
- * recorded in order, resourceVersions counted, NotFound/AlreadyExists/Conflict as StatusErrors.
+ * An in-memory ResourceClient for reconciler unit tests: objects by kind and name, writes and
+ * reads recorded in order, resourceVersions counted, NotFound/AlreadyExists/Conflict as
+ * StatusErrors (a patch naming `metadata.resourceVersion` is a precondition, as on a real server).
  * Watches are not supported (the tests hand reconcilers caches directly).
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
@@ -30,6 +31,8 @@ function gr(ref: ResourceRef) {
 export class FakeClient implements ResourceClient {
   readonly objects = new Map<string, ApiObject>();
   readonly writes: RecordedWrite[] = [];
+  /** `get kind/name` and `list kind` of every read. */
+  readonly reads: string[] = [];
   #rv = 1;
 
   seed<T extends ApiObject>(ref: ResourceRef, object: T): T {
@@ -42,6 +45,11 @@ export class FakeClient implements ResourceClient {
   }
 
   get<T extends ApiObject>(ref: ResourceRef, name: string, namespace?: string): Promise<T> {
+    this.reads.push(`get ${ref.kind}/${name}`);
+    return this.#current<T>(ref, name, namespace);
+  }
+
+  #current<T extends ApiObject>(ref: ResourceRef, name: string, namespace?: string): Promise<T> {
     const o = this.objects.get(key(ref, name, namespace));
     if (o === undefined) return Promise.reject(StatusError.notFound(gr(ref), name));
     return Promise.resolve(structuredClone(o) as T);
@@ -51,6 +59,7 @@ export class FakeClient implements ResourceClient {
     ref: ResourceRef,
     options?: { namespace?: string },
   ): Promise<ClientList<T>> {
+    this.reads.push(`list ${ref.kind}`);
     const prefix = `${ref.plural}/${options?.namespace ?? ''}`;
     const items = [...this.objects.entries()]
       .filter(([k]) => k.startsWith(options?.namespace === undefined ? `${ref.plural}/` : prefix))
@@ -107,7 +116,11 @@ export class FakeClient implements ResourceClient {
     options?: { namespace?: string },
   ): Promise<T> {
     this.writes.push({ verb: 'patch', kind: ref.kind, name, body: patch });
-    const current = await this.get<T>(ref, name, options?.namespace);
+    const current = await this.#current<T>(ref, name, options?.namespace);
+    const precondition = (patch as { metadata?: { resourceVersion?: unknown } } | null)?.metadata
+      ?.resourceVersion;
+    if (precondition !== undefined && precondition !== current.metadata.resourceVersion)
+      throw StatusError.conflict(gr(ref), name);
     return this.seed(ref, mergePatch(current, patch) as T);
   }
 

@@ -30,6 +30,7 @@ import {
   type ReconcileOverrides,
 } from './reconcile.js';
 import { renderedConfigName } from './rendered-name.js';
+import type { MachineConfigValidationCache } from './validation-cache.js';
 import {
   describeMachineConfigValidationError,
   validateMachineConfig,
@@ -57,6 +58,8 @@ export interface RenderPoolInput {
   /** The pool's current rendered target, if any: the result must be reconcilable with it. */
   readonly current?: MachineConfig | undefined;
   readonly overrides?: ReconcileOverrides;
+  /** Validations kept from earlier renders (the render controller's); none: validate all. */
+  readonly validations?: MachineConfigValidationCache | undefined;
 }
 
 export interface ObjectReferenceToConfig {
@@ -186,10 +189,13 @@ function checkVersionGates(
 }
 
 /** Validates every selected config; keeps what validation parsed, for the merge. */
-function validateAll(selected: readonly MachineConfig[]): Result<ParsedConfigs, GenerateError> {
+function validateAll(
+  selected: readonly MachineConfig[],
+  cache: MachineConfigValidationCache | undefined,
+): Result<ParsedConfigs, GenerateError> {
   const parsed = new Map<MachineConfig, ParseResult>();
   for (const mc of selected) {
-    const valid = validateMachineConfig(mc.spec);
+    const valid = cache === undefined ? validateMachineConfig(mc.spec) : cache.validate(mc);
     if (!valid.ok) return err({ kind: 'Invalid', error: valid.error });
     if (valid.value !== undefined) parsed.set(mc, valid.value);
   }
@@ -298,7 +304,7 @@ export function renderPool(input: RenderPoolInput): Result<RenderedPool, RenderP
 
   const gate = input.enforceVersionGates ? checkVersionGates(input, selected) : undefined;
   if (gate !== undefined) return generate(gate);
-  const valid = validateAll(selected);
+  const valid = validateAll(selected, input.validations);
   if (!valid.ok) return generate(valid.error);
 
   const baseImage = input.controllerConfig?.spec?.baseOSContainerImage ?? '';

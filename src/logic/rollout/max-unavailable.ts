@@ -44,3 +44,20 @@ export function maxUnavailable(
   }
   return ok(n === 0 ? 1 : n);
 }
+
+/**
+ * How many drains may be wanted at once: the sum over pools of their maxUnavailable (a pool with
+ * an invalid or negative value counts 0), and at least `minimum`. `nodesOf` gives a pool's nodes.
+ */
+export function concurrentDrains(
+  pools: readonly MachineConfigPool[],
+  nodesOf: (pool: MachineConfigPool) => number,
+  minimum: number,
+): number {
+  let sum = 0;
+  for (const pool of pools) {
+    const max = maxUnavailable(pool, nodesOf(pool));
+    if (max.ok && max.value > 0) sum += max.value;
+  }
+  return Math.max(minimum, sum);
+}

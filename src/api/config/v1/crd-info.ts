@@ -74,3 +74,43 @@ export const ClusterVersionCrd: CrdInfo = {
     { name: 'Status', type: 'string', jsonPath: condition('Progressing', 'message') },
   ],
 };
+
+/** A config.openshift.io/v1 kind without printer columns, as most of them are. */
+function configKind(
+  kind: string,
+  plural: string,
+  options: {
+    readonly shortNames?: readonly string[];
+    readonly namespaced?: boolean;
+    readonly status?: boolean;
+  } = {},
+): CrdInfo {
+  return {
+    group: ConfigGroup,
+    version: 'v1',
+    kind,
+    listKind: `${kind}List`,
+    plural,
+    singular: kind.toLowerCase(),
+    shortNames: options.shortNames ?? [],
+    scope: options.namespaced === true ? 'Namespaced' : 'Cluster',
+    hasStatusSubresource: options.status ?? true,
+    additionalPrinterColumns: [],
+  };
+}
+
+export const ImageCrd = configKind('Image', 'images');
+export const ImageDigestMirrorSetCrd = configKind('ImageDigestMirrorSet', 'imagedigestmirrorsets', {
+  shortNames: ['idms'],
+});
+export const ImageTagMirrorSetCrd = configKind('ImageTagMirrorSet', 'imagetagmirrorsets', {
+  shortNames: ['itms'],
+});
+export const ClusterImagePolicyCrd = configKind('ClusterImagePolicy', 'clusterimagepolicies');
+export const ImagePolicyCrd = configKind('ImagePolicy', 'imagepolicies', { namespaced: true });
+export const ProxyCrd = configKind('Proxy', 'proxies');
+export const DNSCrd = configKind('DNS', 'dnses');
+/** The Default feature set's Network CRD has no status subresource. */
+export const NetworkCrd = configKind('Network', 'networks', { status: false });
+export const InfrastructureCrd = configKind('Infrastructure', 'infrastructures');
+export const APIServerCrd = configKind('APIServer', 'apiservers');

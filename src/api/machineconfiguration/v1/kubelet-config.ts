@@ -3,27 +3,16 @@
  * the kubelet-config controller turns each into `99-<pool>-generated-kubelet[-N]` MachineConfigs.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Int32, Int64, Nullable, RawObject, StringEnum } from '../../schema.js';
+import {
+  TLSSecurityProfileSchema,
+  type TLSSecurityProfile,
+} from '../../config/v1/tls-security-profile.js';
+import { Int32, Int64, RawObject } from '../../schema.js';
 import { McoConditionSchema } from '../../meta/v1/condition.js';
 import { kindSchema, listSchema } from '../../meta/v1/kind.js';
 import { labelSelectorSchema } from '../../meta/v1/label-selector.js';
 
-const TlsProfileSpecSchema = Type.Object({
-  ciphers: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'atomic' })),
-  minTLSVersion: Type.Optional(
-    StringEnum(['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13']),
-  ),
-});
-
-/** config.openshift.io TLSSecurityProfile: one of the named profiles or a custom one. */
-export const TLSSecurityProfileSchema = Type.Object({
-  type: Type.Optional(StringEnum(['Old', 'Intermediate', 'Modern', 'Custom'])),
-  old: Type.Optional(Nullable(Type.Object({}))),
-  intermediate: Type.Optional(Nullable(Type.Object({}))),
-  modern: Type.Optional(Nullable(Type.Object({}))),
-  custom: Type.Optional(Nullable(TlsProfileSpecSchema)),
-});
-export type TLSSecurityProfile = Static<typeof TLSSecurityProfileSchema>;
+export { TLSSecurityProfileSchema, type TLSSecurityProfile };
 
 export const KubeletConfigSpecSchema = Type.Object(
   {
@@ -41,13 +30,6 @@ export const KubeletConfigSpecSchema = Type.Object(
       }),
     ),
     tlsSecurityProfile: Type.Optional(TLSSecurityProfileSchema),
-    dropInConfig: Type.Optional(
-      Type.Object({
-        configDirectory: Type.String(),
-        configFile: Type.String(),
-        kubeletConfig: RawObject(),
-      }),
-    ),
   },
   { description: 'spec contains the desired kubelet configuration.' },
 );

@@ -212,6 +212,15 @@ export class StatusError extends Error {
     });
   }
 
+  /** 413 `Request entity too large: <message>` (NewRequestEntityTooLargeError). */
+  static requestEntityTooLarge(message: string): StatusError {
+    return new StatusError({
+      message: `Request entity too large: ${message}`,
+      reason: StatusReason.RequestEntityTooLarge,
+      code: 413,
+    });
+  }
+
   /** 406 when no Accept entry can be served. */
   static notAcceptable(accepted: readonly string[]): StatusError {
     return new StatusError({

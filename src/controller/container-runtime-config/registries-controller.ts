@@ -1,0 +1,132 @@
+/**
+ * The registries half of upstream's container runtime config controller
+ * (docs/reference/registries.md §1–§2, §8): Image `cluster`, every ImageDigestMirrorSet,
+ * ImageTagMirrorSet and ImageContentSourcePolicy, and the release image become
+ * `99-<pool>-generated-registries` for each built-in pool. One key, `openshift-config`, on a single
+ * worker; no Image `cluster` or no ClusterVersion `version` means nothing to do. Errors are logged
+ * and retried (no condition on the inputs, as upstream).
+ */
+import { ImageConfigName } from '../../api/config/v1/image.js';
+import { Annotation, Label } from '../../api/machineconfiguration/v1/constants.js';
+import { Resources } from '../../api/resource-refs.js';
+import { kubeletTemplateRole } from '../../logic/kubelet-config/generate-kubelet-config.js';
+import {
+  generateRegistriesIgnition,
+  type RegistriesInputs,
+} from '../../logic/registries/generate-registries-config.js';
+import { describeSkippedBlocked } from '../../logic/registries/payload-block-lists.js';
+import {
+  registriesConfigName,
+  registriesMachineConfig,
+  templateRegistriesConf,
+} from '../../logic/registries/registries-machine-config.js';
+import type { TemplateFile } from '../../logic/template/generate-template-configs.js';
+import type { Clock } from '../../ports/clock.js';
+import type { Logger } from '../../ports/logger.js';
+import type { ResourceClient } from '../../ports/resource-client.js';
+import { Controller } from '../../runtime/controller.js';
+import type { Reconciler } from '../../runtime/reconciler.js';
+import type { RateLimiterOptions } from '../../runtime/work-queue.js';
+import { sameJson } from '../common/same-json.js';
+import { UpstreamRetryLimit, withRetryLimit, type RetryLimit } from '../common/retry-limit.js';
+import { waitForCache } from '../common/wait-for-caches.js';
+import type { McoInformers } from '../mco-informers.js';
+
+export const RegistriesControllerName = 'machineconfigcontroller-containerruntimeconfigcontroller';
+export const ImageConfigKey = 'openshift-config';
+
+export interface RegistriesControllerOptions {
+  readonly client: ResourceClient;
+  readonly informers: McoInformers;
+  readonly templates: readonly TemplateFile[];
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly version: { readonly raw: string; readonly hash: string };
+  readonly retryLimit?: RetryLimit;
+  readonly rateLimiter?: RateLimiterOptions;
+}
+
+class RegistriesReconciler implements Reconciler {
+  readonly #o: RegistriesControllerOptions;
+  constructor(options: RegistriesControllerOptions) {
+    this.#o = options;
+  }
+
+  async reconcile(_key: string, signal: AbortSignal): Promise<undefined> {
+    const { informers, client, log, version, templates } = this.#o;
+    const image = informers.images.get(ImageConfigName);
+    const clusterVersion = informers.clusterVersions.get('version');
+    if (image === undefined || clusterVersion === undefined) return undefined;
+    const pools = informers.pools
+      .list()
+      .filter((p) => p.metadata.labels?.[Label.mcoBuiltIn] !== undefined);
+    for (const pool of pools) {
+      const poolName = pool.metadata.name ?? '';
+      const inputs: RegistriesInputs = {
+        image,
+        digestMirrorSets: informers.imageDigestMirrorSets.list(),
+        tagMirrorSets: informers.imageTagMirrorSets.list(),
+        contentSourcePolicies: informers.imageContentSourcePolicies.list(),
+        releaseImage: clusterVersion.status?.desired?.image ?? '',
+        baseRegistriesConf: templateRegistriesConf(templates, kubeletTemplateRole(poolName)),
+      };
+      const generated = generateRegistriesIgnition(inputs);
+      if (!generated.ok)
+        throw new Error(`could not Create/Update MachineConfig: ${generated.error}`);
+      if (generated.value.skippedBlocked.length > 0)
+        log.info(describeSkippedBlocked(generated.value.skippedBlocked));
+      const existing = informers.machineConfigs.get(registriesConfigName(poolName));
+      const ignition = generated.value.ignition as unknown as Record<string, unknown>;
+      if (
+        existing !== undefined &&
+        sameJson(existing.spec?.config, ignition) &&
+        existing.metadata.annotations?.[Annotation.generatedByControllerVersion] === version.hash
+      )
+        continue;
+      const mc = registriesMachineConfig(
+        poolName,
+        { name: image.metadata.name ?? '', uid: image.metadata.uid ?? '' },
+        ignition,
+        version.hash,
+        existing,
+      );
+      try {
+        if (existing === undefined) await client.create(Resources.machineConfig, mc, { signal });
+        else await client.update(Resources.machineConfig, mc, { signal });
+      } catch (e) {
+        throw new Error(
+          `could not Create/Update MachineConfig: ${e instanceof Error ? e.message : String(e)}`,
+          { cause: e },
+        );
+      }
+      log.info('applied registries config', { pool: poolName, machineConfig: mc.metadata.name });
+    }
+    return undefined;
+  }
+}
+
+export function createRegistriesController(options: RegistriesControllerOptions): Controller {
+  const { informers, log } = options;
+  const controller = new Controller({
+    name: `${RegistriesControllerName}-registries`,
+    reconciler: withRetryLimit(
+      new RegistriesReconciler(options),
+      options.retryLimit ?? UpstreamRetryLimit,
+      log,
+    ),
+    clock: options.clock,
+    log,
+    workers: 1,
+    ...(options.rateLimiter === undefined ? {} : { rateLimiter: options.rateLimiter }),
+  });
+  waitForCache(controller, informers.machineConfigs);
+  waitForCache(controller, informers.controllerConfigs);
+  const toKey = { map: (): string[] => [ImageConfigKey] };
+  return controller
+    .watch(informers.images, toKey)
+    .watch(informers.imageDigestMirrorSets, toKey)
+    .watch(informers.imageTagMirrorSets, toKey)
+    .watch(informers.imageContentSourcePolicies, toKey)
+    .watch(informers.clusterVersions, toKey)
+    .watch(informers.pools, toKey);
+}
