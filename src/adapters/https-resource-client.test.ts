@@ -9,13 +9,16 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTmpDir, type TmpDir } from '../../test/support/tmp-dir.js';
+import { parseKubeconfig, selectKubeconfigContext } from '../lib/kubeconfig.js';
 import { Resources } from '../api/resource-refs.js';
 import { describeResourceClientContract, tokenKubeconfig } from './resource-client.contract.js';
 import {
   HttpsResourceClient,
   UnsupportedKubeconfigError,
   credentialsFromKubeconfig,
+  credentialsFromSelection,
   credentialsInCluster,
+  selectionFiles,
 } from './https-resource-client.js';
 import { createResourceClient } from './resource-client-factory.js';
 
@@ -123,5 +126,35 @@ describe('HttpsResourceClient', () => {
     );
     expect(seen).toHaveLength(1);
     client.close();
+  });
+});
+
+describe('credentials from files read elsewhere (a node’s)', () => {
+  it('lists the files a selected context names, made absolute, and reads them all with the reader given', () => {
+    const text = [
+      'clusters: [{name: c, cluster: {server: "https://h:6443", certificate-authority: ca.crt}}]',
+      'users: [{name: u, user: {tokenFile: token, client-certificate: /pki/cert.pem, client-key-data: S0VZ}}]',
+      'contexts: [{name: x, context: {cluster: c, user: u}}]',
+      'current-context: x',
+    ].join('\n');
+    const selection = selectKubeconfigContext(parseKubeconfig(text, '/var/lib/kubelet/kubeconfig'));
+    expect(selectionFiles(selection)).toEqual([
+      '/var/lib/kubelet/ca.crt',
+      '/pki/cert.pem',
+      '/var/lib/kubelet/token',
+    ]);
+    const files: Record<string, string> = {
+      '/var/lib/kubelet/ca.crt': 'CA',
+      '/pki/cert.pem': 'CERT',
+      '/var/lib/kubelet/token': 'tok\n',
+    };
+    // the token is read now, through the reader: the client would read a token file on this machine
+    expect(credentialsFromSelection(selection, (f) => files[f] ?? '')).toEqual({
+      server: 'https://h:6443',
+      ca: 'CA',
+      token: 'tok',
+      cert: 'CERT',
+      key: 'KEY',
+    });
   });
 });

@@ -108,18 +108,54 @@ const b64 = (s: string): string => Buffer.from(s, 'base64').toString('utf8');
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /** An inline `<field>-data` (base64), else the file `<field>` names (already absolute). */
-function material(entry: Readonly<Record<string, unknown>>, field: string): string | undefined {
+/** Reads a file a kubeconfig names (absolute), as text. */
+export type KubeconfigFileReader = (file: string) => string;
+
+const readLocalFile: KubeconfigFileReader = (file) => readFileSync(file, 'utf8');
+
+function material(
+  entry: Readonly<Record<string, unknown>>,
+  field: string,
+  read: KubeconfigFileReader,
+): string | undefined {
   const data = str(entry[`${field}-data`]);
   if (data !== undefined) return b64(data);
   const name = str(entry[field]);
-  return name === undefined ? undefined : readFileSync(name, 'utf8');
+  return name === undefined ? undefined : read(name);
+}
+
+/**
+ * The token, or the token file the client reads again; a file read elsewhere (a node's, through
+ * `read`) is read now, since the client reads only this machine's files again.
+ */
+function bearerOf(
+  user: Readonly<Record<string, unknown>>,
+  read: KubeconfigFileReader | undefined,
+): { readonly token?: string; readonly tokenFile?: string } {
+  const token = str(user['token']);
+  const tokenFile = str(user['tokenFile']);
+  if (token !== undefined || tokenFile === undefined) return token === undefined ? {} : { token };
+  return read === undefined ? { tokenFile } : { token: read(tokenFile).trim() };
+}
+
+/** The files a selected context names (CA, client certificate and key, token), absolute. */
+export function selectionFiles(s: KubeconfigSelection): string[] {
+  return [
+    str(s.cluster['certificate-authority']),
+    str(s.user['client-certificate']),
+    str(s.user['client-key']),
+    str(s.user.tokenFile),
+  ].filter((f) => f !== undefined);
 }
 
 /**
  * The server and credentials of a selected context (src/lib/kubeconfig.ts, which has made every
  * path absolute); throws UnsupportedKubeconfigError for fields this client does not do.
  */
-export function credentialsFromSelection(s: KubeconfigSelection): HttpsCredentials {
+export function credentialsFromSelection(
+  s: KubeconfigSelection,
+  read?: KubeconfigFileReader,
+): HttpsCredentials {
   const { cluster, user } = s;
   const server = str(cluster.server);
   if (server === undefined) throw new Error(`cluster "${s.clusterName}" has no server`);
@@ -131,11 +167,11 @@ export function credentialsFromSelection(s: KubeconfigSelection): HttpsCredentia
     throw new UnsupportedKubeconfigError(
       `context "${s.contextName}": ${extra.join(', ')} not supported`,
     );
-  const ca = material(cluster, 'certificate-authority');
-  const cert = material(user, 'client-certificate');
-  const key = material(user, 'client-key');
-  const token = str(user.token);
-  const tokenFile = str(user.tokenFile);
+  const reader = read ?? readLocalFile;
+  const ca = material(cluster, 'certificate-authority', reader);
+  const cert = material(user, 'client-certificate', reader);
+  const key = material(user, 'client-key', reader);
+  const { token, tokenFile } = bearerOf(user, read);
   const serverName = str(cluster['tls-server-name']);
   return {
     server,

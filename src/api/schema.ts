@@ -114,6 +114,7 @@ function stripIds(value: JsonValue): JsonValue {
  */
 export function crdOpenApiV3Schema(schema: TSchema): JsonObject {
   const root = plainJson(schema);
+  dropEmptyProperties(root);
   const properties = root['properties'];
   if (isJsonObject(properties) && 'metadata' in properties) {
     properties['metadata'] = { type: 'object' };
@@ -125,6 +126,28 @@ export function crdOpenApiV3Schema(schema: TSchema): JsonObject {
     else delete root['required'];
   }
   return root;
+}
+
+/**
+ * Removes every `properties: {}`: a real API server stores a CRD without it (Go's omitempty), so a
+ * CRD that carries it differs from its stored self and `kubectl apply` reports it `configured`
+ * on every run. An object schema without properties prunes the same fields as one with none.
+ */
+function dropEmptyProperties(value: JsonValue): void {
+  if (Array.isArray(value)) {
+    for (const v of value) dropEmptyProperties(v);
+    return;
+  }
+  if (!isJsonObject(value)) return;
+  const properties = value['properties'];
+  // only a schema's own `properties` (an object type), never a field that is called so
+  if (
+    value['type'] === 'object' &&
+    isJsonObject(properties) &&
+    Object.keys(properties).length === 0
+  )
+    delete value['properties'];
+  for (const v of Object.values(value)) dropEmptyProperties(v);
 }
 
 export function isJsonObject(value: JsonValue | undefined): value is JsonObject {

@@ -42,6 +42,10 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
       'mco apiserver --data-dir state init-pki',
     ],
   ],
+  'mco manifests': [
+    ['Write deploy/ from the code', 'mco manifests --dir deploy'],
+    ['Fail if deploy/ differs from what the code writes', 'mco manifests --dir deploy --check'],
+  ],
   'mco operator': [
     [
       'Run the operator against the cluster in a box',
@@ -58,6 +62,10 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
     [
       'Run the daemon for node worker-0 on its root',
       'mco daemon --node worker-0 --root .mco/nodes/worker-0/rootfs --kubeconfig node.kubeconfig',
+    ],
+    [
+      'On a real host: read as the pod ServiceAccount, write the Node as the kubelet',
+      'mco daemon --node $(NODE_NAME) --root /rootfs --node-kubeconfig /var/lib/kubelet/kubeconfig',
     ],
     [
       'Apply a rendered config once, without a cluster',

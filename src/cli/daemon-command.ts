@@ -1,10 +1,14 @@
 /**
  * `mco daemon`: the machine config daemon for one node (docs/daemon.md "Daemon process").
  *
- *   mco daemon --node NAME --root DIR [--kubeconfig FILE] [--host coreos|ostree]
- *              [--once-from FILE] [--metrics-port N] [--log-level L]
+ *   mco daemon --node NAME --root DIR [--kubeconfig FILE] [--node-kubeconfig PATH]
+ *              [--host coreos|ostree] [--once-from FILE] [--metrics-port N] [--log-level L]
  *
- * With a kubeconfig (or in-cluster credentials) it runs until SIGTERM/SIGINT, following its Node;
+ * With a kubeconfig (or in-cluster credentials) it runs until SIGTERM/SIGINT, following its Node.
+ * As upstream's daemon, it can hold two identities: it reads the cluster and writes its
+ * MachineConfigNode as its ServiceAccount, and writes its Node and events as the node itself
+ * (`--node-kubeconfig`, the kubelet's kubeconfig on the node); with one kubeconfig only, that one
+ * does everything;
  * with `--once-from` it applies a MachineConfig or Ignition file once, without a cluster, and
  * exits. A SIGTERM during the journaled steps of an update is held until the current step is
  * done (the update resumes at the next start). MCO_DAEMON_CRASH_AT=<step>[:<n>],… (tests only)
@@ -21,7 +25,9 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { createCoreosHost } from '../adapters/coreos-host.js';
 import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
 import { fsFileWatcher } from '../adapters/fs-file-watcher.js';
-import { HttpsResourceClient } from '../adapters/https-resource-client.js';
+import { HttpsResourceClient, credentialsInCluster } from '../adapters/https-resource-client.js';
+import { NodeKubeconfigClient } from '../adapters/node-kubeconfig-client.js';
+import { routeNodeWrites } from '../adapters/node-writes-router.js';
 import { createOstreeHost } from '../adapters/ostree-host.js';
 import { NodeRoot } from '../adapters/node-root.js';
 import { nodeOsImageFetcher } from '../adapters/registry-os-image-fetcher.js';
@@ -59,6 +65,7 @@ interface DaemonCliOptions {
   readonly node: string;
   readonly root: string;
   readonly kubeconfig?: string;
+  readonly nodeKubeconfig?: string;
   readonly host: string;
   readonly onceFrom?: string;
   readonly metricsPort?: string;
@@ -262,6 +269,34 @@ async function runOnce(
   }
 }
 
+/**
+ * The cluster as the daemon reads it: `--kubeconfig`, else the pod's ServiceAccount (upstream's
+ * `machine-config-daemon`, in-cluster).
+ */
+function readClient(o: DaemonCliOptions): HttpsResourceClient {
+  if (o.kubeconfig !== undefined) {
+    try {
+      return HttpsResourceClient.fromKubeconfig(o.kubeconfig);
+    } catch (e) {
+      throw new CliError(`--kubeconfig ${o.kubeconfig}: ${errorText(e)}`);
+    }
+  }
+  try {
+    return new HttpsResourceClient(credentialsInCluster(process.env));
+  } catch (e) {
+    throw new CliError(
+      `no --kubeconfig, and no in-cluster ServiceAccount: ${errorText(e)} (or --once-from to run without a cluster)`,
+    );
+  }
+}
+
+/** The node's own identity for its Node, from a kubeconfig on the node (absolute path there). */
+function nodeWriterClient(path: string, host: Host): NodeKubeconfigClient {
+  if (!path.startsWith('/'))
+    throw new CliError(`--node-kubeconfig ${path}: expected an absolute path on the node`);
+  return new NodeKubeconfigClient(host.files, path);
+}
+
 export async function runDaemon(o: DaemonCliOptions): Promise<void> {
   if (o.metricsPort !== undefined && !/^\d{1,5}$/.test(o.metricsPort))
     throw new CliError(`--metrics-port ${o.metricsPort}: expected a port number`);
@@ -278,14 +313,12 @@ export async function runDaemon(o: DaemonCliOptions): Promise<void> {
     await runOnce(o, host, log, crash);
     return;
   }
-  if (o.kubeconfig === undefined)
-    throw new CliError('--kubeconfig is required (or --once-from to run without a cluster)');
-  let client: HttpsResourceClient;
-  try {
-    client = HttpsResourceClient.fromKubeconfig(o.kubeconfig);
-  } catch (e) {
-    throw new CliError(`--kubeconfig ${o.kubeconfig}: ${errorText(e)}`);
-  }
+  const reads = readClient(o);
+  const nodeWriter =
+    o.nodeKubeconfig === undefined ? undefined : nodeWriterClient(o.nodeKubeconfig, host);
+  if (nodeWriter !== undefined)
+    log.info(`NodeWriter initialized with credentials from ${o.nodeKubeconfig ?? ''}`);
+  const client = nodeWriter === undefined ? reads : routeNodeWrites(reads, nodeWriter);
   const registry = new Registry();
   const daemon = new Daemon({
     nodeName: o.node,
@@ -293,7 +326,7 @@ export async function runDaemon(o: DaemonCliOptions): Promise<void> {
     client,
     clock: systemClock,
     log,
-    events: nodeEvents(client, log, o.node),
+    events: nodeEvents(nodeWriter ?? reads, log, o.node),
     metrics: promDaemonMetrics(registry, await readOsRelease(resolve(o.root))),
     watcher: fsFileWatcher,
     crash,
@@ -320,7 +353,8 @@ export async function runDaemon(o: DaemonCliOptions): Promise<void> {
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
     await listener?.close();
-    client.close();
+    reads.close();
+    nodeWriter?.close();
   }
 }
 
@@ -331,7 +365,14 @@ export function daemonCommand(): Command {
     )
     .requiredOption('--node <name>', 'the Node this daemon manages')
     .requiredOption('--root <dir>', "the node's / (a simulated node's rootfs, or / on a real host)")
-    .option('--kubeconfig <file>', 'kubeconfig of the node identity')
+    .option(
+      '--kubeconfig <file>',
+      "kubeconfig to read the cluster with (default: the pod's ServiceAccount, in-cluster); also writes the Node unless --node-kubeconfig",
+    )
+    .option(
+      '--node-kubeconfig <path>',
+      "the node's own kubeconfig, a path on the node (the kubelet's /var/lib/kubelet/kubeconfig): Node writes and events go through it",
+    )
     .option('--host <kind>', 'host implementation: coreos or ostree', 'coreos')
     .option(
       '--once-from <file>',

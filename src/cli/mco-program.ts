@@ -14,6 +14,7 @@ import { dashboardCommand } from './dashboard-command.js';
 import { firstbootCommand } from './firstboot-command.js';
 import { getCommand } from './get-command.js';
 import { logsCommand } from './logs-command.js';
+import { manifestsCommand } from './manifests-command.js';
 import { daemonCommand } from './daemon-command.js';
 import { haCommand } from './ha-command.js';
 import { nodeCommand } from './node-command.js';
@@ -69,6 +70,7 @@ export function mcoProgram(
     .addCommand(releaseCommand(io))
     .addCommand(upgradeCommand(io, env))
     .addCommand(firstbootCommand(io))
+    .addCommand(manifestsCommand(io))
     .addCommand(versionCommand(io, env, runtime));
   program.addCommand(completionCommand(io, () => program));
   addExamples(program);

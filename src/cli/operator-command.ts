@@ -12,7 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { collectDefaultMetrics, Registry } from 'prom-client';
-import { parse } from 'yaml';
+import { credentialsFromKubeconfig } from '../adapters/https-resource-client.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { createRegistryReleaseSource } from '../adapters/oci/release-source.js';
 import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
@@ -74,21 +74,28 @@ function readFile(flag: string, path: string): Buffer {
   }
 }
 
-/** The API server CA the kubelet should trust: the flag, else the kubeconfig's, else in-cluster. */
+/**
+ * The API server CA the kubelet should trust: the flag, else the kubeconfig's (inline
+ * `certificate-authority-data` or a `certificate-authority` file, relative to the kubeconfig as
+ * kubectl reads it), else the in-cluster service account's.
+ */
 function kubeCaData(options: OperatorOptions): string {
   if (options.kubeCaFile !== undefined)
     return readFile('--kube-ca-file', options.kubeCaFile).toString('base64');
   if (options.kubeconfig !== undefined) {
-    interface Shape {
-      'current-context'?: string;
-      contexts?: { name?: string; context?: { cluster?: string } }[];
-      clusters?: { name?: string; cluster?: { 'certificate-authority-data'?: string } }[];
+    let ca: string | undefined;
+    try {
+      ca = credentialsFromKubeconfig(options.kubeconfig).ca;
+    } catch (e) {
+      throw new CliError(`--kubeconfig ${options.kubeconfig}: ${(e as Error).message}`, {
+        cause: e,
+      });
     }
-    const doc = (parse(readFile('--kubeconfig', options.kubeconfig).toString('utf8')) ??
-      {}) as Shape;
-    const context = doc.contexts?.find((c) => c.name === doc['current-context'])?.context;
-    const cluster = doc.clusters?.find((c) => c.name === context?.cluster)?.cluster;
-    return cluster?.['certificate-authority-data'] ?? '';
+    if (ca === undefined || ca.trim() === '')
+      throw new CliError(
+        `--kubeconfig ${options.kubeconfig}: the current context's cluster has no certificate-authority or certificate-authority-data; pass --kube-ca-file`,
+      );
+    return Buffer.from(ca).toString('base64');
   }
   return existsSync(InClusterCa) ? readFileSync(InClusterCa).toString('base64') : '';
 }

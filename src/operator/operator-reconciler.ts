@@ -49,6 +49,7 @@ export class OperatorRoundFailed extends Error {
 export class OperatorReconciler implements Reconciler {
   readonly #deps: OperatorDeps;
   readonly #steps: readonly OperatorStep[];
+  readonly #notices: Record<string, string> = {};
 
   constructor(deps: OperatorDeps) {
     this.#deps = deps;
@@ -64,7 +65,12 @@ export class OperatorReconciler implements Reconciler {
 
   async reconcile(_key: string, signal: AbortSignal): Promise<ReconcileResult> {
     await this.#clusterOperator(signal);
-    const ctx: RoundContext = { deps: this.#deps, signal, osImages: undefined };
+    const ctx: RoundContext = {
+      deps: this.#deps,
+      signal,
+      osImages: undefined,
+      notices: this.#notices,
+    };
     for (const step of this.#steps) {
       const outcome = await this.#runStep(step, ctx);
       if (outcome.kind === 'Pending') {
@@ -101,6 +107,7 @@ export class OperatorReconciler implements Reconciler {
       pools: caches.pools.list(),
       namespace: config.namespace,
       now: rfc3339(clock.now()),
+      notices: { ...this.#notices },
     };
   }
 

@@ -34,6 +34,8 @@ export interface RoundContext {
   readonly deps: OperatorDeps;
   readonly signal: AbortSignal;
   osImages: OsImageUrls | undefined;
+  /** The ClusterOperator's notices (`status.extension`); kept from round to round. */
+  readonly notices: Record<string, string>;
 }
 
 export interface OperatorStep {

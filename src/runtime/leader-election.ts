@@ -188,7 +188,7 @@ export class LeaderElector {
 
   /** One attempt, as client-go's tryAcquireOrRenew. Never throws; false on any failure. */
   async #tryAcquireOrRenew(signal: AbortSignal): Promise<boolean> {
-    const { client, clock, identity, leaseDurationMs, log } = this.#config;
+    const { client, clock, identity, leaseDurationMs } = this.#config;
     const now = clock.now();
     const nowMicro = rfc3339Micro(now);
     const desired: LeaseSpec = {
@@ -222,14 +222,18 @@ export class LeaderElector {
       this.#observe(updated, clock.now());
       return true;
     } catch (e) {
-      if (!signal.aborted) {
-        log.debug('lease acquire/renew attempt failed', {
-          lease: this.#leaseName(),
-          error: e instanceof Error ? e.message : String(e),
-        });
-      }
+      if (!signal.aborted) this.#attemptFailed(e);
       return false;
     }
+  }
+
+  /** Losing a race is routine; any other refusal (a missing grant, the API down) is an error to see, as client-go logs it. */
+  #attemptFailed(e: unknown): void {
+    const { log } = this.#config;
+    const fields = { lease: this.#leaseName(), error: e instanceof Error ? e.message : String(e) };
+    if (isStatusError(e, 'Conflict') || isStatusError(e, 'AlreadyExists'))
+      log.debug('lease acquire/renew attempt failed', fields);
+    else log.error('lease acquire/renew attempt failed', fields);
   }
 
   /** Reads the Lease; creates it held by us when absent ('created'). */

@@ -150,6 +150,26 @@ describe('ClusterOperator status pieces', () => {
       'worker',
     ]);
   });
+
+  it('adds the notices, sorted with the rest, in finished and pending rounds alike', () => {
+    expect(statusExtension([updated('worker')], undefined, { machineAPI: 'none' })).toEqual({
+      machineAPI: 'none',
+      worker: 'all 3 nodes are at latest configuration rendered-worker-new',
+    });
+    const input = {
+      status: {},
+      versions: { operator: '4.18.0', operatorImage: 'img' },
+      pools: [updated('worker')],
+      namespace: ns,
+      now: T1,
+      notices: { machineAPI: 'none' },
+    };
+    expect(finishedRoundStatus(input).extension).toMatchObject({ machineAPI: 'none' });
+    expect(pendingRoundStatus({ ...input, lastError: 'e' }).extension).toMatchObject({
+      machineAPI: 'none',
+      lastSyncError: 'e',
+    });
+  });
 });
 
 describe('a sync round', () => {

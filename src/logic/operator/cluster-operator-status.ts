@@ -196,16 +196,21 @@ function byName(pools: readonly MachineConfigPool[]): MachineConfigPool[] {
   return [...pools].sort((a, b) => ((a.metadata.name ?? '') < (b.metadata.name ?? '') ? -1 : 1));
 }
 
-/** `status.extension`: pool → summary, plus `lastSyncError`; keys sorted as Go marshals a map. */
+/**
+ * `status.extension`: pool → summary, plus `lastSyncError` and the notices; keys sorted as Go
+ * marshals a map.
+ */
 export function statusExtension(
   pools: readonly MachineConfigPool[],
   lastSyncError?: string,
+  notices: Readonly<Record<string, string>> = {},
 ): Record<string, string> {
   const entries: [string, string][] = pools.map((p) => [
     p.metadata.name ?? '',
     poolStatusSummary(p),
   ]);
   if (lastSyncError !== undefined) entries.push(['lastSyncError', lastSyncError]);
+  entries.push(...Object.entries(notices));
   entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return Object.fromEntries(entries);
 }
@@ -220,6 +225,11 @@ export interface RoundInput {
   readonly now: string;
   /** Upstream's first bring-up of a cluster (ControllerConfig CRD absent at start). */
   readonly inClusterBringup?: boolean;
+  /**
+   * What the operator tells about the cluster beside the pool summaries (camelCase keys, which
+   * no pool name can be), e.g. that it has no machine API.
+   */
+  readonly notices?: Readonly<Record<string, string>>;
 }
 
 /** syncProgressingStatus, run at the start of every round. */
@@ -338,7 +348,7 @@ export function finishedRoundStatus(
       input.now,
     ),
   };
-  return { ...s, extension: statusExtension(input.pools) };
+  return { ...s, extension: statusExtension(input.pools, undefined, input.notices) };
 }
 
 /**
@@ -349,5 +359,5 @@ export function pendingRoundStatus(
   input: RoundInput & { readonly lastError: string },
 ): ClusterOperatorStatus {
   const s = syncUpgradeable(syncProgressing(input.status, input), input);
-  return { ...s, extension: statusExtension(input.pools, input.lastError) };
+  return { ...s, extension: statusExtension(input.pools, input.lastError, input.notices) };
 }

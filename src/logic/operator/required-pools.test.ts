@@ -180,9 +180,10 @@ describe('checkRequiredPools', () => {
     expect(checkRequiredPools(input([master({ paused: true })]))).toEqual({ kind: 'Ready' });
   });
 
-  it('gives 10 minutes per required machine, none without masters', () => {
+  it("gives 10 minutes per required machine, one machine's worth to an empty master pool", () => {
     expect(requiredPoolsTimeoutMs([master({}), builtInPool('worker')])).toBe(30 * 60 * 1000);
-    expect(requiredPoolsTimeoutMs([master({ status: { machineCount: 0 } })])).toBe(0);
+    expect(requiredPoolsTimeoutMs([master({ status: { machineCount: 0 } })])).toBe(10 * 60 * 1000);
+    expect(requiredPoolsTimeoutMs([builtInPool('worker')])).toBe(10 * 60 * 1000);
     expect(describeRequiredPoolsTimeout('e')).toBe(
       'during syncRequiredMachineConfigPools: [context deadline exceeded, e]',
     );

@@ -43,7 +43,14 @@ export function isRequiredPool(pool: MachineConfigPool): boolean {
   return pool.metadata.labels?.[Label.requiredForUpgrade] !== undefined;
 }
 
-/** 10 minutes per machine of the required pools (0 required machines: no time at all). */
+/**
+ * 10 minutes per machine of the required pools, and never less than one machine's worth.
+ * Upstream multiplies by the count alone, so with no required machine its poll (which does not
+ * look before the first tick) times out at once with `context deadline exceeded`: on OpenShift the
+ * master pool always holds the control plane, so that never happens there. On a cluster whose
+ * nodes are not managed yet the master pool is empty; it is Updated as soon as it is rendered,
+ * which the one-machine budget waits for, instead of reporting Degraded before looking.
+ */
 export function requiredPoolsTimeoutMs(
   pools: readonly MachineConfigPool[],
   perMachineMs = RequiredPoolsTimeoutPerMachineMs,
@@ -51,7 +58,7 @@ export function requiredPoolsTimeoutMs(
   const machines = pools
     .filter(isRequiredPool)
     .reduce((n, p) => n + (p.status?.machineCount ?? 0), 0);
-  return machines * perMachineMs;
+  return Math.max(1, machines) * perMachineMs;
 }
 
 /** The task's error when the poll runs out of time, as wait.Interrupted + an aggregate print. */

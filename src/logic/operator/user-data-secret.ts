@@ -13,6 +13,16 @@ import { pointerConfig, type PointerConfigError } from '../pointer-config.js';
 
 export const UserDataSecretNamespace = 'openshift-machine-api';
 
+/**
+ * On a cluster without OpenShift's machine API (plain Kubernetes) there is no namespace for the
+ * Secrets and no MachineSet to read them: the operator says so in its ClusterOperator's
+ * `status.extension` under this key and carries on.
+ */
+export const NoMachineApiNotice = {
+  key: 'machineAPI',
+  message: `namespace ${UserDataSecretNamespace} not found: no OpenShift machine API (machine.openshift.io) on this cluster, so the pointer Ignition Secrets <pool>-user-data-managed are not written (mco pointer-config prints a pool's pointer config)`,
+} as const;
+
 /** Upstream's label on the Secret (manifests/userdata_secret.yaml). */
 export const ManagedCaBundleLabel =
   'machineconfiguration.openshift.io/managed-ca-bundle-derived-from-configmap';

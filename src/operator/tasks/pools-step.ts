@@ -1,8 +1,10 @@
 /**
  * MachineConfigPools (upstream syncMachineConfigPools): the built-in pools exist with upstream's
  * labels (their spec is the administrator's), and every pool has its pointer Ignition Secret
- * `openshift-machine-api/<pool>-user-data-managed`.
+ * `openshift-machine-api/<pool>-user-data-managed`. A cluster without that namespace has no
+ * machine API to read them: the Secrets are skipped and the ClusterOperator says why.
  */
+import type { Namespace } from '../../api/core/v1/namespace.js';
 import type { Secret } from '../../api/core/v1/secret.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import { isStatusError } from '../../api/meta/v1/status-error.js';
@@ -11,6 +13,7 @@ import { liveGet } from '../live-get.js';
 import { OperatorTask } from '../../logic/operator/cluster-operator-status.js';
 import { enforceBuiltInPoolMetadata, OperatorPools } from '../../logic/operator/pool-metadata.js';
 import {
+  NoMachineApiNotice,
   updatedUserDataSecret,
   userDataSecret,
   UserDataSecretNamespace,
@@ -89,10 +92,33 @@ async function ensureUserData(ctx: RoundContext, pool: MachineConfigPool): Promi
   return Done;
 }
 
+/** Whether the machine API's namespace exists; records the notice when it changes. */
+async function hasMachineApi(ctx: RoundContext): Promise<boolean> {
+  const ns = await liveGet<Namespace>(
+    ctx.deps.client,
+    Resources.namespace,
+    UserDataSecretNamespace,
+    undefined,
+    ctx.signal,
+  );
+  const absent = ns === undefined;
+  const noted = NoMachineApiNotice.key in ctx.notices;
+  if (absent && !noted) {
+    ctx.notices[NoMachineApiNotice.key] = NoMachineApiNotice.message;
+    ctx.deps.log.info(NoMachineApiNotice.message);
+  } else if (!absent && noted) {
+    // eslint-disable-next-line @typescript-eslint/no-dynamic-delete
+    delete ctx.notices[NoMachineApiNotice.key];
+    ctx.deps.log.info(`namespace ${UserDataSecretNamespace} found: writing pointer Secrets`);
+  }
+  return !absent;
+}
+
 export const poolsStep: OperatorStep = {
   task: OperatorTask.MachineConfigPools,
   async run(ctx: RoundContext): Promise<TaskOutcome> {
     const created = await ensureBuiltInPools(ctx);
+    if (!(await hasMachineApi(ctx))) return Done;
     const pools = new Map(ctx.deps.caches.pools.list().map((p) => [p.metadata.name ?? '', p]));
     for (const p of created) pools.set(p.metadata.name ?? '', p);
     for (const pool of [...pools.values()]) {

@@ -28,9 +28,6 @@ export class RequiredPoolsStep implements OperatorStep {
     const now = clock.now();
     if (this.#wait === undefined) {
       const timeoutMs = requiredPoolsTimeoutMs(pools, config.timings.requiredPoolsPerMachineMs);
-      // No required machines: upstream's poll gets no time at all and fails before it looks.
-      if (timeoutMs === 0)
-        return { kind: 'Failed', message: describeRequiredPoolsTimeout(undefined) };
       this.#wait = { since: now, timeoutMs };
     }
     const outcome = checkRequiredPools({
