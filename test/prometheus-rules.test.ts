@@ -1,5 +1,5 @@
 /**
- * The alert rules in deploy/prometheus/: `promtool check rules` accepts them, `promtool test rules`
+ * The alert rules in monitoring/: `promtool check rules` accepts them, `promtool test rules`
  * fires each alert from synthetic series (test/promtool/), and the PrometheusRule carries exactly
  * the groups of the plain rules file.
  */
@@ -10,8 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { RepoRoot } from './support/run-mco.js';
 
-const RulesFile = join(RepoRoot, 'deploy/prometheus/machine-config-rules.yaml');
-const PrometheusRuleFile = join(RepoRoot, 'deploy/prometheus/prometheusrule.yaml');
+const RulesFile = join(RepoRoot, 'monitoring/machine-config-rules.yaml');
+const PrometheusRuleFile = join(RepoRoot, 'monitoring/prometheusrule.yaml');
 
 function promtool(...args: string[]): { code: number | null; output: string } {
   const r = spawnSync('promtool', args, { cwd: join(RepoRoot, 'test/promtool'), encoding: 'utf8' });
@@ -22,7 +22,7 @@ interface RuleGroups {
   readonly groups: readonly { readonly rules: readonly { readonly alert?: string }[] }[];
 }
 
-describe('deploy/prometheus rules', () => {
+describe('monitoring/ rules', () => {
   it('pass promtool check rules', () => {
     const r = promtool('check', 'rules', RulesFile);
     expect(r.code, r.output).toBe(0);

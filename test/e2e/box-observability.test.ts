@@ -2,7 +2,7 @@
  * Observing the cluster in a box with the tools of a real cluster.
  *
  * A real Prometheus (Debian's) scrapes every endpoint `mco start` lists in DIR/metrics-targets.json
- * (file_sd) with deploy/prometheus's rules loaded: every target is up, the rules load, and the
+ * (file_sd) with monitoring/'s rules loaded: every target is up, the rules load, and the
  * worker rollout below shows in `mco_updated_machine_count{pool="worker"}` going 1 → 0 → 1.
  *
  * The seeds' debugging habit against the cluster in a box: `kubectl -n
@@ -112,7 +112,7 @@ describe('the box observed: Prometheus and kubectl logs', () => {
       promConfig,
       [
         'global: {scrape_interval: 1s, evaluation_interval: 1s}',
-        `rule_files: [${join(RepoRoot, 'deploy/prometheus/machine-config-rules.yaml')}]`,
+        `rule_files: [${join(RepoRoot, 'monitoring/machine-config-rules.yaml')}]`,
         'scrape_configs:',
         '  - job_name: mco',
         `    file_sd_configs: [{files: [${join(dataDir, 'metrics-targets.json')}], refresh_interval: 1s}]`,

@@ -109,7 +109,9 @@ export const PKIRootOfTrustSchema = Type.Object({
           maxLength: 253,
           'x-kubernetes-validations': [
             {
-              rule: "self.startsWith('*.') ? !format.dns1123Subdomain().validate(self.replace('*.', '', 1)).hasValue() : !format.dns1123Subdomain().validate(self).hasValue()",
+              // Upstream's rule calls CEL's format library (Kubernetes 1.31 and later); the same
+              // check as a regular expression is accepted by every server since CEL rules came.
+              rule: "self.matches('^([*][.])?[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",
               message:
                 "hostname must be a valid dns 1123 subdomain name, optionally prefixed by '*.'. It must consist only of lowercase alphanumeric characters, hyphens, periods and the optional preceding asterisk.",
             },
