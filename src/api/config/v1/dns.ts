@@ -34,7 +34,7 @@ export const DNSSpecSchema = Type.Object(
                 Type.String({
                   'x-kubernetes-validations': [
                     {
-                      rule: "matches(self, '^arn:(aws|aws-cn|aws-us-gov):iam::[0-9]{12}:role/.*$')",
+                      rule: "self.matches('^arn:(aws|aws-cn|aws-us-gov):iam::[0-9]{12}:role/.*$')",
                       message:
                         'privateZoneIAMRole must be a valid AWS IAM role ARN in the format: arn:<partition>:iam::<account-id>:role/<role-name>',
                     },

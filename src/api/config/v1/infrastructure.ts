@@ -87,6 +87,22 @@ export const InfrastructureSpecSchema = Type.Object(
         {
           type: Type.Optional(StringEnum(PlatformTypes)),
           ...perPlatform('contains settings specific to this platform.'),
+          // the one per-platform field a rule below reads: a CEL rule may name declared fields only
+          vsphere: Type.Optional(
+            RawObject({
+              description:
+                'vsphere contains settings specific to the VSphere infrastructure provider.',
+              properties: {
+                vcenters: {
+                  type: 'array',
+                  maxItems: 3,
+                  items: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+                  description:
+                    'vcenters holds the connection details for services to communicate with vCenter.',
+                },
+              },
+            }),
+          ),
         },
         {
           description:
