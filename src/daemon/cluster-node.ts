@@ -16,11 +16,14 @@ import {
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
 import { isStatusError } from '../api/meta/v1/status-error.js';
-import type { MachineConfiguration } from '../api/operator/v1/machine-configuration.js';
 import { Resources } from '../api/resource-refs.js';
 import { rfc3339, type Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
+import {
+  readMachineConfiguration,
+  type MachineConfigurationRead,
+} from '../runtime/read-machine-configuration.js';
 import { truncateReason } from '../logic/nodeplan/node-reason.js';
 import { errorText } from './daemon-errors.js';
 import { nextMcnConditions, type McnCondition } from './machine-config-node-status.js';
@@ -40,13 +43,7 @@ export interface ClusterNodeOptions {
   readonly log: Logger;
 }
 
-export type MachineConfigurationRead =
-  | { readonly kind: 'found'; readonly object: MachineConfiguration }
-  | { readonly kind: 'absent' }
-  /** This identity may not read it (a node identity on a strict server). */
-  | { readonly kind: 'forbidden'; readonly message: string }
-  /** Any other failure of the GET (the server unreachable, say): worth another try. */
-  | { readonly kind: 'failed'; readonly message: string };
+export type { MachineConfigurationRead } from '../runtime/read-machine-configuration.js';
 
 export class DrainTimeoutError extends Error {}
 
@@ -147,20 +144,7 @@ export class ClusterNode {
   }
 
   async machineConfiguration(signal?: AbortSignal): Promise<MachineConfigurationRead> {
-    try {
-      const object = await this.#o.client.get<MachineConfiguration>(
-        Resources.machineConfiguration,
-        'cluster',
-        undefined,
-        signal,
-      );
-      return { kind: 'found', object };
-    } catch (e) {
-      if (isStatusError(e, 'NotFound')) return { kind: 'absent' };
-      if (isStatusError(e, 'Forbidden')) return { kind: 'forbidden', message: errorText(e) };
-      if (signal?.aborted === true) throw e;
-      return { kind: 'failed', message: errorText(e) };
-    }
+    return readMachineConfiguration(this.#o.client, signal);
   }
 
   /**

@@ -11,10 +11,10 @@
  * (the operator's merge of nothing), and says so once per process.
  */
 import { MachineConfigNodeConditionType as T } from '../api/machineconfiguration/v1/constants.js';
-import type { MachineConfiguration } from '../api/operator/v1/machine-configuration.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import { defaultClusterPolicies } from '../logic/nodeplan/node-disruption-policies.js';
+import { knobsFromStatus } from '../logic/nodeplan/plan-knobs.js';
 import type { ClusterPolicies } from '../logic/nodeplan/policy-types.js';
 import type { ReconcileOverrides } from '../logic/render/reconcile.js';
 import type { ClusterNode } from './cluster-node.js';
@@ -43,13 +43,6 @@ export interface ClusterPoliciesOptions {
 
 const NotCreated = 'MachineConfiguration/cluster has not been created yet';
 const NotUpToDate = 'NodeDisruptionPolicyStatus is not up to date';
-
-function knobsOf(mcop: MachineConfiguration): ClusterKnobs {
-  return {
-    policies: mcop.status?.nodeDisruptionPolicyStatus?.clusterPolicies ?? {},
-    overrides: { storage: mcop.spec.irreconcilableValidationOverrides?.storage ?? [] },
-  };
-}
 
 export class ClusterPoliciesSource {
   readonly #o: ClusterPoliciesOptions;
@@ -86,7 +79,7 @@ export class ClusterPoliciesSource {
           const generation = read.object.metadata.generation ?? 0;
           if (generation === (read.object.status?.observedGeneration ?? 0)) {
             this.#defaultsNotice = '';
-            return knobsOf(read.object);
+            return knobsFromStatus(read.object);
           }
           lastError = NotUpToDate;
           log.warn(`calculating NodeDisruptionPolicies: ${NotUpToDate}`, {

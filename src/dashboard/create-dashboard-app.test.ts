@@ -4,12 +4,16 @@ import type { MachineConfig } from '../api/machineconfiguration/v1/machine-confi
 import { assetPath, createDashboardApp, type SnapshotSource } from './create-dashboard-app.js';
 import { buildSnapshot, type DashboardSnapshot } from './dashboard-snapshot.js';
 import { machineConfig, pool } from './testing.js';
+import type { MachineConfigurationRead } from '../runtime/read-machine-configuration.js';
+import type { MachineConfiguration } from '../api/operator/v1/machine-configuration.js';
+import type { DiffPlan } from './diff-plan.js';
 
 class FixedSource implements SnapshotSource {
   current: DashboardSnapshot;
   readonly configs = new Map<string, MachineConfig>();
   readonly listeners = new Set<(s: DashboardSnapshot) => void>();
   synced = true;
+  mcop: MachineConfigurationRead = { kind: 'absent' };
 
   constructor(s: DashboardSnapshot) {
     this.current = s;
@@ -26,6 +30,9 @@ class FixedSource implements SnapshotSource {
   }
   hasSynced(): boolean {
     return this.synced;
+  }
+  machineConfiguration(): Promise<MachineConfigurationRead> {
+    return Promise.resolve(this.mcop);
   }
   push(s: DashboardSnapshot): void {
     this.current = s;
@@ -109,6 +116,140 @@ describe('createDashboardApp', () => {
           rows: [{ kind: 'changed', left: 'a', right: 'b' }],
         },
       ]);
+  });
+
+  describe('the plan of the change', () => {
+    const restartFoo = {
+      files: [
+        { path: '/etc/x', actions: [{ type: 'Restart', restart: { serviceName: 'foo.service' } }] },
+      ],
+    };
+    const mcop = (
+      generation: number,
+      observed: number,
+      status = restartFoo,
+    ): MachineConfiguration =>
+      ({
+        apiVersion: 'operator.openshift.io/v1',
+        kind: 'MachineConfiguration',
+        metadata: { name: 'cluster', generation },
+        spec: {
+          managementState: 'Managed',
+          nodeDisruptionPolicy: {
+            files: [
+              {
+                path: '/etc/x',
+                actions: [{ type: 'Reload', reload: { serviceName: 'bar.service' } }],
+              },
+            ],
+          },
+        },
+        status: {
+          observedGeneration: observed,
+          nodeDisruptionPolicyStatus: { clusterPolicies: status },
+        },
+      }) as MachineConfiguration;
+
+    async function planOf(
+      mcopRead: MachineConfigurationRead,
+      to = 'rendered-worker-b',
+    ): Promise<DiffPlan> {
+      const { app, source } = setup();
+      source.mcop = mcopRead;
+      source.configs.set(
+        'rendered-worker-kargs',
+        machineConfig('rendered-worker-kargs', {
+          files: { '/etc/x': 'a\n' },
+          kernelArguments: ['nosmt'],
+        }),
+      );
+      const disks = machineConfig('rendered-worker-disks', { files: { '/etc/x': 'a\n' } });
+      const storage = disks.spec?.config?.['storage'] as Record<string, unknown>;
+      storage['disks'] = [{ device: '/dev/vdb' }];
+      source.configs.set('rendered-worker-disks', disks);
+      const res = await app.request(`/api/diff?from=rendered-worker-a&to=${to}`);
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { plan: DiffPlan }).plan;
+    }
+
+    it('without MachineConfiguration/cluster: the cluster defaults, a file reboots and drains', async () => {
+      const plan = await planOf({ kind: 'absent' });
+      expect(plan.policies).toEqual({
+        kind: 'defaults',
+        note: 'the cluster defaults: MachineConfiguration/cluster does not exist',
+      });
+      expect(plan.outcome.kind).toBe('plan');
+      if (plan.outcome.kind !== 'plan') return;
+      expect(plan.outcome.effect).toBe('will drain and reboot');
+      expect(plan.outcome.summary).toMatchObject({
+        actions: ['Reboot'],
+        drain: true,
+        reboot: true,
+        changedPaths: ['/etc/x'],
+      });
+    });
+
+    it('a kernel argument: drain and reboot', async () => {
+      const plan = await planOf({ kind: 'absent' }, 'rendered-worker-kargs');
+      expect(plan.outcome).toMatchObject({
+        kind: 'plan',
+        summary: { actions: ['Reboot'], drain: true, reboot: true, changedPaths: [] },
+      });
+    });
+
+    it('an observed MachineConfiguration/cluster: its status policies, as the daemons use them', async () => {
+      const plan = await planOf({ kind: 'found', object: mcop(3, 3) });
+      expect(plan.policies).toEqual({
+        kind: 'status',
+        note: "MachineConfiguration/cluster's status (generation 3), as the daemons use it",
+      });
+      expect(plan.outcome).toMatchObject({
+        kind: 'plan',
+        effect: 'will restart foo.service',
+        summary: { actions: ['Restart foo.service'], drain: false, reboot: false },
+      });
+    });
+
+    it('an empty observed status reboots for every file, as upstream', async () => {
+      const plan = await planOf({ kind: 'found', object: mcop(1, 1, { files: [] }) });
+      expect(plan.outcome).toMatchObject({ summary: { actions: ['Reboot'], drain: true } });
+    });
+
+    it('not yet observed: the spec merged with the defaults, as the operator will write them', async () => {
+      const plan = await planOf({ kind: 'found', object: mcop(4, 3) });
+      expect(plan.policies.kind).toBe('spec');
+      expect(plan.policies.note).toContain('has not observed generation 4 yet');
+      expect(plan.outcome).toMatchObject({
+        summary: { actions: ['Reload bar.service'], drain: false, reboot: false },
+      });
+    });
+
+    it.each([
+      [
+        {
+          kind: 'forbidden',
+          message: 'machineconfigurations.operator.openshift.io "cluster" is forbidden',
+        },
+        'the cluster defaults: the dashboard may not read MachineConfiguration/cluster (machineconfigurations.operator.openshift.io "cluster" is forbidden)',
+      ],
+      [
+        { kind: 'failed', message: 'connect ECONNREFUSED' },
+        'the cluster defaults: reading MachineConfiguration/cluster failed (connect ECONNREFUSED)',
+      ],
+    ] as const)('unreadable (%j): the defaults, and says why', async (read, note) => {
+      const plan = await planOf(read);
+      expect(plan.policies).toEqual({ kind: 'defaults', note });
+      expect(plan.outcome).toMatchObject({ summary: { actions: ['Reboot'] } });
+    });
+
+    it('not reconcilable: upstream’s message', async () => {
+      const plan = await planOf({ kind: 'absent' }, 'rendered-worker-disks');
+      expect(plan.outcome.kind).toBe('irreconcilable');
+      if (plan.outcome.kind !== 'irreconcilable') return;
+      expect(plan.outcome.message).toMatch(
+        /not reconcilable.*ignition disks section contains changes/,
+      );
+    });
   });
 
   it('serves /metrics in the Prometheus text format', async () => {

@@ -4,8 +4,9 @@
  * - `GET /api/snapshot`: the current DashboardSnapshot as JSON;
  * - `GET /api/stream`: server-sent events, `snapshot` with the current one at once and then every
  *   new one the watches produce, plus a `: ping` comment every `pingMs` so proxies keep it open;
- * - `GET /api/diff?from=A&to=B`: the ConfigDiff between two MachineConfigs (404 for an unknown
- *   name, 422 when one cannot be parsed);
+ * - `GET /api/diff?from=A&to=B`: the ConfigDiff between two MachineConfigs with `plan`, what a
+ *   running node on A does to reach B (diff-plan.ts: drain, reboot, actions, or upstream's
+ *   refusal), 404 for an unknown name, 422 when one cannot be parsed;
  * - `GET /metrics`: the pool counts it shows, under the controller's metric names;
  * - `GET /healthz`: 200 once every watch has listed, else 503;
  * - anything else: the built page from `assets` (`/` is `index.html`).
@@ -13,7 +14,9 @@
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { Logger } from '../ports/logger.js';
+import type { MachineConfigurationRead } from '../runtime/read-machine-configuration.js';
 import { diffMachineConfigs } from './config-diff.js';
+import { diffPlan, type DiffAnswerBody } from './diff-plan.js';
 import type { DashboardSnapshot } from './dashboard-snapshot.js';
 import { MetricsContentType, poolMetricsText } from './pool-metrics.js';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
@@ -22,6 +25,8 @@ import type { MachineConfig } from '../api/machineconfiguration/v1/machine-confi
 export interface SnapshotSource {
   snapshot(): DashboardSnapshot;
   machineConfig(name: string): MachineConfig | undefined;
+  /** MachineConfiguration/cluster, read when a plan is asked for (it holds the policies). */
+  machineConfiguration(signal?: AbortSignal): Promise<MachineConfigurationRead>;
   subscribe(listener: (snapshot: DashboardSnapshot) => void): () => void;
   hasSynced(): boolean;
 }
@@ -106,7 +111,7 @@ export function createDashboardApp(options: DashboardAppOptions): Hono {
     }),
   );
 
-  app.get('/api/diff', (c) => {
+  app.get('/api/diff', async (c) => {
     const from = c.req.query('from') ?? '';
     const to = c.req.query('to') ?? '';
     const a = source.machineConfig(from);
@@ -116,7 +121,11 @@ export function createDashboardApp(options: DashboardAppOptions): Hono {
       return c.json({ error: `machineconfig "${missing ?? ''}" not found` }, 404);
     const diff = diffMachineConfigs(a, b);
     if (!diff.ok) return c.json({ error: diff.error }, 422);
-    return c.json(diff.value);
+    const body: DiffAnswerBody = {
+      ...diff.value,
+      plan: diffPlan(a, b, await source.machineConfiguration(c.req.raw.signal)),
+    };
+    return c.json(body);
   });
 
   app.get('/metrics', (c) =>

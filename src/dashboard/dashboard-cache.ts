@@ -15,6 +15,10 @@ import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../ports/resource-client.js';
 import { Informer } from '../runtime/informer.js';
+import {
+  readMachineConfiguration,
+  type MachineConfigurationRead,
+} from '../runtime/read-machine-configuration.js';
 import { buildSnapshot, type DashboardSnapshot } from './dashboard-snapshot.js';
 
 export interface DashboardCacheOptions {
@@ -94,6 +98,11 @@ export class DashboardCache {
 
   machineConfig(name: string): MachineConfig | undefined {
     return this.#configs.get(name);
+  }
+
+  /** A direct GET: read only when a plan is asked for, so an identity that may not read it still watches. */
+  machineConfiguration(signal?: AbortSignal): Promise<MachineConfigurationRead> {
+    return readMachineConfiguration(this.#o.client, signal);
   }
 
   /** Calls `listener` with every new snapshot; returns the unsubscribe function. */

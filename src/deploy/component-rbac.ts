@@ -181,7 +181,12 @@ function dashboardRbac(): Manifest[] {
   const sa = ServiceAccountName.dashboard;
   return [
     serviceAccount(sa),
-    clusterRole(sa, [rule([MC], ['*'], Read), rule([''], ['nodes', 'events'], Read)]),
+    clusterRole(sa, [
+      rule([MC], ['*'], Read),
+      rule([''], ['nodes', 'events'], Read),
+      // MachineConfiguration/cluster: a diff is planned with its node disruption policies
+      rule(['operator.openshift.io'], ['machineconfigurations'], ['get']),
+    ]),
     clusterRoleBinding(sa, sa, [serviceAccountSubject(sa)]),
   ];
 }

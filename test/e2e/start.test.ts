@@ -497,6 +497,17 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
       const chrony = page.getByTestId('diff-file-/etc/chrony.conf');
       await chrony.waitFor({ timeout: Minute });
       expect(await chrony.textContent()).toContain('server ntp1.example.internal iburst');
+      // Above the files, the daemon's plan for the same change: the examples add a kernel
+      // argument, so a node drains and reboots, with the policies the operator wrote.
+      expect(await page.getByTestId('plan-effect').textContent()).toBe(
+        'The node will drain and reboot.',
+      );
+      expect(await page.getByTestId('plan-drain').textContent()).toBe('yes');
+      expect(await page.getByTestId('plan-reboot').textContent()).toBe('yes');
+      expect(await page.getByTestId('plan-actions').textContent()).toBe('Reboot');
+      expect(await page.getByTestId('plan-policies').textContent()).toMatch(
+        /^node disruption policies: MachineConfiguration\/cluster's status \(generation \d+\), as the daemons use it$/,
+      );
       await page.screenshot({ path: join(OutputDir, 'dashboard.png'), fullPage: true });
       await browser.close();
       browser = undefined;

@@ -4,9 +4,10 @@
  * agree on every field.
  */
 import type { DashboardSnapshot } from '../../src/dashboard/dashboard-snapshot.js';
-import type { ConfigDiff } from '../../src/dashboard/config-diff.js';
+import type { DiffAnswerBody } from '../../src/dashboard/diff-plan.js';
 
-export type { DashboardSnapshot, ConfigDiff };
+export type { DashboardSnapshot, DiffAnswerBody };
+export type { DiffPlan } from '../../src/dashboard/diff-plan.js';
 export type {
   PoolView,
   NodeView,
@@ -36,7 +37,7 @@ export function watchSnapshots(
   };
 }
 
-export type DiffAnswer = { ok: true; diff: ConfigDiff } | { ok: false; error: string };
+export type DiffAnswer = { ok: true; diff: DiffAnswerBody } | { ok: false; error: string };
 
 export async function fetchDiff(
   from: string,
@@ -45,6 +46,6 @@ export async function fetchDiff(
 ): Promise<DiffAnswer> {
   const q = new URLSearchParams({ from, to });
   const res = await fetch(`api/diff?${q.toString()}`, { signal });
-  const body = (await res.json()) as ConfigDiff | { error: string };
+  const body = (await res.json()) as DiffAnswerBody | { error: string };
   return 'error' in body ? { ok: false, error: body.error } : { ok: true, diff: body };
 }

@@ -1,11 +1,18 @@
 /**
- * The diff between two rendered MachineConfigs of a pool: OS fields, then files and units side by
- * side. Until the user picks configs it follows the pool: the config before the target on the
+ * The diff between two rendered MachineConfigs of a pool: first what a node on the left config does
+ * to reach the right one (the daemon's plan: drain, reboot, the post-config actions, or why it
+ * cannot), then OS fields, then files and units side by side. Until the user picks configs it follows the pool: the config before the target on the
  * left, the target on the right, so a new MachineConfig shows up here as soon as it is rendered.
  */
 import type { JSX } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { fetchDiff, type ConfigDiff, type DiffRow, type PoolView } from './api.js';
+import {
+  fetchDiff,
+  type DiffAnswerBody,
+  type DiffPlan,
+  type DiffRow,
+  type PoolView,
+} from './api.js';
 
 interface Choice {
   readonly pool: string;
@@ -37,11 +44,54 @@ function Rows({ rows }: { rows: readonly DiffRow[] }) {
   );
 }
 
-function DiffBody({ diff }: { diff: ConfigDiff }) {
+const yesNo = (b: boolean) => (b ? 'yes' : 'no');
+
+/** What a node on the left config does to reach the right one. */
+function PlanBox({ plan }: { plan: DiffPlan }) {
+  const { outcome, policies } = plan;
+  return (
+    <section class="plan" data-testid="diff-plan">
+      <h4>What a node does for this change</h4>
+      {outcome.kind === 'irreconcilable' ? (
+        <p class="error" data-testid="plan-irreconcilable">
+          not reconcilable: {outcome.message}
+        </p>
+      ) : (
+        <>
+          <p data-testid="plan-effect">The node {outcome.effect}.</p>
+          <table class="fields">
+            <tbody>
+              <tr>
+                <th>drain</th>
+                <td data-testid="plan-drain">{yesNo(outcome.summary.drain)}</td>
+              </tr>
+              <tr>
+                <th>reboot</th>
+                <td data-testid="plan-reboot">{yesNo(outcome.summary.reboot)}</td>
+              </tr>
+              <tr>
+                <th>actions</th>
+                <td class="mono" data-testid="plan-actions">
+                  {outcome.summary.actions.join(', ')}
+                </td>
+              </tr>
+            </tbody>
+          </table>
+        </>
+      )}
+      <p class="meta" data-testid="plan-policies">
+        node disruption policies: {policies.note}
+      </p>
+    </section>
+  );
+}
+
+function DiffBody({ diff }: { diff: DiffAnswerBody }) {
   const fields = diff.fields.filter((f) => f.changed);
   const nothing = fields.length === 0 && diff.files.length === 0 && diff.units.length === 0;
   return (
     <div data-testid="diff">
+      <PlanBox plan={diff.plan} />
       {nothing ? <p class="empty">The two configs are the same.</p> : null}
       {fields.length > 0 ? (
         <table class="fields">
@@ -92,7 +142,7 @@ function DiffBody({ diff }: { diff: ConfigDiff }) {
 export function DiffView({ pools }: { pools: readonly PoolView[] }): JSX.Element {
   const [picked, setPicked] = useState<Choice | undefined>(undefined);
   const [poolName, setPoolName] = useState<string | undefined>(undefined);
-  const [answer, setAnswer] = useState<{ key: string; diff?: ConfigDiff; error?: string }>();
+  const [answer, setAnswer] = useState<{ key: string; diff?: DiffAnswerBody; error?: string }>();
   const pool =
     pools.find((p) => p.name === (poolName ?? 'worker')) ??
     pools.find((p) => p.renderedConfigs.length > 0);
