@@ -202,7 +202,7 @@ describe('DrainReconciler: one write where one is enough', () => {
     const reconciler = new DrainReconciler({
       client: t.client,
       // A cache one event behind: it never sees the reconciler's own write.
-      nodes: { get: () => stale as Node },
+      nodes: { get: () => stale },
       pods: { onNode: () => [], get: () => undefined },
       clock: t.clock,
       log: silentLogger,
