@@ -37,6 +37,8 @@ function send(
   path: string,
   body: string | Buffer,
   options: { contentType?: string; chunked?: boolean; expectContinue?: boolean } = {},
+  /** Called with the bytes written when the connection breaks before an answer came. */
+  onReset?: (sent: number) => Answer | undefined,
 ): Promise<Answer> {
   const bytes = typeof body === 'string' ? Buffer.from(body) : body;
   const headers: Record<string, string> = {
@@ -60,8 +62,11 @@ function send(
         });
       },
     );
+    let sent = 0;
     req.on('error', (e) => {
-      if (!answered)
+      const reset = answered ? undefined : onReset?.(sent);
+      if (reset !== undefined) resolve(reset);
+      else if (!answered)
         reject(
           new Error(
             `${method} ${path} (${chunked ? 'chunked' : 'with Content-Length'}): ${e.message}`,
@@ -75,6 +80,7 @@ function send(
         return;
       }
       const piece = bytes.subarray(at, at + 64 * 1024);
+      sent = at + piece.length;
       if (req.write(piece)) setImmediate(write, at + piece.length);
       else
         req.once('drain', () => {
@@ -267,13 +273,25 @@ describe.each(backends)('mco apiserver limits (%s)', (backend) => {
     const body = Buffer.from(configMap('huge', { a: 'x'.repeat(200_000_000) }));
     // a client sending this much says its length and waits for 100 Continue (curl does past
     // 1 MiB); without either the server reads 64 MiB of it and drops the rest with the connection
-    for (const options of [{ expectContinue: true }, { chunked: true }]) {
-      const answer = await send(server, 'POST', CMS, body, options);
-      expect([answer.status, statusOf(answer)['message']]).toEqual([
+    const unsent = await send(server, 'POST', CMS, body, { expectContinue: true });
+    expect([unsent.status, statusOf(unsent)['message']]).toEqual([
+      413,
+      'Request entity too large: limit is 3145728',
+    ]);
+    // Chunked, the server answers 413 once it dropped 64 MiB and closes the connection; a client
+    // still writing may see the close (EPIPE) before it parsed the answer, as with Go's server.
+    // Either way the body was read and dropped, not held: the close comes past 64 MiB.
+    let resetAfter = 0;
+    const chunked = await send(server, 'POST', CMS, body, { chunked: true }, (sentBytes) => {
+      resetAfter = sentBytes;
+      return sentBytes >= 64 * MiB ? { status: 0, body: 'connection closed' } : undefined;
+    });
+    if (chunked.status === 0) expect(resetAfter).toBeGreaterThanOrEqual(64 * MiB);
+    else
+      expect([chunked.status, statusOf(chunked)['message']]).toEqual([
         413,
         'Request entity too large: limit is 3145728',
       ]);
-    }
     expect(await revision(server)).toBe(before);
     expect((await api(server, 'GET', `${CMS}/huge`, { token: server.token() })).status).toBe(404);
   }, 120_000);
