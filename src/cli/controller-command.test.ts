@@ -36,6 +36,9 @@ describe('promMcoMetrics', () => {
     m.setDrainError('n1');
     m.setDrainError('n2');
     m.clearDrainError('n2');
+    m.setOsImageUrlOverride('worker', true);
+    m.setPoolAlert('m0', true);
+    m.setPoolState('w0', 'worker', 'Updated', '');
     const text = await registry.metrics();
     for (const line of [
       'mco_machine_count{pool="worker"} 3',
@@ -43,9 +46,20 @@ describe('promMcoMetrics', () => {
       'mco_degraded_machine_count{pool="worker"} 0',
       'mco_unavailable_machine_count{pool="worker"} 1',
       'mcc_drain_err{node="n1"} 1',
-      '# HELP mcc_drain_err errors from failed drain',
+      '# HELP mcc_drain_err logs failed drain',
+      '# HELP mco_machine_count total number of machines in a specified pool',
+      'os_image_url_override{pool="initialize"} 0',
+      'os_image_url_override{pool="worker"} 1',
+      'mcc_drain_err{node="initialize"} 0',
+      'mcc_pool_alert{node="initialize"} 0',
+      'mcc_pool_alert{node="m0"} 1',
+      '# HELP mco_state state of a specified pool',
     ])
       expect(text).toContain(line);
     expect(text).not.toContain('node="n2"');
+    const state = /^mco_state\{node="w0",pool="worker",state="Updated",reason=""\} ([\d.]+)$/m.exec(
+      text,
+    );
+    expect(Math.abs(Number(state?.[1]) - Date.now() / 1000)).toBeLessThan(60);
   });
 });

@@ -148,6 +148,7 @@ export function createMachineConfigController(
         log: sub(SubController.Render),
         events,
         version,
+        metrics,
         ...(options.renderDelayMs === undefined ? {} : { renderDelayMs: options.renderDelayMs }),
         ...limiter,
       }),

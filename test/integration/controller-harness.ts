@@ -39,6 +39,19 @@ export class RecordingMetrics implements McoMetrics {
   clearDrainError(node: string): void {
     this.drainErrors.delete(node);
   }
+  readonly osImageUrlOverrides = new Map<string, boolean>();
+  setOsImageUrlOverride(pool: string, overridden: boolean): void {
+    this.osImageUrlOverrides.set(pool, overridden);
+  }
+  readonly poolAlerts = new Map<string, boolean>();
+  setPoolAlert(node: string, alert: boolean): void {
+    this.poolAlerts.set(node, alert);
+  }
+  /** mco_state's labels per node: `pool state reason`. */
+  readonly poolStates = new Map<string, string>();
+  setPoolState(node: string, pool: string, state: string, reason: string): void {
+    this.poolStates.set(node, `${pool} ${state} ${reason}`.trim());
+  }
 }
 
 /** Logs to stderr when MCO_TEST_LOG is set, else nothing. */

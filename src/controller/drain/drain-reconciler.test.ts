@@ -7,7 +7,7 @@ import { silentLogger } from '../../ports/logger.js';
 import type { ReconcileResult } from '../../runtime/reconciler.js';
 import { FakeClock } from '../../../test/support/fake-clock.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
-import type { McoMetrics } from '../common/mco-metrics.js';
+import { noMcoMetrics, type McoMetrics } from '../common/mco-metrics.js';
 import { FakeClient } from '../testing/fake-client.js';
 import { DrainReconciler } from './drain-reconciler.js';
 import { UpstreamDrainTimings } from './drain-timings.js';
@@ -27,7 +27,7 @@ function setup(options: { pod?: boolean } = {}) {
     },
   };
   const metrics: McoMetrics = {
-    setPoolCounts: () => undefined,
+    ...noMcoMetrics,
     setDrainError: (n) => drainErrors.add(n),
     clearDrainError: (n) => drainErrors.delete(n),
   };
@@ -207,11 +207,7 @@ describe('DrainReconciler: one write where one is enough', () => {
       clock: t.clock,
       log: silentLogger,
       events: { event: () => Promise.resolve() },
-      metrics: {
-        setPoolCounts: () => undefined,
-        setDrainError: () => undefined,
-        clearDrainError: () => undefined,
-      },
+      metrics: noMcoMetrics,
       timings: UpstreamDrainTimings,
     });
     await reconciler.reconcile('n', signal);

@@ -26,6 +26,7 @@ import type {
   MachineConfigPoolStatus,
 } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../../api/resource-refs.js';
+import { latestTrueCondition } from '../../lib/conditions.js';
 import { isEmptySelector } from '../../lib/label-selector.js';
 import { chooseNodesToUpdate, getAllCandidateMachines } from '../../logic/rollout/candidates.js';
 import {
@@ -323,6 +324,14 @@ export class NodeReconciler implements Reconciler {
       degradedMachineCount: status.degradedMachineCount ?? 0,
       unavailableMachineCount: status.unavailableMachineCount ?? 0,
     });
+    const latest = latestTrueCondition(status.conditions ?? []);
+    for (const node of nodes)
+      metrics.setPoolState(
+        node.metadata.name ?? '',
+        name,
+        latest?.type ?? '',
+        latest?.reason ?? '',
+      );
     if (sameJson(pool.status, status)) return;
     this.#statusWritten.set(
       name,
