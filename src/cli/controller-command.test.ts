@@ -39,6 +39,7 @@ describe('promMcoMetrics', () => {
     m.setOsImageUrlOverride('worker', true);
     m.setPoolAlert('m0', true);
     m.setPoolState('w0', 'worker', 'Updated', '');
+    m.subControllerSynced('machine-config-controller-drain', 'drain', 'w0');
     const text = await registry.metrics();
     for (const line of [
       'mco_machine_count{pool="worker"} 3',
@@ -54,6 +55,8 @@ describe('promMcoMetrics', () => {
       'mcc_pool_alert{node="initialize"} 0',
       'mcc_pool_alert{node="m0"} 1',
       '# HELP mco_state state of a specified pool',
+      'mcc_sub_controller_state{subcontroller="initialize",state="initialize",object="initialize"} 0',
+      'mcc_sub_controller_state{subcontroller="machine-config-controller-drain",state="drain",object="w0"}',
     ])
       expect(text).toContain(line);
     expect(text).not.toContain('node="n2"');

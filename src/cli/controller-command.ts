@@ -108,9 +108,11 @@ export function promMcoMetrics(registry: Registry): McoMetrics {
   const osImageUrlOverride = gauge(McoMetricNames.osImageUrlOverride, 'pool');
   const poolAlert = gauge(McoMetricNames.poolAlert, 'node');
   const state = gauge(McoMetricNames.state, 'node', 'pool', 'state', 'reason');
+  const sub = gauge(McoMetricNames.subControllerState, 'subcontroller', 'state', 'object');
   osImageUrlOverride.set({ pool: 'initialize' }, 0);
   drainErr.set({ node: 'initialize' }, 0);
   poolAlert.set({ node: 'initialize' }, 0);
+  sub.set({ subcontroller: 'initialize', state: 'initialize', object: 'initialize' }, 0);
   return {
     setPoolCounts: (pool: string, c: PoolMachineCounts) => {
       machine.set({ pool }, c.machineCount);
@@ -132,6 +134,9 @@ export function promMcoMetrics(registry: Registry): McoMetrics {
     },
     setPoolState: (node, pool, s, reason) => {
       state.setToCurrentTime({ node, pool, state: s, reason });
+    },
+    subControllerSynced: (subcontroller, s, object) => {
+      sub.setToCurrentTime({ subcontroller, state: s, object });
     },
   };
 }

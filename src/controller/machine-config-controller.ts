@@ -104,6 +104,7 @@ export function createMachineConfigController(
         clock,
         log: sub(SubController.Template),
         version,
+        metrics,
         ...limiter,
       }),
     );

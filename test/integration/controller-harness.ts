@@ -52,6 +52,11 @@ export class RecordingMetrics implements McoMetrics {
   setPoolState(node: string, pool: string, state: string, reason: string): void {
     this.poolStates.set(node, `${pool} ${state} ${reason}`.trim());
   }
+  /** mcc_sub_controller_state's series: `subcontroller/state/object`. */
+  readonly subControllerStates = new Set<string>();
+  subControllerSynced(subcontroller: string, state: string, object: string): void {
+    this.subControllerStates.add(`${subcontroller}/${state}/${object}`);
+  }
 }
 
 /** Logs to stderr when MCO_TEST_LOG is set, else nothing. */

@@ -402,6 +402,12 @@ describe('a rollout through the node controller', () => {
     });
     for (const n of ['z-a-new', 'z-b', 'z-none'])
       expect(h.metrics.poolStates.get(n)).toBe(`${pool} Updated`);
+    expect(h.metrics.subControllerStates).toContain(
+      `machine-config-controller-node/Sync Machine Config Pool/${pool}`,
+    );
+    expect(h.metrics.subControllerStates).toContain(
+      `machine-config-controller-render/Sync Machine Config Pool with new MC/${pool}`,
+    );
   });
 
   it('puts the UpdateInProgress taint on every node not yet pointed at the target', async () => {

@@ -30,7 +30,21 @@ export interface McoMetrics {
    * True condition (type and reason), one series per node of the pool.
    */
   setPoolState(node: string, pool: string, state: string, reason: string): void;
+  /**
+   * `mcc_sub_controller_state{subcontroller, state, object}` = now: a sub-controller finished a
+   * step on an object (upstream's names: `machine-config-controller-render`, `Sync Machine Config
+   * Pool with new MC`, the pool).
+   */
+  subControllerSynced(subcontroller: string, state: string, object: string): void;
 }
+
+/** `mcc_sub_controller_state`'s sub-controller names, as upstream's. */
+export const SubControllerMetricName = {
+  template: 'machine-config-controller-template',
+  render: 'machine-config-controller-render',
+  node: 'machine-config-controller-node',
+  drain: 'machine-config-controller-drain',
+} as const;
 
 export const noMcoMetrics: McoMetrics = {
   setPoolCounts: () => undefined,
@@ -39,6 +53,7 @@ export const noMcoMetrics: McoMetrics = {
   setOsImageUrlOverride: () => undefined,
   setPoolAlert: () => undefined,
   setPoolState: () => undefined,
+  subControllerSynced: () => undefined,
 };
 
 /** Metric names and help texts, shared by the prom-client side and the docs. */
@@ -63,4 +78,8 @@ export const McoMetricNames = {
   osImageUrlOverride: { name: 'os_image_url_override', help: 'state of OS image override' },
   poolAlert: { name: 'mcc_pool_alert', help: 'pool status alert' },
   state: { name: 'mco_state', help: 'state of a specified pool' },
+  subControllerState: {
+    name: 'mcc_sub_controller_state',
+    help: 'state of sub-controllers in the MCC',
+  },
 } as const;

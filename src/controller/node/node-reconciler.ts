@@ -42,7 +42,7 @@ import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { mapLimit } from '../common/map-limit.js';
-import type { McoMetrics } from '../common/mco-metrics.js';
+import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
 import { fresher } from '../common/fresher.js';
 import { sameJson } from '../common/same-json.js';
 import {
@@ -268,6 +268,11 @@ export class NodeReconciler implements Reconciler {
         );
       }
     });
+    this.#o.metrics.subControllerSynced(
+      SubControllerMetricName.node,
+      'Sync Machine Config Pool',
+      pool.metadata.name ?? '',
+    );
     const [only] = chosen.nodes;
     const message =
       chosen.nodes.length === 1 && only !== undefined

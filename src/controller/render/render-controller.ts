@@ -37,7 +37,7 @@ export interface RenderControllerOptions {
   readonly log: Logger;
   readonly events: EventRecorder;
   readonly version: ControllerVersion;
-  readonly metrics?: Pick<McoMetrics, 'setOsImageUrlOverride'>;
+  readonly metrics?: Pick<McoMetrics, 'setOsImageUrlOverride' | 'subControllerSynced'>;
   readonly renderDelayMs?: number;
   readonly retryLimit?: RetryLimit;
   readonly rateLimiter?: RateLimiterOptions;

@@ -34,7 +34,7 @@ import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import { applyMachineConfig, applyMachineConfigOver } from '../common/apply-machine-config.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import type { ClusterMachineConfiguration } from '../mco-informers.js';
-import type { McoMetrics } from '../common/mco-metrics.js';
+import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
 import { sameJson } from '../common/same-json.js';
 import { controllerConfigGate, describeGateError, generatorsGate } from './render-gates.js';
 
@@ -59,7 +59,7 @@ export interface RenderReconcilerOptions {
   readonly events: EventRecorder;
   readonly version: ControllerVersion;
   /** `os_image_url_override{pool}` after each render; none when absent. */
-  readonly metrics?: Pick<McoMetrics, 'setOsImageUrlOverride'>;
+  readonly metrics?: Pick<McoMetrics, 'setOsImageUrlOverride' | 'subControllerSynced'>;
 }
 
 /** A gate that is still closed: retried with backoff, the pool's conditions untouched. */
@@ -205,11 +205,17 @@ export class RenderReconciler implements Reconciler {
         to: name,
       });
     }
-    return client.update<MachineConfigPool>(
+    const updated = await client.update<MachineConfigPool>(
       Resources.machineConfigPool,
       { ...pool, spec: { ...pool.spec, configuration: { name, source } } },
       { signal },
     );
+    this.#o.metrics?.subControllerSynced(
+      SubControllerMetricName.render,
+      'Sync Machine Config Pool with new MC',
+      pool.metadata.name ?? '',
+    );
+    return updated;
   }
 
   async #create(
