@@ -225,10 +225,17 @@ describe('the box observed: Prometheus and kubectl logs', () => {
       ['master-0', '0'],
       ['worker-0', '0'],
     ]);
+    // Upstream's gauge named `mcd_pivot_errors_total` is the one lint finding allowed (its name
+    // is upstream's contract; promtool expects `_total` on counters only).
+    const UpstreamName =
+      'mcd_pivot_errors_total non-counter metrics should not have "_total" suffix';
     for (const t of targets) {
       const text = await (await fetch(t.scrapeUrl)).text();
       const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
-      expect(check.status, `${t.scrapeUrl}: ${check.stdout}${check.stderr}`).toBe(0);
+      const findings = `${check.stdout}${check.stderr}`.trim().split('\n').filter(Boolean);
+      const daemon = t.labels['job'] === 'machine-config-daemon';
+      expect(findings, t.scrapeUrl).toEqual(daemon ? [UpstreamName] : []);
+      expect(check.status, t.scrapeUrl).toBe(daemon ? 3 : 0);
     }
   });
 
