@@ -15,7 +15,8 @@ import { logFormatOption } from './log-format-option.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Command } from 'commander';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
+import { collectProcessMetrics } from '../adapters/prom-process-metrics.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { loadCertificateAuthority } from '../adapters/pki.js';
 import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
@@ -254,7 +255,7 @@ export async function runController(options: ControllerOptions): Promise<void> {
   );
   const election = leaderElection(options, client);
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   const mcc = createMachineConfigController({
     client,
     clock: systemClock,
