@@ -15,6 +15,7 @@ import {
   parseRpmOstreeStatus,
   type CoreosHost,
 } from './coreos-host.js';
+import { HostPath } from './chroot-command-runner.js';
 import { createExecCommandRunner } from './exec-command-runner.js';
 
 /** Upstream's mock CommandRunner: canned results keyed by `cmd arg1 arg2`, every call recorded. */
@@ -485,7 +486,7 @@ describe('coreos host: commands in the host root', () => {
       await host.os.cleanupPending();
       await host.files.copy('/etc/a', '/etc/b');
       // THEN the host's programs run chrooted into the root, cp runs here on held folders
-      const prefix = ['chroot', root, '/usr/bin/env', expect.stringMatching(/^PATH=/)];
+      const prefix = ['chroot', root, '/usr/bin/env', `PATH=${HostPath}`];
       expect(calls.slice(0, 3)).toEqual([
         [...prefix, 'systemctl', 'enable', 'kubelet.service'],
         [...prefix, 'usermod', '-p', '*', 'core'],
