@@ -2,7 +2,7 @@
  * `mco daemon`: the machine config daemon for one node (docs/daemon.md "Daemon process").
  *
  *   mco daemon --node NAME --root DIR [--kubeconfig FILE] [--node-kubeconfig PATH]
- *              [--host coreos|ostree] [--once-from FILE] [--metrics-port N] [--log-level L]
+ *              [--host coreos|ostree] [--adopt] [--once-from FILE] [--metrics-port N] [--log-level L]
  *
  * With a kubeconfig (or in-cluster credentials) it runs until SIGTERM/SIGINT, following its Node.
  * As upstream's daemon, it can hold two identities: it reads the cluster and writes its
@@ -47,6 +47,7 @@ import {
   type CrashTarget,
 } from '../daemon/crash-points.js';
 import { Daemon } from '../daemon/daemon.js';
+import { AdoptAnnotation } from '../logic/nodeplan/adoption.js';
 import { errorText } from '../daemon/daemon-errors.js';
 import type { DaemonEvents } from '../daemon/daemon-events.js';
 import { DaemonMetricNames, type DaemonMetrics } from '../daemon/daemon-metrics.js';
@@ -72,6 +73,7 @@ interface DaemonCliOptions {
   readonly metricsAddress: string;
   readonly logLevel: string;
   readonly logFormat?: LogFormat;
+  readonly adopt?: boolean;
 }
 
 /** `mcd_host_os_and_version`'s labels from the node's os-release: ID upper-cased, VERSION_ID. */
@@ -330,6 +332,7 @@ export async function runDaemon(o: DaemonCliOptions): Promise<void> {
     metrics: promDaemonMetrics(registry, await readOsRelease(resolve(o.root))),
     watcher: fsFileWatcher,
     crash,
+    adopt: o.adopt === true,
   });
   const listener =
     o.metricsPort === undefined
@@ -374,6 +377,10 @@ export function daemonCommand(): Command {
       "the node's own kubeconfig, a path on the node (the kubelet's /var/lib/kubelet/kubeconfig): Node writes and events go through it",
     )
     .option('--host <kind>', 'host implementation: coreos or ostree', 'coreos')
+    .option(
+      '--adopt',
+      `a node without MCO annotations whose disk differs from its pool's config gets that config applied (default: reported and left alone; the node annotation ${AdoptAnnotation}=true opts one node in)`,
+    )
     .option(
       '--once-from <file>',
       'apply this MachineConfig or Ignition config once, without a cluster, and exit',
