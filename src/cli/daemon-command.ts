@@ -28,7 +28,9 @@ import { fsFileWatcher } from '../adapters/fs-file-watcher.js';
 import { HttpsResourceClient, credentialsInCluster } from '../adapters/https-resource-client.js';
 import { NodeKubeconfigClient } from '../adapters/node-kubeconfig-client.js';
 import { routeNodeWrites } from '../adapters/node-writes-router.js';
+import { defaultSupervisorChannel } from '../adapters/ostree-boot.js';
 import { createOstreeHost } from '../adapters/ostree-host.js';
+import { OstreeBootedPath } from '../adapters/ostree-system-boot.js';
 import { NodeRoot } from '../adapters/node-root.js';
 import { nodeOsImageFetcher } from '../adapters/registry-os-image-fetcher.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
@@ -147,11 +149,29 @@ async function readOsRelease(root: string): Promise<string | undefined> {
   return undefined;
 }
 
+/**
+ * A root that really booted from an OSTree deployment (ostree-prepare-root left
+ * /run/ostree-booted) and has no node supervisor beside it is a plain OSTree host.
+ */
+function ostreeBoot(root: string): 'system' | 'supervisor' {
+  if (existsSync(join(defaultSupervisorChannel(root), 'booted.json'))) return 'supervisor';
+  try {
+    return existsSync(new NodeRoot(root).hostPath(OstreeBootedPath)) ? 'system' : 'supervisor';
+  } catch {
+    return 'supervisor';
+  }
+}
+
 function createHost(kind: string, root: string): Host {
   const runner = createExecCommandRunner();
   // OS images from a registry (pull by digest, cached under the node's /var) or a local repo.
   if (kind === 'ostree')
-    return createOstreeHost({ root, runner, imageFetcher: nodeOsImageFetcher(root) });
+    return createOstreeHost({
+      root,
+      runner,
+      imageFetcher: nodeOsImageFetcher(root),
+      boot: ostreeBoot(root),
+    });
   if (kind === 'coreos') return createCoreosHost({ root, runner });
   throw new CliError(`--host ${kind}: expected coreos or ostree`);
 }

@@ -63,7 +63,10 @@ export function adoptionTarget(
 }
 
 /** Whether the node's administrator opted in to an adopting update. */
-export function adoptionOptedIn(flag: boolean, annotations: Readonly<Record<string, string>>) {
+export function adoptionOptedIn(
+  flag: boolean,
+  annotations: Readonly<Record<string, string>>,
+): boolean {
   return flag || annotations[AdoptAnnotation] === 'true';
 }
 
