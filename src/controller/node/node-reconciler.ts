@@ -26,6 +26,7 @@ import type {
   MachineConfigPoolStatus,
 } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../../api/resource-refs.js';
+import { latestTrueCondition } from '../../lib/conditions.js';
 import { isEmptySelector } from '../../lib/label-selector.js';
 import { chooseNodesToUpdate, getAllCandidateMachines } from '../../logic/rollout/candidates.js';
 import {
@@ -41,7 +42,7 @@ import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { mapLimit } from '../common/map-limit.js';
-import type { McoMetrics } from '../common/mco-metrics.js';
+import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
 import { fresher } from '../common/fresher.js';
 import { sameJson } from '../common/same-json.js';
 import {
@@ -267,6 +268,11 @@ export class NodeReconciler implements Reconciler {
         );
       }
     });
+    this.#o.metrics.subControllerSynced(
+      SubControllerMetricName.node,
+      'Sync Machine Config Pool',
+      pool.metadata.name ?? '',
+    );
     const [only] = chosen.nodes;
     const message =
       chosen.nodes.length === 1 && only !== undefined
@@ -323,6 +329,14 @@ export class NodeReconciler implements Reconciler {
       degradedMachineCount: status.degradedMachineCount ?? 0,
       unavailableMachineCount: status.unavailableMachineCount ?? 0,
     });
+    const latest = latestTrueCondition(status.conditions ?? []);
+    for (const node of nodes)
+      metrics.setPoolState(
+        node.metadata.name ?? '',
+        name,
+        latest?.type ?? '',
+        latest?.reason ?? '',
+      );
     if (sameJson(pool.status, status)) return;
     this.#statusWritten.set(
       name,
