@@ -2,7 +2,7 @@
  * `mco daemon`: the machine config daemon for one node (docs/daemon.md "Daemon process").
  *
  *   mco daemon --node NAME --root DIR [--kubeconfig FILE] [--node-kubeconfig PATH]
- *              [--host coreos|ostree] [--once-from FILE] [--metrics-port N] [--log-level L]
+ *              [--host coreos|ostree] [--adopt] [--once-from FILE] [--metrics-port N] [--log-level L]
  *
  * With a kubeconfig (or in-cluster credentials) it runs until SIGTERM/SIGINT, following its Node.
  * As upstream's daemon, it can hold two identities: it reads the cluster and writes its
@@ -29,7 +29,9 @@ import { httpHealthzProbe } from '../adapters/http-healthz-probe.js';
 import { HttpsResourceClient, credentialsInCluster } from '../adapters/https-resource-client.js';
 import { NodeKubeconfigClient } from '../adapters/node-kubeconfig-client.js';
 import { routeNodeWrites } from '../adapters/node-writes-router.js';
+import { defaultSupervisorChannel } from '../adapters/ostree-boot.js';
 import { createOstreeHost } from '../adapters/ostree-host.js';
+import { OstreeBootedPath } from '../adapters/ostree-system-boot.js';
 import { NodeRoot } from '../adapters/node-root.js';
 import { nodeOsImageFetcher } from '../adapters/registry-os-image-fetcher.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
@@ -48,6 +50,7 @@ import {
   type CrashTarget,
 } from '../daemon/crash-points.js';
 import { Daemon } from '../daemon/daemon.js';
+import { AdoptAnnotation } from '../logic/nodeplan/adoption.js';
 import { errorText } from '../daemon/daemon-errors.js';
 import type { DaemonEvents } from '../daemon/daemon-events.js';
 import { DaemonMetricNames, type DaemonMetrics } from '../daemon/daemon-metrics.js';
@@ -75,6 +78,7 @@ interface DaemonCliOptions {
   readonly metricsAddress: string;
   readonly logLevel: string;
   readonly logFormat?: LogFormat;
+  readonly adopt?: boolean;
   readonly kubeletHealthzEnabled: string;
   readonly kubeletHealthzEndpoint: string;
   readonly kubeletHealthzInterval: string;
@@ -183,11 +187,29 @@ async function readOsRelease(root: string): Promise<string | undefined> {
   return undefined;
 }
 
+/**
+ * A root that really booted from an OSTree deployment (ostree-prepare-root left
+ * /run/ostree-booted) and has no node supervisor beside it is a plain OSTree host.
+ */
+function ostreeBoot(root: string): 'system' | 'supervisor' {
+  if (existsSync(join(defaultSupervisorChannel(root), 'booted.json'))) return 'supervisor';
+  try {
+    return existsSync(new NodeRoot(root).hostPath(OstreeBootedPath)) ? 'system' : 'supervisor';
+  } catch {
+    return 'supervisor';
+  }
+}
+
 function createHost(kind: string, root: string): Host {
   const runner = createExecCommandRunner();
   // OS images from a registry (pull by digest, cached under the node's /var) or a local repo.
   if (kind === 'ostree')
-    return createOstreeHost({ root, runner, imageFetcher: nodeOsImageFetcher(root) });
+    return createOstreeHost({
+      root,
+      runner,
+      imageFetcher: nodeOsImageFetcher(root),
+      boot: ostreeBoot(root),
+    });
   if (kind === 'coreos') return createCoreosHost({ root, runner });
   throw new CliError(`--host ${kind}: expected coreos or ostree`);
 }
@@ -370,6 +392,7 @@ export async function runDaemon(o: DaemonCliOptions): Promise<void> {
     metrics,
     watcher: fsFileWatcher,
     crash,
+    adopt: o.adopt === true,
   });
   const listener =
     o.metricsPort === undefined
@@ -433,6 +456,10 @@ export function daemonCommand(): Command {
       "the node's own kubeconfig, a path on the node (the kubelet's /var/lib/kubelet/kubeconfig): Node writes and events go through it",
     )
     .option('--host <kind>', 'host implementation: coreos or ostree', 'coreos')
+    .option(
+      '--adopt',
+      `a node without MCO annotations whose disk differs from its pool's config gets that config applied (default: reported and left alone; the node annotation ${AdoptAnnotation}=true opts one node in)`,
+    )
     .option(
       '--once-from <file>',
       'apply this MachineConfig or Ignition config once, without a cluster, and exit',
