@@ -80,17 +80,22 @@ export function finalContainerfile(o: {
 }
 
 /**
- * The build of `rendered` for `mosc`: named by a hash of everything that makes the image (the
- * rendered config, its base image, the MachineOSConfig's spec), so the same inputs never build
- * twice and any change builds anew.
+ * The build of `rendered` FROM `baseImage` (default: its osImageURL) for `mosc`: named by a hash
+ * of everything that makes the image (the rendered config's content but its osImageURL, the base
+ * image, the MachineOSConfig's spec), so the same inputs never build twice and any change builds
+ * anew; a rendered config that differs only by pointing at the built image builds nothing.
  */
-export function buildRequest(mosc: MachineOSConfig, rendered: MachineConfig): BuildRequest {
+export function buildRequest(
+  mosc: MachineOSConfig,
+  rendered: MachineConfig,
+  base?: string,
+): BuildRequest {
   const renderedName = rendered.metadata.name ?? '';
-  const baseImage = rendered.spec?.osImageURL ?? '';
+  const baseImage = base ?? rendered.spec?.osImageURL ?? '';
   if (baseImage === '') throw new Error(`${renderedName} has no osImageURL to build from`);
   const user = userContainerfile(mosc) ?? '';
   const hash = createHash('md5')
-    .update(JSON.stringify([renderedName, baseImage, mosc.spec]))
+    .update(JSON.stringify([{ ...rendered.spec, osImageURL: '' }, baseImage, mosc.spec]))
     .digest('hex');
   const name = `${mosc.metadata.name ?? mosc.spec.machineConfigPool.name}-${hash}`;
   const containerfile = finalContainerfile({
