@@ -9,9 +9,11 @@
  * another's layers and leaves nothing in /var/lib/containers. Aborting the signal kills buildah.
  */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { posix } from 'node:path';
+import type { OsImageBuilder } from '../../ports/os-image-builder.js';
 
 export interface BuildahBuildOptions {
   /** Scratch folder of this build (context, storage); removed when done. */
@@ -128,4 +130,38 @@ export async function runBuildahBuild(o: BuildahBuildOptions): Promise<BuildahBu
     await new Promise<void>((resolve) => log.end(resolve));
     await rm(o.workDir, { recursive: true, force: true });
   }
+}
+
+export interface BuildahOsImageBuilderOptions {
+  /** Each build's scratch folder is made under it (and removed after). */
+  readonly workRoot: string;
+  /** `<logsDir>/<machineosbuild>.log`. */
+  readonly logsDir: string;
+  readonly authFile?: string;
+  readonly binary?: string;
+}
+
+/** Loopback registries are plain HTTP, as our registry client and skopeo treat them. */
+function isLoopbackSpec(spec: string): boolean {
+  const host = spec.split('/')[0] ?? '';
+  return /^127(\.\d{1,3}){3}(:\d+)?$/.test(host) || /^\[::1\](:\d+)?$/.test(host);
+}
+
+/** The box's OsImageBuilder: one buildah build per MachineOSBuild, logged by its name. */
+export function createBuildahOsImageBuilder(o: BuildahOsImageBuilderOptions): OsImageBuilder {
+  return {
+    async build(input, signal) {
+      await mkdir(o.workRoot, { recursive: true });
+      return runBuildahBuild({
+        workDir: posix.join(o.workRoot, `${input.name}-${randomUUID()}`),
+        context: input.context,
+        pushSpec: input.pushSpec,
+        logFile: posix.join(o.logsDir, `${input.name}.log`),
+        insecureRegistry: isLoopbackSpec(input.pushSpec),
+        ...(o.authFile === undefined ? {} : { authFile: o.authFile }),
+        ...(o.binary === undefined ? {} : { binary: o.binary }),
+        ...(signal === undefined ? {} : { signal }),
+      });
+    },
+  };
 }
