@@ -110,6 +110,7 @@ export function createMachineConfigController(
         clock,
         log: sub(SubController.Template),
         version,
+        metrics,
         ...limiter,
       }),
     );
@@ -154,6 +155,7 @@ export function createMachineConfigController(
         log: sub(SubController.Render),
         events,
         version,
+        metrics,
         ...(options.renderDelayMs === undefined ? {} : { renderDelayMs: options.renderDelayMs }),
         ...limiter,
       }),
