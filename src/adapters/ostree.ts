@@ -167,6 +167,19 @@ export interface CommitOptions {
   readonly statOverride?: string;
   /** Seconds since the epoch, for reproducible checksums. */
   readonly timestamp?: number;
+  /** Keep the tree's owners (an imported image layer) instead of committing all as root. */
+  readonly keepOwners?: boolean;
+  /** Delete the tree as it is committed (`--consume`: a scratch checkout or unpacked layer). */
+  readonly consume?: boolean;
+  /** The tree is a hard-link checkout of this repository (`--link-checkout-speedup`). */
+  readonly linkCheckout?: boolean;
+}
+
+export interface CheckoutOptions {
+  /** Overlay onto what `dest` holds (`--union`). */
+  readonly union?: boolean;
+  /** Apply `.wh.` whiteouts and opaque markers (`--whiteouts`). */
+  readonly whiteouts?: boolean;
 }
 
 /** Kernel arguments of a new deployment: exactly these (ostree adds its own `ostree=`). */
@@ -205,8 +218,9 @@ export class OstreeCli {
       'commit',
       `--branch=${o.branch}`,
       `--tree=dir=${o.tree}`,
-      '--owner-uid=0',
-      '--owner-gid=0',
+      ...(o.keepOwners === true ? [] : ['--owner-uid=0', '--owner-gid=0']),
+      ...(o.consume === true ? ['--consume'] : []),
+      ...(o.linkCheckout === true ? ['--link-checkout-speedup'] : []),
       ...(o.subject === undefined ? [] : [`--subject=${o.subject}`]),
       ...Object.entries(o.metadata ?? {}).map(([k, v]) => `--add-metadata-string=${k}=${v}`),
       ...(o.statOverride === undefined ? [] : [`--statoverride=${o.statOverride}`]),
@@ -215,6 +229,27 @@ export class OstreeCli {
         : [`--timestamp=${new Date(o.timestamp * 1000).toISOString()}`]),
     ];
     return (await this.#ostree(args)).trim();
+  }
+
+  /** Checks a commit out into `dest` (hard links from a bare repository). */
+  async checkout(
+    repo: string,
+    commit: string,
+    dest: string,
+    o: CheckoutOptions = {},
+    signal?: AbortSignal,
+  ): Promise<void> {
+    await this.#ostree(
+      [
+        `--repo=${repo}`,
+        'checkout',
+        ...(o.union === true ? ['--union'] : []),
+        ...(o.whiteouts === true ? ['--whiteouts'] : []),
+        commit,
+        dest,
+      ],
+      signal,
+    );
   }
 
   /** The commit a ref (or checksum prefix) names, or undefined. */

@@ -1,47 +1,31 @@
 /**
- * The ostree Host's OsImageFetcher for OS images in a registry (or an image layout): pulls the
- * image by digest into a cache folder keyed by that digest, then `ostree pull-local`s the commit
- * its labels name into the node's repository. A cached digest is never fetched again (content by
- * digest cannot change); a tag is resolved online every time. A failed pull throws the registry's
- * error and changes nothing on the node, so the daemon stays on the booted OS and goes Degraded
- * with that text.
+ * The ostree Host's OsImageFetcher for OS images in a registry (or an image layout): bootable
+ * container images imported into the node's OSTree repository layer by layer
+ * (oci/os-image-import.ts). An image already imported (a pull spec by digest whose merge commit
+ * the repository has) needs no registry at all; a tag is resolved online every time; a layer the
+ * repository has is not fetched again. A failed pull throws the registry's error and changes
+ * nothing the node boots, so the daemon stays on the booted OS and goes Degraded with that text.
  *
- * Cache entry: `<cacheDir>/sha256-<hex>/{image.json, ostree/repo}`, made in a temporary folder
- * and renamed into place, so concurrent or interrupted pulls never leave a partial entry.
  * `ostree-commit:` and `ostree-local:` references go to the local fetcher.
  */
-import { randomUUID } from 'node:crypto';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { posix } from 'node:path';
 import type { Logger } from '../ports/logger.js';
-import { digestHex } from './oci/hash-tap.js';
 import { parseImageLocation, type ImageLocation } from './oci/image-reference.js';
 import { openSource } from './oci/image-locations.js';
-import { imageLabels, resolveImage, unpackImage } from './oci/image-reader.js';
-import { osImageCommit, OsImageRepoPath } from './oci/os-image.js';
+import { resolveImage } from './oci/image-reader.js';
+import { importedCommit, importOsImage, type ImportedOsImage } from './oci/os-image-import.js';
 import type { RegistryClient } from './oci/registry-client.js';
 import {
   createRegistryClient,
   nodeRegistrySettings,
   type RegistrySettings,
 } from './oci/registry-settings.js';
-import { localOstreeImageFetcher, type OsImageFetcher, type OsImageTarget } from './ostree-host.js';
+import type { OstreeCli } from './ostree.js';
+import { localOstreeImageFetcher, type OsImageFetcher } from './ostree-host.js';
 
 export interface RegistryOsImageFetcherOptions {
-  readonly cacheDir: string;
   /** Credentials and trust; read again for every pull. */
   readonly registry: RegistrySettings;
   readonly log?: Logger;
-}
-
-/** What the cache keeps about an image beside its repository. */
-export interface CachedOsImage {
-  readonly digest: string;
-  readonly commit: string;
-  readonly version?: string;
-  readonly ref?: string;
-  /** The pulled repository (archive mode). */
-  readonly repo: string;
 }
 
 const isLocalReference = (image: string): boolean =>
@@ -51,102 +35,66 @@ function locationDigest(l: ImageLocation): string | undefined {
   return l.transport === 'docker' ? l.ref.digest : l.digest;
 }
 
-export class OsImageCache {
-  readonly dir: string;
-
-  constructor(dir: string) {
-    this.dir = posix.resolve(dir);
-  }
-
-  entryDir(digest: string): string {
-    return posix.join(this.dir, `sha256-${digestHex(digest)}`);
-  }
-
-  async get(digest: string): Promise<CachedOsImage | undefined> {
-    const dir = this.entryDir(digest);
-    try {
-      const meta = JSON.parse(await readFile(posix.join(dir, 'image.json'), 'utf8')) as Omit<
-        CachedOsImage,
-        'repo'
-      >;
-      return { ...meta, repo: posix.join(dir, OsImageRepoPath) };
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw e;
-    }
-  }
-
-  /** Pulls the image (by reference; verified) into the cache; returns the entry. */
-  async pull(
-    location: ImageLocation,
-    client: RegistryClient,
-    signal?: AbortSignal,
-  ): Promise<CachedOsImage> {
-    const { source, reference } = openSource(location, client);
-    const image = await resolveImage(source, reference, signal);
-    const cached = await this.get(image.digest);
-    if (cached !== undefined) return cached;
-    const labels = imageLabels(image);
-    const os = osImageCommit(labels);
-    if (os === undefined)
-      throw new Error(
-        `${source.name}@${image.digest} is not an OS image: its config has no ostree.commit label`,
-      );
-    await mkdir(this.dir, { recursive: true });
-    const temp = posix.join(this.dir, `.pull-${randomUUID()}`);
-    try {
-      await mkdir(temp);
-      await unpackImage(source, image, temp, signal);
-      const meta = { digest: image.digest, ...os };
-      await writeFile(posix.join(temp, 'image.json'), `${JSON.stringify(meta, null, 2)}\n`);
-      try {
-        await rename(temp, this.entryDir(image.digest));
-      } catch (e) {
-        // Another pull of the same digest finished first: its entry is as good as ours.
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code !== 'ENOTEMPTY' && code !== 'EEXIST') throw e;
-      }
-    } finally {
-      await rm(temp, { recursive: true, force: true });
-    }
-    const entry = await this.get(image.digest);
-    if (entry === undefined) throw new Error(`OS image cache: ${image.digest} vanished after pull`);
-    return entry;
-  }
+/** Resolves `location` and imports it into `repo` (the layers it lacks, then the merge). */
+export async function pullOsImage(
+  location: ImageLocation,
+  client: RegistryClient,
+  target: { readonly repo: string; readonly ostree: OstreeCli },
+  o: { readonly log?: Logger; readonly signal?: AbortSignal } = {},
+): Promise<ImportedOsImage> {
+  const { source, reference } = openSource(location, client);
+  const image = await resolveImage(source, reference, o.signal);
+  return importOsImage({
+    source,
+    image,
+    repo: target.repo,
+    ostree: target.ostree,
+    ...(o.log === undefined ? {} : { log: o.log }),
+    ...(o.signal === undefined ? {} : { signal: o.signal }),
+  });
 }
 
 export function createRegistryOsImageFetcher(o: RegistryOsImageFetcherOptions): OsImageFetcher {
-  const cache = new OsImageCache(o.cacheDir);
   return {
-    async fetch(image: string, target: OsImageTarget, signal?: AbortSignal) {
+    async fetch(image, target, signal) {
       if (isLocalReference(image)) return localOstreeImageFetcher.fetch(image, target, signal);
       const location = parseImageLocation(image);
       const digest = locationDigest(location);
-      let entry = digest === undefined ? undefined : await cache.get(digest);
-      if (entry === undefined) {
-        o.log?.info('pulling OS image', { image });
-        const client = await createRegistryClient(o.registry);
-        try {
-          entry = await cache.pull(location, client, signal);
-        } finally {
-          client.close();
-        }
-        o.log?.info('pulled OS image', { image, digest: entry.digest, commit: entry.commit });
+      const have =
+        digest === undefined ? undefined : await importedCommit(target.ostree, target.repo, digest);
+      if (have !== undefined) {
+        const version = await target.ostree.commitMetadata(target.repo, have, 'version');
+        return { checksum: have, ...(version === undefined ? {} : { version }) };
       }
-      // Idempotent and quick when the objects are there (rev-parse of a checksum proves nothing).
-      await target.ostree.pullLocal(target.repo, entry.repo, [entry.commit], signal);
+      o.log?.info('pulling OS image', { image });
+      const client = await createRegistryClient(o.registry);
+      let imported: ImportedOsImage;
+      try {
+        imported = await pullOsImage(location, client, target, {
+          ...(o.log === undefined ? {} : { log: o.log }),
+          ...(signal === undefined ? {} : { signal }),
+        });
+      } finally {
+        client.close();
+      }
+      o.log?.info('imported OS image', {
+        image,
+        digest: imported.digest,
+        commit: imported.commit,
+        layersImported: imported.layersImported,
+        layersReused: imported.layersReused,
+      });
       return {
-        checksum: entry.commit,
-        ...(entry.version === undefined ? {} : { version: entry.version }),
+        checksum: imported.commit,
+        ...(imported.version === undefined ? {} : { version: imported.version }),
       };
     },
   };
 }
 
-/** The fetcher of a node whose `/` is `root`: its pull secret, its certs.d, its /var cache. */
+/** The fetcher of a node whose `/` is `root`: its pull secret and its certs.d. */
 export function nodeOsImageFetcher(root: string, log?: Logger): OsImageFetcher {
   return createRegistryOsImageFetcher({
-    cacheDir: posix.join(root, 'var/cache/mco/os-images'),
     registry: nodeRegistrySettings(root),
     ...(log === undefined ? {} : { log }),
   });

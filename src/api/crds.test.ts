@@ -20,6 +20,21 @@ function version(name: string) {
 }
 
 describe('customResourceDefinitions', () => {
+  it('MachineOSBuild lists its phases as upstream: Prepared, Building, Succeeded, Interrupted, Failed, Age', () => {
+    const mosb = crds.find(
+      (c) => c.metadata.name === 'machineosbuilds.machineconfiguration.openshift.io',
+    );
+    expect(mosb?.spec.versions[0]?.additionalPrinterColumns?.map((c) => c.name)).toEqual([
+      'Prepared',
+      'Building',
+      'Succeeded',
+      'Interrupted',
+      'Failed',
+      'Age',
+    ]);
+    expect(mosb?.spec.versions[0]?.subresources).toEqual({ status: {} });
+  });
+
   it('defines every custom kind once', () => {
     expect(crds.map((c) => c.metadata.name)).toEqual([
       'machineconfigs.machineconfiguration.openshift.io',
@@ -28,6 +43,8 @@ describe('customResourceDefinitions', () => {
       'kubeletconfigs.machineconfiguration.openshift.io',
       'containerruntimeconfigs.machineconfiguration.openshift.io',
       'machineconfignodes.machineconfiguration.openshift.io',
+      'machineosconfigs.machineconfiguration.openshift.io',
+      'machineosbuilds.machineconfiguration.openshift.io',
       'machineconfigurations.operator.openshift.io',
       'clusteroperators.config.openshift.io',
       'clusterversions.config.openshift.io',

@@ -25,7 +25,11 @@ import {
   MachineConfigCrd,
   MachineConfigNodeCrd,
   MachineConfigPoolCrd,
+  MachineOSBuildCrd,
+  MachineOSConfigCrd,
 } from './machineconfiguration/v1/crd-info.js';
+import { MachineOSBuildSchema } from './machineconfiguration/v1/machine-os-build.js';
+import { MachineOSConfigSchema } from './machineconfiguration/v1/machine-os-config.js';
 import { KubeletConfigSchema } from './machineconfiguration/v1/kubelet-config.js';
 import { MachineConfigSchema } from './machineconfiguration/v1/machine-config.js';
 import { MachineConfigNodeSchema } from './machineconfiguration/v1/machine-config-node.js';
@@ -52,6 +56,8 @@ export const CustomKinds: readonly CustomKind[] = [
   { info: KubeletConfigCrd, schema: KubeletConfigSchema },
   { info: ContainerRuntimeConfigCrd, schema: ContainerRuntimeConfigSchema },
   { info: MachineConfigNodeCrd, schema: MachineConfigNodeSchema },
+  { info: MachineOSConfigCrd, schema: MachineOSConfigSchema },
+  { info: MachineOSBuildCrd, schema: MachineOSBuildSchema },
   { info: MachineConfigurationCrd, schema: MachineConfigurationSchema },
   { info: ClusterOperatorCrd, schema: ClusterOperatorSchema },
   { info: ClusterVersionCrd, schema: ClusterVersionSchema },

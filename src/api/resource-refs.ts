@@ -23,6 +23,8 @@ export const Resources = {
   kubeletConfig: ref(MC, 'v1', 'KubeletConfig', 'kubeletconfigs', false),
   containerRuntimeConfig: ref(MC, 'v1', 'ContainerRuntimeConfig', 'containerruntimeconfigs', false),
   machineConfigNode: ref(MC, 'v1', 'MachineConfigNode', 'machineconfignodes', false),
+  machineOSConfig: ref(MC, 'v1', 'MachineOSConfig', 'machineosconfigs', false),
+  machineOSBuild: ref(MC, 'v1', 'MachineOSBuild', 'machineosbuilds', false),
   machineConfiguration: ref(
     'operator.openshift.io',
     'v1',

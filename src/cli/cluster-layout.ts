@@ -35,6 +35,8 @@ export interface ClusterLayout {
   daemonLog(name: string): string;
   log(component: string): string;
   pointerConfig(pool: string): string;
+  /** On-Cluster Layering build logs, one `<machineosbuild>.log` each. */
+  readonly buildLogsDir: string;
 }
 
 export function clusterLayout(dataDir: string): ClusterLayout {
@@ -59,5 +61,6 @@ export function clusterLayout(dataDir: string): ClusterLayout {
     daemonLog: (name) => join(nodesDir, name, 'daemon.log'),
     log: (component) => join(logsDir, `${component}.log`),
     pointerConfig: (pool) => join(pointerDir, `${pool}.ign`),
+    buildLogsDir: join(dir, 'builds', 'logs'),
   };
 }

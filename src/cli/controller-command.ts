@@ -10,6 +10,8 @@
  * default set; `csr-signer`, `node-csr-approver` and `machine-node-link` are off unless named; the
  * signer needs `--cluster-signing-cert-file` and `--cluster-signing-key-file`).
  */
+import { resolve } from 'node:path';
+import { createBuildahOsImageBuilder } from '../adapters/oci/buildah-image-build.js';
 import type { LogFormat } from '../adapters/pino-logger.js';
 import { logFormatOption } from './log-format-option.js';
 import { randomUUID } from 'node:crypto';
@@ -73,6 +75,7 @@ interface ControllerOptions {
   readonly clusterSigningCertFile?: string;
   readonly clusterSigningKeyFile?: string;
   readonly clusterSigningDuration: string;
+  readonly buildDir: string;
 }
 
 const UnitMs: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
@@ -274,6 +277,14 @@ export async function runController(options: ControllerOptions): Promise<void> {
     only,
     ...(authority === undefined ? {} : { authority }),
     signingDurationMs,
+    ...(only.includes(SubController.Build)
+      ? {
+          osImageBuilder: createBuildahOsImageBuilder({
+            workRoot: resolve(options.buildDir, 'work'),
+            logsDir: resolve(options.buildDir, 'logs'),
+          }),
+        }
+      : {}),
   });
   const manager = new Manager({
     clock: systemClock,
@@ -378,8 +389,13 @@ export function controllerCommand(): Command {
     )
     .option('--drain-workers <n>', 'drains handled at once', String(DefaultDrainWorkers))
     .option(
+      '--build-dir <dir>',
+      'the build controller: buildah scratch (work/) and build logs (logs/<machineosbuild>.log)',
+      'builds',
+    )
+    .option(
       '--controllers <list>',
-      `sub-controllers to run: * (${DefaultSubControllers.join(', ')}), csr-signer, node-csr-approver, machine-node-link; -name leaves one out`,
+      `sub-controllers to run: * (${DefaultSubControllers.join(', ')}), csr-signer, node-csr-approver, machine-node-link, build; -name leaves one out`,
       '*',
     )
     .option('--cluster-signing-cert-file <file>', 'CA certificate the csr-signer signs with')

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatLogLine, parseNodeArgument, runLogs } from './logs-command.js';
+import { formatLogLine, parseBuildArgument, parseNodeArgument, runLogs } from './logs-command.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -28,6 +28,39 @@ function capture() {
     text: () => out,
   };
 }
+
+describe('mco logs machineosbuild/NAME', () => {
+  it('prints the build log buildah wrote; refuses names that could leave the logs folder', async () => {
+    const dir = cluster();
+    mkdirSync(join(dir, 'builds/logs'), { recursive: true });
+    writeFileSync(
+      join(dir, 'builds/logs/worker-abc.log'),
+      'STEP 1/3: FROM x\nbuild failed: buildah bud exited 1\n',
+    );
+    expect(parseBuildArgument('machineosbuild/worker-abc')).toBe('worker-abc');
+    expect(parseBuildArgument('node/worker-0')).toBeUndefined();
+    for (const bad of ['machineosbuild/../x', 'mosb/a/b', 'machineosbuild/', 'mosb/A..b'])
+      expect(() => parseBuildArgument(bad)).toThrow(/not a MachineOSBuild name/);
+    const c = capture();
+    await runLogs(
+      'worker-abc',
+      { dataDir: dir, follow: false, raw: false },
+      c.io,
+      undefined,
+      'build',
+    );
+    expect(c.text()).toBe('STEP 1/3: FROM x\nbuild failed: buildah bud exited 1\n');
+    await expect(
+      runLogs(
+        'worker-none',
+        { dataDir: dir, follow: false, raw: false },
+        capture().io,
+        undefined,
+        'build',
+      ),
+    ).rejects.toThrow(/no log of MachineOSBuild "worker-none"/);
+  });
+});
 
 describe('mco logs', () => {
   it('prints a pino line as time, level, message and the other fields', () => {

@@ -1,11 +1,14 @@
 /**
  * `mco logs node/NAME [-f]`: a simulated node's daemon log from the cluster in a box's data folder,
- * as `oc logs` on the node's machine-config-daemon pod shows it upstream. The daemon logs pino JSON
+ * as `oc logs` on the node's machine-config-daemon pod shows it upstream. `mco logs
+ * machineosbuild/NAME` prints an On-Cluster Layering build's log (buildah's output), as `oc logs`
+ * on the build pod does upstream. The daemon logs pino JSON
  * lines; they are printed one per line as `TIME LEVEL message key=value…` (`--raw` prints them
  * as written). `-f` keeps printing what is appended, across the daemon's restarts and reboots, until
  * Ctrl-C.
  */
 import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { open, stat } from 'node:fs/promises';
 import { Command } from 'commander';
 import { fieldsText, levelName } from '../adapters/log-text.js';
@@ -34,6 +37,20 @@ export function parseNodeArgument(arg: string): string {
   const name = slash < 0 ? '' : arg.slice(slash + 1);
   if (!['node', 'nodes', 'no'].includes(kind) || name === '')
     throw new CliError(`expected node/NAME, got ${arg}`);
+  return name;
+}
+
+const BuildKinds = ['machineosbuild', 'machineosbuilds', 'mosb'];
+/** A MachineOSBuild name (a DNS subdomain): nothing that could leave the logs folder. */
+const BuildName = /^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/;
+
+/** `machineosbuild/NAME` → NAME, or undefined for another kind. */
+export function parseBuildArgument(arg: string): string | undefined {
+  const slash = arg.indexOf('/');
+  if (slash < 0 || !BuildKinds.includes(arg.slice(0, slash).toLowerCase())) return undefined;
+  const name = arg.slice(slash + 1);
+  if (!BuildName.test(name) || name.includes('..'))
+    throw new CliError(`${JSON.stringify(name)} is not a MachineOSBuild name`);
   return name;
 }
 
@@ -72,10 +89,14 @@ export async function runLogs(
   options: LogsOptions,
   io: CliIo,
   signal?: AbortSignal,
+  kind: 'node' | 'build' = 'node',
 ): Promise<void> {
   const layout = clusterLayout(options.dataDir);
-  const path = layout.daemonLog(name);
-  if (!existsSync(layout.nodeDir(name))) {
+  const path = kind === 'build' ? join(layout.buildLogsDir, `${name}.log`) : layout.daemonLog(name);
+  if (kind === 'build') {
+    if (!existsSync(path) && !options.follow)
+      throw new CliError(`no log of MachineOSBuild "${name}" in ${layout.buildLogsDir}`);
+  } else if (!existsSync(layout.nodeDir(name))) {
     const known = existsSync(layout.nodesDir) ? readdirSync(layout.nodesDir).sort() : [];
     throw new CliError(
       `node "${name}" not found in ${layout.dir}${known.length > 0 ? ` (nodes: ${known.join(', ')})` : ''}`,
@@ -97,8 +118,10 @@ export async function runLogs(
 
 export function logsCommand(io: CliIo): Command {
   return new Command('logs')
-    .description("Print a simulated node's daemon log (like oc logs on the daemon pod)")
-    .argument('<node>', 'node/NAME')
+    .description(
+      "Print a simulated node's daemon log (like oc logs on the daemon pod) or a MachineOSBuild's build log",
+    )
+    .argument('<object>', 'node/NAME or machineosbuild/NAME')
     .option('--data-dir <dir>', 'the cluster in a box data folder', DefaultDataDir)
     .option('-f, --follow', 'keep printing what is appended', false)
     .option('--raw', 'print the JSON lines as written', false)
@@ -110,7 +133,9 @@ export function logsCommand(io: CliIo): Command {
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
-        await runLogs(parseNodeArgument(arg), options, io, stop.signal);
+        const build = parseBuildArgument(arg);
+        if (build !== undefined) await runLogs(build, options, io, stop.signal, 'build');
+        else await runLogs(parseNodeArgument(arg), options, io, stop.signal);
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

@@ -1,19 +1,20 @@
 /**
- * `mco os-image`: OS images, an OSTree commit packed as an OCI image (docs/os-images.md).
+ * `mco os-image`: OS images as bootable container images (docs/os-images.md).
  *
- * - `build --rootfs DIR --version V --ref REF --output oci:PATH[:TAG]|docker://REGISTRY/REPO:TAG`
- *   commits the tree into a fresh archive-mode repository, packs it as a single-layer image
- *   labelled `ostree.commit`, `ostree.ref` and `version`, writes it to the layout or pushes it, and
- *   prints the pull spec by digest (`REGISTRY/REPO@sha256:…`, what osImageURL holds);
- * - `inspect IMAGE`: the digest and what the labels say;
- * - `pull IMAGE --dest DIR`: pulls into an OS image cache folder and prints where the repository
- *   is (how a simulated node is created from a release's boot image).
+ * - `build --rootfs DIR --version V --output oci:PATH[:TAG]|docker://REGISTRY/REPO:TAG` packs the
+ *   tree as an image whose layers are the OS filesystem (/etc defaults at `etc`, the kernel in a
+ *   layer of its own), labelled as ostree-native images are, writes it to the layout or pushes it,
+ *   and prints the pull spec by digest (`REGISTRY/REPO@sha256:…`, what osImageURL holds);
+ * - `inspect IMAGE`: the digest, layers and what the labels say;
+ * - `pull IMAGE --dest REPO`: imports the image into an OSTree repository (created bare when
+ *   missing) layer by layer and prints the merge commit and its ref (how a simulated node is
+ *   created from a release's boot image).
  *
  * Registry flags as skopeo spells them: `--authfile` (containers-auth.json), `--cert-dir`
  * (`<dir>/<registry>/*.crt`), plus `--ca-file` for one CA bundle.
  */
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
@@ -22,11 +23,12 @@ import { parseImageLocation, type ImageLocation } from '../adapters/oci/image-re
 import { openSource, publishImage } from '../adapters/oci/image-locations.js';
 import { imageLabels, resolveImage } from '../adapters/oci/image-reader.js';
 import { OciLayout } from '../adapters/oci/oci-layout.js';
-import { buildOsImage, osImageCommit } from '../adapters/oci/os-image.js';
+import { buildOsImage, DefaultLayerPaths, osImageInfo } from '../adapters/oci/os-image.js';
 import type { RegistryClient } from '../adapters/oci/registry-client.js';
 import { createRegistryClient, type RegistrySettings } from '../adapters/oci/registry-settings.js';
 import { readModesFile } from '../adapters/ostree-repo.js';
-import { OsImageCache } from '../adapters/registry-os-image-fetcher.js';
+import { OstreeCli } from '../adapters/ostree.js';
+import { pullOsImage } from '../adapters/registry-os-image-fetcher.js';
 import { CliError, type CliIo } from './cli-io.js';
 
 export interface RegistryFlags {
@@ -92,8 +94,8 @@ export async function asCliError<T>(what: string, body: () => Promise<T>): Promi
 interface BuildOptions extends RegistryFlags {
   readonly rootfs: string;
   readonly version: string;
-  readonly ref: string;
   readonly output: string;
+  readonly layer: string[];
   readonly modes?: string;
   readonly timestamp?: string;
   readonly gzipLevel: string;
@@ -120,10 +122,9 @@ async function runBuild(o: BuildOptions, io: CliIo, now: () => number): Promise<
     const layout = new OciLayout(output.transport === 'oci' ? output.path : (scratch ?? ''));
     const built = await asCliError('building the OS image', () =>
       buildOsImage(layout, {
-        runner: createExecCommandRunner(),
         rootfs,
         version: o.version,
-        ref: o.ref,
+        layerPaths: o.layer.length > 0 ? o.layer : DefaultLayerPaths,
         timestamp,
         gzipLevel,
         ...(modes === undefined ? {} : { modes }),
@@ -141,19 +142,26 @@ async function runBuild(o: BuildOptions, io: CliIo, now: () => number): Promise<
 function buildCommand(io: CliIo, now: () => number): Command {
   return withRegistryOptions(
     new Command('build')
-      .description('Commit a rootfs into OSTree and pack it as an OCI image; prints the pull spec')
-      .requiredOption('--rootfs <dir>', 'the tree to commit (e.g. images/rootfs/testos)')
-      .requiredOption('--version <version>', 'the OS version (commit metadata and image label)')
-      .requiredOption('--ref <ref>', 'the OSTree branch, e.g. testos/x86_64/stable')
+      .description(
+        'Pack a rootfs as a bootable container image (its layers are the OS tree); prints the pull spec',
+      )
+      .requiredOption(
+        '--rootfs <dir>',
+        'the OS tree, /etc defaults in usr/etc (images/rootfs/testos)',
+      )
+      .requiredOption('--version <version>', 'the OS version (org.opencontainers.image.version)')
+      .option(
+        '--layer <path>',
+        `a subtree that gets a layer of its own, in order (repeatable; default ${DefaultLayerPaths.join(', ')})`,
+        collect,
+        [],
+      )
       .requiredOption(
         '--output <location>',
         'oci:PATH[:TAG] (an image layout) or docker://REGISTRY/REPO:TAG (pushed)',
       )
       .option('--modes <file>', 'JSON { "<path>": "0640" } of modes git cannot keep')
-      .option(
-        '--timestamp <seconds>',
-        'commit and image time (default: now), for reproducible images',
-      )
+      .option('--timestamp <seconds>', 'image time (default: now), for reproducible images')
       .option('--gzip-level <n>', 'layer compression level 0-9', '6'),
   ).action((o: BuildOptions) => runBuild(o, io, now));
 }
@@ -169,7 +177,7 @@ async function inspect(image: string, flags: RegistryFlags): Promise<Record<stri
         name: source.name,
         digest: resolved.digest,
         created: resolved.config.created,
-        ...osImageCommit(labels),
+        ...osImageInfo(labels),
         labels,
         layers: resolved.manifest.layers.map((l) => l.digest),
       };
@@ -184,7 +192,7 @@ function text(value: unknown): string {
 function inspectCommand(io: CliIo): Command {
   return withRegistryOptions(
     new Command('inspect')
-      .description('Show an OS image: digest, OSTree commit, version and labels')
+      .description('Show an OS image: digest, version, kernel, layers and labels')
       .argument('<image>', 'REGISTRY/REPO[:TAG|@DIGEST], docker://… or oci:PATH[:TAG]')
       .addOption(
         new Option('-o, --output <format>', 'output format')
@@ -198,11 +206,12 @@ function inspectCommand(io: CliIo): Command {
       return;
     }
     const lines = [
-      `Name:    ${text(info['name'])}`,
-      `Digest:  ${text(info['digest'])}`,
-      `Commit:  ${text(info['commit'])}`,
-      `Version: ${text(info['version'])}`,
-      `Ref:     ${text(info['ref'])}`,
+      `Name:     ${text(info['name'])}`,
+      `Digest:   ${text(info['digest'])}`,
+      `Bootable: ${info['bootable'] === true ? 'yes' : 'no'}`,
+      `Version:  ${text(info['version'])}`,
+      `Kernel:   ${text(info['linux'])}`,
+      `Layers:   ${(info['layers'] as string[]).length}`,
     ];
     io.out(`${lines.join('\n')}\n`);
   });
@@ -212,10 +221,10 @@ function pullCommand(io: CliIo): Command {
   return withRegistryOptions(
     new Command('pull')
       .description(
-        'Pull an OS image into a cache folder (keyed by digest); prints its OSTree repository and commit',
+        'Import an OS image into an OSTree repository layer by layer; prints the commit and its ref',
       )
       .argument('<image>', 'REGISTRY/REPO[:TAG|@DIGEST], docker://… or oci:PATH[:TAG]')
-      .requiredOption('--dest <dir>', 'the cache folder')
+      .requiredOption('--dest <repo>', 'the OSTree repository (created in bare mode if missing)')
       .addOption(
         new Option('-o, --output <format>', 'output format')
           .choices(['text', 'json'])
@@ -223,22 +232,29 @@ function pullCommand(io: CliIo): Command {
       ),
   ).action(async (image: string, o: RegistryFlags & { dest: string; output: string }) => {
     const location = parseLocation('IMAGE', image);
-    const entry = await withRegistry(o, (client) =>
-      asCliError(`pulling ${image}`, () =>
-        new OsImageCache(resolve(o.dest)).pull(location, client),
-      ),
+    const repo = resolve(o.dest);
+    const ostree = new OstreeCli(createExecCommandRunner());
+    const imported = await withRegistry(o, (client) =>
+      asCliError(`pulling ${image}`, async () => {
+        if (!existsSync(join(repo, 'config'))) {
+          await mkdir(repo, { recursive: true });
+          await ostree.initRepo(repo, 'bare');
+        }
+        return pullOsImage(location, client, { repo, ostree });
+      }),
     );
+    const entry = { repo, ...imported };
     if (o.output === 'json') io.out(`${JSON.stringify(entry, null, 2)}\n`);
     else
       io.out(
-        `Repository: ${entry.repo}\nCommit:     ${entry.commit}\nVersion:    ${entry.version ?? '-'}\nRef:        ${entry.ref ?? '-'}\n`,
+        `Repository: ${repo}\nCommit:     ${imported.commit}\nRef:        ${imported.ref}\nVersion:    ${imported.version ?? '-'}\nLayers:     ${imported.layersImported} imported, ${imported.layersReused} already there\n`,
       );
   });
 }
 
 export function osImageCommand(io: CliIo, now: () => number = Date.now): Command {
   return new Command('os-image')
-    .description('OS images: OSTree commits packed as OCI images, in a layout or a registry')
+    .description('OS images: bootable container images, in a layout or a registry')
     .addCommand(buildCommand(io, now))
     .addCommand(inspectCommand(io))
     .addCommand(pullCommand(io));

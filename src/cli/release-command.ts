@@ -15,7 +15,7 @@ import { Command, Option } from 'commander';
 import { openSource, publishImage } from '../adapters/oci/image-locations.js';
 import { imageLabels, resolveImage } from '../adapters/oci/image-reader.js';
 import { OciLayout } from '../adapters/oci/oci-layout.js';
-import { osImageCommit } from '../adapters/oci/os-image.js';
+import { osImageInfo } from '../adapters/oci/os-image.js';
 import type { RegistryClient } from '../adapters/oci/registry-client.js';
 import { buildReleaseImage, readReleaseImage } from '../adapters/oci/release-image.js';
 import {
@@ -59,9 +59,11 @@ async function bootImageOf(
   const location = parseLocation('--boot-image', image);
   const { source, reference } = openSource(location, client);
   const resolved = await asCliError(`--boot-image ${image}`, () => resolveImage(source, reference));
-  const os = osImageCommit(imageLabels(resolved));
-  if (os === undefined)
-    throw new CliError(`--boot-image ${image}: not an OS image (no ostree.commit label)`);
+  const os = osImageInfo(imageLabels(resolved));
+  if (!os.bootable)
+    throw new CliError(
+      `--boot-image ${image}: not an OS image (no ostree.bootable or containers.bootc label)`,
+    );
   const name =
     location.transport === 'docker'
       ? (location.ref.repository.split('/').pop() ?? location.ref.repository)
@@ -70,8 +72,6 @@ async function bootImageOf(
     name,
     architecture,
     version: os.version ?? '',
-    ostreeCommit: os.commit,
-    ...(os.ref === undefined ? {} : { ostreeRef: os.ref }),
     // By digest, whatever the flag said: a release pins what it names.
     image:
       location.transport === 'docker'

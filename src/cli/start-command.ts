@@ -401,9 +401,12 @@ function startControlPlane(ctx: Ctx): void {
     ...(ctx.drainTimeout === undefined ? [] : ['--drain-timeout', ctx.drainTimeout]),
     // Nodes join by TLS bootstrapping: this process approves their CSRs (as OpenShift's machine
     // approver), signs them with the cluster CA (as kube-controller-manager) and labels the Nodes
-    // from their Machines (as machine-api).
+    // from their Machines (as machine-api). It also builds MachineOSConfigs' images with buildah
+    // (as upstream's machine-os-builder), logs in builds/logs for `mco logs machineosbuild/NAME`.
     '--controllers',
-    '*,csr-signer,node-csr-approver,machine-node-link',
+    '*,csr-signer,node-csr-approver,machine-node-link,build',
+    '--build-dir',
+    join(layout.dir, 'builds'),
     '--cluster-signing-cert-file',
     join(layout.apiserverDir, 'ca.crt'),
     '--cluster-signing-key-file',

@@ -22,6 +22,8 @@ import { Informer } from '../runtime/informer.js';
 import type { RateLimiterOptions } from '../runtime/work-queue.js';
 import { createCsrSigner } from './certificates/csr-signer.js';
 import { createNodeCsrApprover } from './certificates/node-csr-approver.js';
+import { createBuildController } from './build/build-controller.js';
+import type { OsImageBuilder } from '../ports/os-image-builder.js';
 import type { EventRecorder } from '../runtime/event-recorder.js';
 import type { McoMetrics } from './common/mco-metrics.js';
 import { createContainerRuntimeConfigController } from './container-runtime-config/container-runtime-config-controller.js';
@@ -45,6 +47,8 @@ export const SubController = {
   CsrSigner: 'csr-signer',
   NodeCsrApprover: 'node-csr-approver',
   MachineNodeLink: 'machine-node-link',
+  /** On-Cluster Layering builds (needs an OsImageBuilder: buildah on the box). */
+  Build: 'build',
 } as const;
 export type SubController = (typeof SubController)[keyof typeof SubController];
 
@@ -79,6 +83,8 @@ export interface MachineConfigControllerOptions {
   readonly authority?: CertificateAuthority;
   /** How long signed certificates are valid (`--cluster-signing-duration`). */
   readonly signingDurationMs?: number;
+  /** Runs the build controller's builds (required with SubController.Build). */
+  readonly osImageBuilder?: OsImageBuilder;
 }
 
 export interface MachineConfigController {
@@ -185,7 +191,25 @@ export function createMachineConfigController(
     );
   const extra = certificateControllers(options, informers, wanted);
   controllers.push(...extra.controllers);
-  return { informers: [...allInformers(informers), ...extra.informers], controllers };
+  const buildInformers: Informer[] = [];
+  if (wanted(SubController.Build)) {
+    if (options.osImageBuilder === undefined)
+      throw new Error('the build controller needs an OS image builder');
+    const build = createBuildController({
+      client,
+      informers,
+      builder: options.osImageBuilder,
+      clock,
+      log: sub(SubController.Build),
+      ...limiter,
+    });
+    controllers.push(build.controller);
+    buildInformers.push(build.informer as unknown as Informer);
+  }
+  return {
+    informers: [...allInformers(informers), ...extra.informers, ...buildInformers],
+    controllers,
+  };
 }
 
 /** Signer, approver and node link, with the informers only they need. */

@@ -29,7 +29,7 @@ import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machin
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../../src/api/resource-refs.js';
 import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
-import { BootRef, DaemonCluster, Minute, sleep, until, type SimNode } from './daemon-harness.js';
+import { DaemonCluster, Minute, sleep, until, type SimNode } from './daemon-harness.js';
 import { McoBin, RepoRoot, requireBuilt } from './mcs-support.js';
 
 const V1Release = '4.17.0';
@@ -60,8 +60,6 @@ function buildOsImage(tree: string, version: string): string {
     join(RepoRoot, `images/rootfs/${tree}.modes.json`),
     '--version',
     version,
-    '--ref',
-    BootRef,
     '--timestamp',
     Timestamp,
     '--output',
@@ -143,15 +141,22 @@ beforeAll(async () => {
   registry = await DistributionRegistry.start({ dir: join(work.path, 'registry') });
   images.v1 = buildOsImage('testos', '1');
   images.v2 = buildOsImage('testos-2', '2');
-  const pulled = JSON.parse(
-    mco(['os-image', 'pull', images.v1, '--dest', join(work.path, 'boot-cache'), '-o', 'json']),
-  ) as { repo: string; commit: string };
+  // The boot image: v1 imported into a repository as a node imports it (same merge commit).
+  const pull = (image: string) =>
+    JSON.parse(
+      mco(['os-image', 'pull', image, '--dest', join(work.path, 'boot-repo'), '-o', 'json']),
+    ) as { repo: string; commit: string; ref: string; layersImported: number };
+  const pulled = pull(images.v1);
   images.v1Commit = pulled.commit;
+  const v2 = pull(images.v2);
+  // The kernel layer is shared: only the other one is fetched for v2.
+  expect(v2.layersImported).toBe(1);
+  images.v2Commit = v2.commit;
   cluster = await DaemonCluster.start({
     nodes: 3,
     masters: 1,
     pods: 1,
-    bootImage: { image: images.v1, repo: pulled.repo, ref: BootRef },
+    bootImage: { image: images.v1, repo: pulled.repo, ref: pulled.ref },
     operatorArgs: ['--follow-release-images'],
     firstboot: 'firstboot-command',
   });
@@ -167,7 +172,7 @@ describe(
   'OS images in a registry, a cluster upgrade and the first-boot pivot',
   { timeout: 6 * Minute },
   () => {
-    it('v1 and v2 are OS images in the registry, pulled by digest, labelled with their commit', () => {
+    it('v1 and v2 are bootable container images in the registry, pulled by digest', () => {
       expect(images.v1).toMatch(new RegExp(`^${registry.address}/testos@sha256:[0-9a-f]{64}$`));
       expect(images.v2).toMatch(new RegExp(`^${registry.address}/testos@sha256:[0-9a-f]{64}$`));
       const v1 = JSON.parse(mco(['os-image', 'inspect', images.v1, '-o', 'json'])) as Record<
@@ -178,11 +183,12 @@ describe(
         string,
         unknown
       >;
-      expect(v1).toMatchObject({ version: '1', ref: BootRef, commit: images.v1Commit });
-      expect(v2).toMatchObject({ version: '2', ref: BootRef });
-      expect(v2['commit']).toMatch(/^[0-9a-f]{64}$/);
-      expect(v2['commit']).not.toBe(v1['commit']);
-      images.v2Commit = String(v2['commit']);
+      expect(v1).toMatchObject({ version: '1', bootable: true, linux: '6.1.0-testos' });
+      expect(v2).toMatchObject({ version: '2', bootable: true });
+      expect(v1['labels']).toMatchObject({ 'containers.bootc': '1', 'ostree.bootable': 'true' });
+      expect(images.v1Commit).toMatch(/^[0-9a-f]{64}$/);
+      expect(images.v2Commit).toMatch(/^[0-9a-f]{64}$/);
+      expect(images.v2Commit).not.toBe(images.v1Commit);
       // The tag names the same image as the digest.
       expect(images.v1.endsWith(String(v1['digest']))).toBe(true);
     });

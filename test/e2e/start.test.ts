@@ -711,7 +711,7 @@ docker-registry serve .registry/config.yml > .registry/registry.log 2>&1 & echo 
       const upgrade = await sh(
         work,
         `OS_IMAGE=$(mco os-image build --rootfs images/rootfs/testos-2 --modes images/rootfs/testos-2.modes.json \\
-  --version 2 --ref testos/x86_64/stable --output docker://127.0.0.1:5000/testos:2)
+  --version 2 --output docker://127.0.0.1:5000/testos:2)
 RELEASE=$(mco release build --version 4.99.2 --os-image "$OS_IMAGE" \\
   --output docker://127.0.0.1:5000/release:4.99.2)
 mco upgrade --to-image "$RELEASE"

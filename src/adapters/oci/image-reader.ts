@@ -97,6 +97,46 @@ function sizeGuard(limit: number, what: string): Transform {
   });
 }
 
+/**
+ * Streams layer `index` of the image into `sink` (the uncompressed tar), verifying the compressed
+ * bytes against the manifest's digest and the tar against the config's diff ID.
+ */
+export async function streamLayer<T>(
+  source: ImageSource,
+  image: ResolvedImage,
+  index: number,
+  sink: (tar: AsyncIterable<Uint8Array>) => Promise<T>,
+  signal?: AbortSignal,
+): Promise<T> {
+  const layer = image.manifest.layers[index];
+  if (layer === undefined) throw new Error(`${source.name}: the image has no layer ${index}`);
+  const what = `${source.name}: layer ${layer.digest}`;
+  const gzip = isGzipLayer(layer.mediaType);
+  if (!gzip && !isPlainLayer(layer.mediaType))
+    throw new Error(`${what}: unsupported layer media type ${layer.mediaType}`);
+  const blob = new HashTap();
+  const diff = new HashTap();
+  let result: T | undefined;
+  await pipeline(
+    await source.getBlob(layer, signal),
+    sizeGuard(layer.size, what),
+    blob,
+    gzip ? createGunzip() : new PassThrough(),
+    diff,
+    async (tar: AsyncIterable<Uint8Array>) => {
+      result = await sink(tar);
+    },
+    signal === undefined ? {} : { signal },
+  );
+  const got = blob.digest();
+  if (got !== layer.digest) throw new Error(`${what}: downloaded bytes have digest ${got}`);
+  const want = image.config.rootfs.diff_ids[index];
+  const diffId = diff.digest();
+  if (want !== undefined && diffId !== want)
+    throw new Error(`${what}: uncompressed digest ${diffId} is not the config's ${want}`);
+  return result as T;
+}
+
 /** Unpacks every layer, in order, into `dest` (which must exist); verifies both digests. */
 export async function unpackImage(
   source: ImageSource,
@@ -106,30 +146,8 @@ export async function unpackImage(
 ): Promise<ExtractStats> {
   let files = 0;
   let bytes = 0;
-  for (const [i, layer] of image.manifest.layers.entries()) {
-    const what = `${source.name}: layer ${layer.digest}`;
-    const gzip = isGzipLayer(layer.mediaType);
-    if (!gzip && !isPlainLayer(layer.mediaType))
-      throw new Error(`${what}: unsupported layer media type ${layer.mediaType}`);
-    const blob = new HashTap();
-    const diff = new HashTap();
-    let stats: ExtractStats = { files: 0, bytes: 0 };
-    await pipeline(
-      await source.getBlob(layer, signal),
-      sizeGuard(layer.size, what),
-      blob,
-      gzip ? createGunzip() : new PassThrough(),
-      diff,
-      async (tar: AsyncIterable<Uint8Array>) => {
-        stats = await extractTar(tar, dest);
-      },
-      signal === undefined ? {} : { signal },
-    );
-    if (blob.digest() !== layer.digest)
-      throw new Error(`${what}: downloaded bytes have digest ${blob.digest()}`);
-    const want = image.config.rootfs.diff_ids[i];
-    if (want !== undefined && diff.digest() !== want)
-      throw new Error(`${what}: uncompressed digest ${diff.digest()} is not the config's ${want}`);
+  for (const i of image.manifest.layers.keys()) {
+    const stats = await streamLayer(source, image, i, (tar) => extractTar(tar, dest), signal);
     files += stats.files;
     bytes += stats.bytes;
   }

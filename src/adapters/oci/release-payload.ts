@@ -45,7 +45,8 @@ export interface BootImageMetadata {
   readonly architecture: string;
   /** The OS version of the commit (its `version` metadata). */
   readonly version: string;
-  readonly ostreeCommit: string;
+  /** Older payloads named the commit; an OS image is imported, its commit is the node's import. */
+  readonly ostreeCommit?: string;
   readonly ostreeRef?: string;
   /** Where to get it: the OS image (pull spec by digest) whose layer holds the commit. */
   readonly image: string;
@@ -154,11 +155,12 @@ function parseBootImages(doc: Record<string, unknown>): BootImageMetadata[] {
       return v;
     };
     const ref = field('ostreeRef');
+    const commit = field('ostreeCommit');
     return {
       name: required('name'),
       architecture: required('architecture'),
       version: required('version'),
-      ostreeCommit: required('ostreeCommit'),
+      ...(commit === undefined ? {} : { ostreeCommit: commit }),
       ...(ref === undefined ? {} : { ostreeRef: ref }),
       image: required('image'),
     };

@@ -2,10 +2,11 @@
  * Unpacks a tar stream into a folder as it arrives (no temporary copy of the archive): ustar,
  * PAX (`path`, `linkpath`, `size`) and GNU long names, for files, folders, symlinks and hard
  * links. Entries may not leave the folder: absolute names and `..` are refused, and so is writing
- * through a symlink the archive made. Owners are not restored (the caller is the owner); modes
- * are, without set-id bits.
+ * through a symlink the archive made. By default owners are not restored (the caller is the owner)
+ * and modes are, without set-id bits; an OS image layer (ExtractOptions) keeps owners, set-id
+ * bits and whiteout files, and may rename or drop entries on the way.
  */
-import { link, mkdir, open, rm, symlink } from 'node:fs/promises';
+import { chmod, lchown, link, mkdir, open, rm, symlink } from 'node:fs/promises';
 import { posix } from 'node:path';
 
 const Block = 512;
@@ -128,18 +129,41 @@ function safePath(dest: string, name: string): string {
 export interface ExtractStats {
   readonly files: number;
   readonly bytes: number;
+  /** Entries `mapPath` dropped. */
+  readonly filtered?: number;
+  /** `.wh.` entries kept (only with `keepWhiteouts`). */
+  readonly whiteouts?: number;
+}
+
+export interface ExtractOptions {
+  /**
+   * Where an entry goes (its normalised relative name in, a relative name out), or undefined to
+   * drop it; applied to hard link targets too. Default: where it is named.
+   */
+  readonly mapPath?: (name: string) => string | undefined;
+  /** Keep `.wh.` whiteout entries as empty files (a layer is merged later); default: refuse. */
+  readonly keepWhiteouts?: boolean;
+  /** Restore uid/gid (lchown: the caller must be root) and the set-id and sticky bits. */
+  readonly owners?: boolean;
 }
 
 interface Pending {
   path?: string;
   linkpath?: string;
   size?: number;
+  uid?: number;
+  gid?: number;
+}
+
+function cleanName(name: string): string {
+  return posix.normalize(name.replace(/^\.\//, '')).replace(/\/+$/, '');
 }
 
 /** Unpacks `source` (a tar stream) into `dest`, which must exist. */
 export async function extractTar(
   source: AsyncIterable<Uint8Array>,
   dest: string,
+  options: ExtractOptions = {},
 ): Promise<ExtractStats> {
   const reader = new ChunkReader(source);
   const symlinks = new Set<string>();
@@ -147,6 +171,21 @@ export async function extractTar(
   let pending: Pending = {};
   let files = 0;
   let bytes = 0;
+  let filtered = 0;
+  let whiteouts = 0;
+  const modeMask = options.owners === true ? 0o7777 : 0o777;
+  /** The entry's path in `dest`, after the caller's mapping (undefined: dropped). */
+  const place = (name: string): string | undefined => {
+    const clean = cleanName(name);
+    if (options.mapPath === undefined || clean === '.' || clean === '') return safePath(dest, name);
+    // Refuse escapes before the mapping can hide them.
+    safePath(dest, clean);
+    const mapped = options.mapPath(clean);
+    return mapped === undefined ? undefined : safePath(dest, mapped);
+  };
+  const chown = async (path: string, uid: number, gid: number): Promise<void> => {
+    if (options.owners === true) await lchown(path, uid, gid);
+  };
 
   const ensureParent = async (path: string): Promise<void> => {
     for (let p = posix.dirname(path); p.length > dest.length; p = posix.dirname(p))
@@ -173,11 +212,15 @@ export async function extractTar(
         const p = pax.get('path');
         const l = pax.get('linkpath');
         const s = pax.get('size');
+        const u = pax.get('uid');
+        const g = pax.get('gid');
         pending = {
           ...pending,
           ...(p === undefined ? {} : { path: p }),
           ...(l === undefined ? {} : { linkpath: l }),
           ...(s === undefined ? {} : { size: Number(s) }),
+          ...(u === undefined ? {} : { uid: Number(u) }),
+          ...(g === undefined ? {} : { gid: Number(g) }),
         };
       } else if (type === 'L') {
         pending = { ...pending, path: body.toString('utf8').replace(/\0+$/, '') };
@@ -190,11 +233,21 @@ export async function extractTar(
     const rawName =
       pending.path ?? (prefix === '' ? text(h, 0, 100) : `${prefix}/${text(h, 0, 100)}`);
     const linkName = pending.linkpath ?? text(h, 157, 100);
+    const uid = pending.uid ?? number(h, 108, 8);
+    const gid = pending.gid ?? number(h, 116, 8);
     pending = {};
-    const mode = number(h, 100, 8) & 0o777;
-    const path = safePath(dest, rawName);
-    if (path !== dest && posix.basename(path).startsWith('.wh.'))
-      throw new TarError(`tar: whiteout ${rawName} in a single-layer image`);
+    const mode = number(h, 100, 8) & modeMask;
+    const path = place(rawName);
+    if (path === undefined) {
+      filtered += 1;
+      await reader.skip(padded);
+      continue;
+    }
+    if (path !== dest && posix.basename(path).startsWith('.wh.')) {
+      if (options.keepWhiteouts !== true)
+        throw new TarError(`tar: whiteout ${rawName} in a single-layer image`);
+      whiteouts += 1;
+    }
 
     if (type === '5') {
       if (path !== dest) {
@@ -202,23 +255,35 @@ export async function extractTar(
         await mkdir(path, { recursive: true, mode: mode | 0o700 });
         madeDirs.add(path);
       }
+      if (options.owners === true) {
+        await chown(path, uid, gid);
+        await chmod(path, mode);
+      }
       await reader.skip(padded);
     } else if (type === '2') {
       await ensureParent(path);
       await rm(path, { force: true });
       await symlink(linkName, path);
+      await chown(path, uid, gid);
       symlinks.add(path);
       await reader.skip(padded);
     } else if (type === '1') {
+      const target = place(linkName);
+      if (target === undefined) {
+        filtered += 1;
+        await reader.skip(padded);
+        continue;
+      }
       await ensureParent(path);
       await rm(path, { force: true });
-      await link(safePath(dest, linkName), path);
+      await link(target, path);
       await reader.skip(padded);
     } else if (type === '0' || type === '\0' || type === '7') {
       await ensureParent(path);
       const fh = await open(path, 'w', mode);
       try {
         for await (const chunk of reader.stream(size)) await fh.write(chunk);
+        if (options.owners === true) await fh.chown(uid, gid);
         await fh.chmod(mode);
       } finally {
         await fh.close();
@@ -231,5 +296,5 @@ export async function extractTar(
     }
   }
   await reader.drain();
-  return { files, bytes };
+  return { files, bytes, filtered, whiteouts };
 }

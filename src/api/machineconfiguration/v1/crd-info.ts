@@ -177,6 +177,40 @@ export const MachineConfigNodeCrd: CrdInfo = {
   ],
 };
 
+export const MachineOSConfigCrd: CrdInfo = {
+  group: Group,
+  version: Version,
+  kind: 'MachineOSConfig',
+  listKind: 'MachineOSConfigList',
+  plural: 'machineosconfigs',
+  singular: 'machineosconfig',
+  shortNames: [],
+  scope: 'Cluster',
+  hasStatusSubresource: true,
+  additionalPrinterColumns: [],
+};
+
+/** `oc get machineosbuilds`: one column per phase condition, then Age. */
+export const MachineOSBuildCrd: CrdInfo = {
+  group: Group,
+  version: Version,
+  kind: 'MachineOSBuild',
+  listKind: 'MachineOSBuildList',
+  plural: 'machineosbuilds',
+  singular: 'machineosbuild',
+  shortNames: [],
+  scope: 'Cluster',
+  hasStatusSubresource: true,
+  additionalPrinterColumns: [
+    { name: 'Prepared', type: 'string', jsonPath: conditionStatus('Prepared') },
+    { name: 'Building', type: 'string', jsonPath: conditionStatus('Building') },
+    { name: 'Succeeded', type: 'string', jsonPath: conditionStatus('Succeeded') },
+    { name: 'Interrupted', type: 'string', jsonPath: conditionStatus('Interrupted') },
+    { name: 'Failed', type: 'string', jsonPath: conditionStatus('Failed') },
+    AgeColumn,
+  ],
+};
+
 /** Every machineconfiguration.openshift.io/v1 kind this project serves. */
 export const MachineConfigurationCrds: readonly CrdInfo[] = [
   MachineConfigCrd,
@@ -185,4 +219,6 @@ export const MachineConfigurationCrds: readonly CrdInfo[] = [
   KubeletConfigCrd,
   ContainerRuntimeConfigCrd,
   MachineConfigNodeCrd,
+  MachineOSConfigCrd,
+  MachineOSBuildCrd,
 ];
