@@ -153,6 +153,12 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
       'mco rollout preview mcp/worker -f changes/ --fail-on reboot',
     ],
   ],
+  'mco rollout resume': [
+    [
+      'Let the rest of the worker pool update once its canary looks good',
+      'mco rollout resume mcp/worker',
+    ],
+  ],
   'mco get': [
     ['Nodes with pool, state and current/desired config', 'mco get nodes'],
     ['Add the MachineConfigNode phase and the reason of a failure', 'mco get nodes -o wide'],

@@ -27,7 +27,12 @@ import type {
 } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../../api/resource-refs.js';
 import { isEmptySelector } from '../../lib/label-selector.js';
-import { chooseNodesToUpdate, getAllCandidateMachines } from '../../logic/rollout/candidates.js';
+import {
+  chooseNodesToUpdate,
+  getAllCandidateMachines,
+  type CandidateSelection,
+} from '../../logic/rollout/candidates.js';
+import type { McoCondition } from '../../api/meta/v1/condition.js';
 import {
   describeMaxUnavailableError,
   maxUnavailable,
@@ -41,6 +46,8 @@ import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { mapLimit } from '../common/map-limit.js';
+import type { RolloutDecision } from '../../logic/rollout-policy/rollout-decision.js';
+import { RolloutHeldCondition } from '../../api/machineconfiguration/v1/rollout-policy.js';
 import type { McoMetrics } from '../common/mco-metrics.js';
 import { fresher } from '../common/fresher.js';
 import { sameJson } from '../common/same-json.js';
@@ -52,6 +59,7 @@ import {
   setMachineConfigNodeDesired,
   setUpdateInProgressTaint,
 } from './node-patches.js';
+import { hasRolloutPolicy, rolloutCondition, RolloutPolicyGate } from './rollout-policy-gate.js';
 
 export interface NodeCaches {
   readonly pools: { get(name: string): MachineConfigPool | undefined; list(): MachineConfigPool[] };
@@ -109,6 +117,38 @@ function updateLine(target: string): string {
   return `MachineConfig: ${target}`;
 }
 
+/**
+ * What a rollout policy leaves of upstream's candidates: none while it holds, else the candidates
+ * in the policy's order, as many as both maxUnavailable and the policy allow (so upstream's
+ * zone/age trim never reorders them).
+ */
+function narrowedByPolicy(
+  selection: CandidateSelection,
+  decision: RolloutDecision,
+): CandidateSelection {
+  if (decision.hold) return { candidates: [], capacity: 0 };
+  const arranged = decision.arrange(selection.candidates);
+  const n = Math.min(selection.capacity, decision.limit, arranged.length);
+  return { candidates: arranged.slice(0, n), capacity: n };
+}
+
+/**
+ * The RolloutHeld condition follows this pass's decision; a pass that took none (a paused pool)
+ * keeps it as it was, and a pool whose policy was removed loses it.
+ */
+function withRolloutCondition(
+  pool: MachineConfigPool,
+  conditions: McoCondition[],
+  decision: RolloutDecision | undefined,
+  now: string,
+): McoCondition[] {
+  if (decision !== undefined) return rolloutCondition(conditions, decision, now);
+  if (hasRolloutPolicy(pool)) return conditions;
+  return conditions.some((c) => c.type === RolloutHeldCondition)
+    ? conditions.filter((c) => c.type !== RolloutHeldCondition)
+    : conditions;
+}
+
 export class NodeReconciler implements Reconciler {
   readonly #o: NodeReconcilerOptions;
   /** The answer to our last status write per pool, until the cache has caught up with it. */
@@ -116,9 +156,11 @@ export class NodeReconciler implements Reconciler {
   /** The failure last reported per degraded node, and per pool with a bad maxUnavailable. */
   readonly #reportedNodes = new Map<string, string>();
   readonly #reportedPools = new Map<string, string>();
+  readonly #rollout: RolloutPolicyGate;
 
   constructor(options: NodeReconcilerOptions) {
     this.#o = options;
+    this.#rollout = new RolloutPolicyGate(options.client, options.events);
   }
 
   async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult | undefined> {
@@ -164,19 +206,22 @@ export class NodeReconciler implements Reconciler {
     }
     this.#reportedPools.delete(name);
     await this.#syncNodeMetadata(nodes, signal);
-    const selection = getAllCandidateMachines(pool, nodes.list(), max.value);
+    const decision = await this.#rollout.decide(pool, nodes.list(), this.#o.clock.now(), signal);
+    const upstream = getAllCandidateMachines(pool, nodes.list(), max.value);
+    const selection = decision === undefined ? upstream : narrowedByPolicy(upstream, decision);
     if (selection.candidates.length > 0) {
       try {
         await this.#updateCandidates(pool, selection, nodes, signal);
       } catch (e) {
         await this.#syncTaints(nodes, target, signal);
-        await this.#syncStatus(name, signal, nodes);
+        await this.#syncStatus(name, signal, nodes, decision);
         throw e;
       }
     }
     await this.#syncTaints(nodes, target, signal);
-    await this.#syncStatus(name, signal, nodes);
-    return undefined;
+    await this.#syncStatus(name, signal, nodes, decision);
+    const recheck = decision?.recheckAfterMs;
+    return recheck === undefined ? undefined : { requeueAfterMs: recheck };
   }
 
   #nodesFor(pool: MachineConfigPool): Node[] {
@@ -232,7 +277,7 @@ export class NodeReconciler implements Reconciler {
 
   async #updateCandidates(
     pool: MachineConfigPool,
-    selection: ReturnType<typeof getAllCandidateMachines>,
+    selection: CandidateSelection,
     nodes: PassNodes,
     signal: AbortSignal,
   ): Promise<void> {
@@ -299,7 +344,12 @@ export class NodeReconciler implements Reconciler {
    * status write when the cache has not caught up: a PUT from the older copy would only conflict)
    * and the pass's nodes; writes only on a change.
    */
-  async #syncStatus(name: string, signal: AbortSignal, pass?: PassNodes): Promise<void> {
+  async #syncStatus(
+    name: string,
+    signal: AbortSignal,
+    pass?: PassNodes,
+    decision?: RolloutDecision,
+  ): Promise<void> {
     const { caches, client, clock, events, metrics } = this.#o;
     const cached = caches.pools.get(name);
     if (cached === undefined) {
@@ -316,7 +366,16 @@ export class NodeReconciler implements Reconciler {
       machineConfigNodeDegraded: this.#mcnDegraded(nodes),
       now: rfc3339(clock.now()),
     });
-    const status: MachineConfigPoolStatus = { ...result.status, ...this.#certExpirys() };
+    const status: MachineConfigPoolStatus = {
+      ...result.status,
+      conditions: withRolloutCondition(
+        pool,
+        result.status.conditions ?? [],
+        decision,
+        rfc3339(clock.now()),
+      ),
+      ...this.#certExpirys(),
+    };
     metrics.setPoolCounts(name, {
       machineCount: status.machineCount ?? 0,
       updatedMachineCount: status.updatedMachineCount ?? 0,

@@ -1,0 +1,168 @@
+/**
+ * The node controller's side of a pool's rollout policy (docs/rollouts.md): reads the policy
+ * annotation, remembers when each node was first seen Done on the target (the soak clock), asks
+ * the probes, and hands the pure decision back with the pool condition and the event it calls for.
+ * A pool without the annotation never reaches this: upstream's path runs untouched.
+ *
+ * The soak clock lives in memory: a controller that restarts (or a new leader) starts the soak of
+ * nodes already updated again, which only ever waits longer, never less.
+ */
+import type { Node } from '../../api/core/v1/node.js';
+import { EventType } from '../../api/core/v1/event.js';
+import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
+import {
+  RolloutAnnotation,
+  RolloutHeldCondition,
+} from '../../api/machineconfiguration/v1/rollout-policy.js';
+import type { McoCondition } from '../../api/meta/v1/condition.js';
+import { Resources } from '../../api/resource-refs.js';
+import { setMcoCondition } from '../../lib/conditions.js';
+import { isNodeDone } from '../../logic/rollout/node-state.js';
+import { parseRolloutPolicy } from '../../logic/rollout-policy/parse-rollout-policy.js';
+import {
+  decideRollout,
+  HoldReason,
+  type RolloutDecision,
+} from '../../logic/rollout-policy/rollout-decision.js';
+import { Annotation } from '../../api/machineconfiguration/v1/constants.js';
+import type { ResourceClient } from '../../ports/resource-client.js';
+import type { EventRecorder } from '../../runtime/event-recorder.js';
+import { podsNotReady, queryPrometheus } from './rollout-probes.js';
+
+export const RolloutEventReason = {
+  [HoldReason.outsideWindow]: 'RolloutWaitingForWindow',
+  [HoldReason.soaking]: 'RolloutSoaking',
+  [HoldReason.gateFailed]: 'RolloutHealthGateFailed',
+  [HoldReason.canary]: 'RolloutCanaryWaiting',
+  [HoldReason.invalidPolicy]: 'InvalidRolloutPolicy',
+} as const;
+
+export function hasRolloutPolicy(pool: MachineConfigPool): boolean {
+  return pool.metadata.annotations?.[RolloutAnnotation.policy] !== undefined;
+}
+
+/** The RolloutHeld condition for a decision (False while the policy lets nodes move). */
+export function rolloutCondition(
+  conditions: readonly McoCondition[],
+  decision: RolloutDecision,
+  now: string,
+): McoCondition[] {
+  return decision.hold
+    ? setMcoCondition(
+        conditions,
+        {
+          type: RolloutHeldCondition,
+          status: 'True',
+          reason: decision.reason,
+          message: decision.message,
+        },
+        now,
+      )
+    : setMcoCondition(
+        conditions,
+        { type: RolloutHeldCondition, status: 'False', reason: '', message: decision.message },
+        now,
+      );
+}
+
+export class RolloutPolicyGate {
+  readonly #client: ResourceClient;
+  readonly #events: EventRecorder;
+  /** `node\0target` → when first seen Done there. */
+  readonly #doneSince = new Map<string, number>();
+  /** The hold last announced per pool, so each is one event. */
+  readonly #announced = new Map<string, string>();
+
+  constructor(client: ResourceClient, events: EventRecorder) {
+    this.#client = client;
+    this.#events = events;
+  }
+
+  /** The policy's decision for this pass; undefined for a pool without a policy. */
+  async decide(
+    pool: MachineConfigPool,
+    nodes: readonly Node[],
+    now: number,
+    signal: AbortSignal,
+  ): Promise<RolloutDecision | undefined> {
+    const text = pool.metadata.annotations?.[RolloutAnnotation.policy];
+    if (text === undefined) return undefined;
+    const target = pool.spec.configuration?.name ?? '';
+    const doneSince = this.#soakClock(nodes, target, now);
+    const parsed = parseRolloutPolicy(text);
+    let decision: RolloutDecision;
+    if (!parsed.ok) {
+      decision = {
+        hold: true,
+        reason: HoldReason.invalidPolicy,
+        message: `No node update starts: annotation ${RolloutAnnotation.policy}: ${parsed.error}`,
+        failing: true,
+        recheckAfterMs: undefined,
+      };
+    } else {
+      const policy = parsed.value;
+      const pending = nodes.some(
+        (n) => n.metadata.annotations?.[Annotation.desiredConfig] !== target,
+      );
+      const prom = policy.source.gates?.prometheus;
+      const selector = policy.source.gates?.podSelector;
+      const notReady = new Map<string, readonly string[]>();
+      if (pending && selector !== undefined)
+        for (const n of nodes)
+          if (isNodeDone(n) && n.metadata.annotations?.[Annotation.desiredConfig] === target) {
+            const name = n.metadata.name ?? '';
+            notReady.set(name, await podsNotReady(this.#client, name, selector, signal));
+          }
+      decision = decideRollout(policy, pool, nodes, {
+        now,
+        doneSince,
+        podsNotReady: notReady,
+        prometheus:
+          pending && prom !== undefined
+            ? await queryPrometheus(prom.url, prom.query, signal)
+            : undefined,
+      });
+    }
+    await this.#announce(pool, decision);
+    return decision;
+  }
+
+  #soakClock(nodes: readonly Node[], target: string, now: number): Map<string, number> {
+    const out = new Map<string, number>();
+    const seen = new Set<string>();
+    for (const n of nodes) {
+      const name = n.metadata.name ?? '';
+      if (!isNodeDone(n) || n.metadata.annotations?.[Annotation.desiredConfig] !== target) continue;
+      const key = `${name}\0${target}`;
+      seen.add(key);
+      const since = this.#doneSince.get(key) ?? now;
+      this.#doneSince.set(key, since);
+      out.set(name, since);
+    }
+    for (const n of nodes) {
+      const prefix = `${n.metadata.name ?? ''}\0`;
+      for (const key of this.#doneSince.keys())
+        if (key.startsWith(prefix) && !seen.has(key)) this.#doneSince.delete(key);
+    }
+    return out;
+  }
+
+  async #announce(pool: MachineConfigPool, decision: RolloutDecision): Promise<void> {
+    const name = pool.metadata.name ?? '';
+    if (!decision.hold) {
+      this.#announced.delete(name);
+      return;
+    }
+    // A failure is announced again when what fails changes; a wait once per kind of wait.
+    const key = decision.failing ? `${decision.reason}: ${decision.message}` : decision.reason;
+    if (this.#announced.get(name) === key) return;
+    this.#announced.set(name, key);
+    await this.#events.event(
+      Resources.machineConfigPool,
+      pool,
+      decision.failing ? EventType.Warning : EventType.Normal,
+      RolloutEventReason[decision.reason],
+      decision.message,
+    );
+  }
+}
