@@ -26,6 +26,8 @@ import { renderCommand } from './render-command.js';
 import { rolloutCommand } from './rollout-command.js';
 import { rolloutPreviewCommand } from './rollout-preview-command.js';
 import { rolloutResumeCommand } from './rollout-resume-command.js';
+import { rolloutHistoryCommand } from './rollout-history-command.js';
+import { rolloutUndoCommand } from './rollout-undo-command.js';
 import { serverCommand } from './server-command.js';
 import { startCommand } from './start-command.js';
 import { upgradeCommand } from './upgrade-command.js';
@@ -66,7 +68,9 @@ export function mcoProgram(
     .addCommand(
       rolloutCommand(io, env)
         .addCommand(rolloutPreviewCommand(io, env))
-        .addCommand(rolloutResumeCommand(io, env)),
+        .addCommand(rolloutResumeCommand(io, env))
+        .addCommand(rolloutHistoryCommand(io, env))
+        .addCommand(rolloutUndoCommand(io, env)),
     )
     .addCommand(getCommand(io, env))
     .addCommand(logsCommand(io))

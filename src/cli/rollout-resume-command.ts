@@ -1,6 +1,7 @@
 /**
  * `mco rollout resume mcp/NAME`: releases a pool's canary for the rendered config the pool now
- * targets, by writing that name into the pool's resume annotation (docs/rollouts.md). A later
+ * targets, by writing that name into the pool's resume annotation (docs/rollouts.md), and lifts
+ * the stop the node controller wrote when it reverted a node. A later
  * render is a new rollout with a new canary, so the release never carries over. The write carries
  * the pool's resourceVersion: if the target moved between the read and the write, the server
  * refuses it and nothing is released by mistake.
@@ -38,7 +39,8 @@ export async function resumePool(client: ResourceClient, name: string): Promise<
     throw new CliError(
       `mcp/${name} has no rollout policy (annotation ${RolloutAnnotation.policy}): nothing to resume`,
     );
-  if (pool.metadata.annotations[RolloutAnnotation.resume] === target)
+  const stopped = pool.metadata.annotations[RolloutAnnotation.stopped] !== undefined;
+  if (pool.metadata.annotations[RolloutAnnotation.resume] === target && !stopped)
     return `machineconfigpool.machineconfiguration.openshift.io/${name} already resumed for ${target}\n`;
   try {
     await client.patch(
@@ -47,7 +49,10 @@ export async function resumePool(client: ResourceClient, name: string): Promise<
       {
         metadata: {
           resourceVersion: pool.metadata.resourceVersion,
-          annotations: { [RolloutAnnotation.resume]: target },
+          annotations: {
+            [RolloutAnnotation.resume]: target,
+            ...(stopped ? { [RolloutAnnotation.stopped]: null } : {}),
+          },
         },
       },
       'merge',

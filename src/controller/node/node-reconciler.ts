@@ -59,6 +59,8 @@ import {
   setMachineConfigNodeDesired,
   setUpdateInProgressTaint,
 } from './node-patches.js';
+import { isStatusError } from '../../api/meta/v1/status-error.js';
+import { activeRollback, withRollbackTarget } from '../../logic/rollout-policy/pool-rollback.js';
 import { hasRolloutPolicy, rolloutCondition, RolloutPolicyGate } from './rollout-policy-gate.js';
 
 export interface NodeCaches {
@@ -157,6 +159,8 @@ export class NodeReconciler implements Reconciler {
   readonly #reportedNodes = new Map<string, string>();
   readonly #reportedPools = new Map<string, string>();
   readonly #rollout: RolloutPolicyGate;
+  /** The rollback config verified to exist, per pool (see #applyRollback). */
+  readonly #rollbackTo = new Map<string, string>();
 
   constructor(options: NodeReconcilerOptions) {
     this.#o = options;
@@ -165,8 +169,9 @@ export class NodeReconciler implements Reconciler {
 
   async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult | undefined> {
     const { caches, log, events } = this.#o;
-    const pool = caches.pools.get(name);
-    if (pool === undefined) return undefined;
+    const cachedPool = caches.pools.get(name);
+    if (cachedPool === undefined) return undefined;
+    const pool = await this.#applyRollback(cachedPool, signal);
     const target = pool.spec.configuration?.name ?? '';
     if (target === '') {
       // Not rendered yet; the render controller's pool update brings it back.
@@ -222,6 +227,39 @@ export class NodeReconciler implements Reconciler {
     await this.#syncStatus(name, signal, nodes, decision);
     const recheck = decision?.recheckAfterMs;
     return recheck === undefined ? undefined : { requeueAfterMs: recheck };
+  }
+
+  /**
+   * The pool with its rollback's config as the target (`mco rollout undo`), once that rendered
+   * config is known to exist; a rollback to a config that is gone is reported and ignored.
+   */
+  async #applyRollback(pool: MachineConfigPool, signal: AbortSignal): Promise<MachineConfigPool> {
+    const name = pool.metadata.name ?? '';
+    const rollback = activeRollback(pool);
+    if (rollback === undefined) {
+      this.#rollbackTo.delete(name);
+      return pool;
+    }
+    try {
+      await this.#o.client.get(Resources.machineConfig, rollback.to, undefined, signal);
+    } catch (e) {
+      if (!isStatusError(e, 'NotFound')) throw e;
+      this.#rollbackTo.delete(name);
+      const message = `Rollback target ${rollback.to} does not exist; rolling out ${rollback.from}`;
+      if (this.#reportedPools.get(`rollback/${name}`) !== message) {
+        this.#reportedPools.set(`rollback/${name}`, message);
+        await this.#o.events.event(
+          Resources.machineConfigPool,
+          pool,
+          EventType.Warning,
+          'RollbackTargetMissing',
+          message,
+        );
+      }
+      return pool;
+    }
+    this.#rollbackTo.set(name, rollback.to);
+    return withRollbackTarget(pool, rollback.to);
   }
 
   #nodesFor(pool: MachineConfigPool): Node[] {
@@ -356,8 +394,13 @@ export class NodeReconciler implements Reconciler {
       this.#statusWritten.delete(name);
       return;
     }
-    const pool = fresher(cached, this.#statusWritten.get(name));
-    if (pool === cached) this.#statusWritten.delete(name);
+    const written = fresher(cached, this.#statusWritten.get(name));
+    if (written === cached) this.#statusWritten.delete(name);
+    const rollbackTo = this.#rollbackTo.get(name);
+    const pool =
+      rollbackTo !== undefined && activeRollback(written)?.to === rollbackTo
+        ? withRollbackTarget(written, rollbackTo)
+        : written;
     const nodes = pass?.list() ?? this.#nodesFor(pool);
     await this.#reportDegradedNodes(nodes);
     const result = calculatePoolStatus({
@@ -385,7 +428,8 @@ export class NodeReconciler implements Reconciler {
     if (sameJson(pool.status, status)) return;
     this.#statusWritten.set(
       name,
-      await client.updateStatus(Resources.machineConfigPool, { ...pool, status }, { signal }),
+      // The pool as stored, not as a rollback makes the controller see it.
+      await client.updateStatus(Resources.machineConfigPool, { ...written, status }, { signal }),
     );
     if (result.completed !== undefined) {
       await events.event(

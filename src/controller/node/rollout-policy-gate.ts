@@ -13,6 +13,7 @@ import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machin
 import {
   RolloutAnnotation,
   RolloutHeldCondition,
+  type RolloutStop,
 } from '../../api/machineconfiguration/v1/rollout-policy.js';
 import type { McoCondition } from '../../api/meta/v1/condition.js';
 import { Resources } from '../../api/resource-refs.js';
@@ -22,8 +23,10 @@ import { parseRolloutPolicy } from '../../logic/rollout-policy/parse-rollout-pol
 import {
   decideRollout,
   HoldReason,
+  type RevertOrder,
   type RolloutDecision,
 } from '../../logic/rollout-policy/rollout-decision.js';
+import { setDesiredConfig } from './node-patches.js';
 import { Annotation } from '../../api/machineconfiguration/v1/constants.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
@@ -35,7 +38,28 @@ export const RolloutEventReason = {
   [HoldReason.gateFailed]: 'RolloutHealthGateFailed',
   [HoldReason.canary]: 'RolloutCanaryWaiting',
   [HoldReason.invalidPolicy]: 'InvalidRolloutPolicy',
+  [HoldReason.reverted]: 'RolloutReverted',
+  [HoldReason.stopped]: 'RolloutStopped',
 } as const;
+
+/** The stop on the pool; a stop that does not parse is no stop (the controller wrote it). */
+function readStop(pool: MachineConfigPool): RolloutStop | undefined {
+  const text = pool.metadata.annotations?.[RolloutAnnotation.stopped];
+  if (text === undefined) return undefined;
+  try {
+    const v = JSON.parse(text) as Partial<RolloutStop> | null;
+    return typeof v?.target === 'string'
+      ? {
+          target: v.target,
+          node: String(v.node ?? ''),
+          revertTo: String(v.revertTo ?? ''),
+          reason: String(v.reason ?? ''),
+        }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export function hasRolloutPolicy(pool: MachineConfigPool): boolean {
   return pool.metadata.annotations?.[RolloutAnnotation.policy] !== undefined;
@@ -121,10 +145,44 @@ export class RolloutPolicyGate {
           pending && prom !== undefined
             ? await queryPrometheus(prom.url, prom.query, signal)
             : undefined,
+        stop: readStop(pool),
       });
     }
+    if (decision.hold && decision.revert !== undefined)
+      await this.#revert(pool, nodes, decision.revert, decision.message, signal);
     await this.#announce(pool, decision);
     return decision;
+  }
+
+  /**
+   * Stops the rollout first (so no later pass retargets the nodes), then sends each node back to
+   * the pool's previous config: the daemon applies it as any other update, and on OSTree the OS
+   * part is the previous deployment, still on disk.
+   */
+  async #revert(
+    pool: MachineConfigPool,
+    nodes: readonly Node[],
+    order: RevertOrder,
+    reason: string,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const stop: RolloutStop = {
+      target: pool.spec.configuration?.name ?? '',
+      node: order.nodes.join(','),
+      revertTo: order.to,
+      reason,
+    };
+    await this.#client.patch(
+      Resources.machineConfigPool,
+      pool.metadata.name ?? '',
+      { metadata: { annotations: { [RolloutAnnotation.stopped]: JSON.stringify(stop) } } },
+      'merge',
+      { signal },
+    );
+    for (const name of order.nodes) {
+      const node = nodes.find((n) => n.metadata.name === name);
+      if (node !== undefined) await setDesiredConfig(this.#client, node, order.to, signal);
+    }
   }
 
   #soakClock(nodes: readonly Node[], target: string, now: number): Map<string, number> {

@@ -50,7 +50,14 @@ const old = { current: 'rendered-a', desired: 'rendered-a' };
 const updated = { current: 'rendered-b', desired: 'rendered-b' };
 
 function obs(o: Partial<RolloutObservations> = {}): RolloutObservations {
-  return { now: Now, doneSince: new Map(), podsNotReady: new Map(), prometheus: undefined, ...o };
+  return {
+    now: Now,
+    doneSince: new Map(),
+    podsNotReady: new Map(),
+    prometheus: undefined,
+    stop: undefined,
+    ...o,
+  };
 }
 
 describe('rollout decision', () => {
@@ -289,5 +296,95 @@ describe('rollout policy parsing', () => {
     const r = parseRolloutPolicy(text);
     expect(r.ok).toBe(false);
     if (!r.ok) expect(r.error).toMatch(error);
+  });
+});
+
+describe('automatic revert and stop', () => {
+  const previousPool = (): MachineConfigPool => ({
+    ...pool(),
+    status: { configuration: { name: 'rendered-a' } },
+  });
+
+  it('a node failing its own check within the soak goes back to the previous config', () => {
+    const p = policy({
+      autoRevert: true,
+      gates: { soak: '60s', nodeCondition: { type: 'example.com/Healthy', status: 'True' } },
+    });
+    const nodes = [
+      node('w1', updated, { conditions: [{ type: 'example.com/Healthy', status: 'False' }] }),
+      node('w2', old),
+    ];
+    const d = decideRollout(
+      p,
+      previousPool(),
+      nodes,
+      obs({ doneSince: new Map([['w1', Now - 5_000]]) }),
+    );
+    expect(d).toMatchObject({
+      hold: true,
+      reason: HoldReason.reverted,
+      failing: true,
+      revert: { nodes: ['w1'], to: 'rendered-a' },
+      message:
+        'w1 failed the health gate within the soak (node w1 condition example.com/Healthy is False, expected True): back to rendered-a, and the rollout of rendered-b stops',
+    });
+    // Past its soak the same failure holds the rollout but sends nothing back.
+    const late = decideRollout(
+      p,
+      previousPool(),
+      nodes,
+      obs({ doneSince: new Map([['w1', Now - 120_000]]) }),
+    );
+    expect(late).toMatchObject({ hold: true, reason: HoldReason.gateFailed });
+    expect('revert' in late).toBe(false);
+  });
+
+  it('a firing query during a soak reverts the soaking node; pods alone are a wait', () => {
+    const p = policy({
+      autoRevert: true,
+      gates: { soak: '60s', prometheus: { url: 'http://127.0.0.1:1', query: 'ALERTS' } },
+    });
+    const nodes = [node('w1', updated), node('w2', old)];
+    const firing = decideRollout(
+      p,
+      previousPool(),
+      nodes,
+      obs({
+        doneSince: new Map([['w1', Now - 5_000]]),
+        prometheus: { ok: true, series: ['ALERTS{}'] },
+        podsNotReady: new Map([['w1', ['default/web-1']]]),
+      }),
+    );
+    expect(firing).toMatchObject({ reason: HoldReason.reverted, revert: { nodes: ['w1'] } });
+    const podsOnly = decideRollout(
+      p,
+      previousPool(),
+      nodes,
+      obs({
+        doneSince: new Map([['w1', Now - 5_000]]),
+        prometheus: { ok: true, series: [] },
+        podsNotReady: new Map([['w1', ['default/web-1']]]),
+      }),
+    );
+    expect(podsOnly).toMatchObject({ reason: HoldReason.soaking });
+  });
+
+  it('a stopped rollout holds until resumed; a new target ends the stop', () => {
+    const stop = { target: 'rendered-b', node: 'w1', revertTo: 'rendered-a', reason: 'w1 failed' };
+    const p = policy({ autoRevert: true });
+    expect(decideRollout(p, previousPool(), [node('w1', old)], obs({ stop }))).toMatchObject({
+      hold: true,
+      reason: HoldReason.stopped,
+      message:
+        'The rollout of rendered-b is stopped: w1 failed; `mco rollout resume mcp/worker` goes on with it',
+    });
+    expect(
+      decideRollout(
+        p,
+        previousPool(),
+        [node('w1', old)],
+        obs({ stop: { ...stop, target: 'rendered-0' } }),
+      ).hold,
+    ).toBe(false);
   });
 });

@@ -11,7 +11,10 @@
 import type { Node } from '../../api/core/v1/node.js';
 import { Annotation } from '../../api/machineconfiguration/v1/constants.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
-import { RolloutAnnotation } from '../../api/machineconfiguration/v1/rollout-policy.js';
+import {
+  RolloutAnnotation,
+  type RolloutStop,
+} from '../../api/machineconfiguration/v1/rollout-policy.js';
 import { isNodeDone, isNodeReady } from '../rollout/node-state.js';
 import { windowState } from './maintenance-windows.js';
 import type { ParsedRolloutPolicy } from './parse-rollout-policy.js';
@@ -23,6 +26,8 @@ export const HoldReason = {
   gateFailed: 'HealthGateFailed',
   canary: 'CanaryWaiting',
   invalidPolicy: 'InvalidRolloutPolicy',
+  reverted: 'NodeReverted',
+  stopped: 'RolloutStopped',
 } as const;
 export type HoldReason = (typeof HoldReason)[keyof typeof HoldReason];
 
@@ -39,6 +44,14 @@ export interface RolloutObservations {
   readonly podsNotReady: ReadonlyMap<string, readonly string[]>;
   /** Undefined when the policy has no Prometheus gate. */
   readonly prometheus: PrometheusAnswer | undefined;
+  /** The stop the controller wrote on the pool, if any. */
+  readonly stop: RolloutStop | undefined;
+}
+
+/** Nodes to send back to the pool's previous config. */
+export interface RevertOrder {
+  readonly nodes: readonly string[];
+  readonly to: string;
 }
 
 export type RolloutDecision =
@@ -60,6 +73,7 @@ export type RolloutDecision =
       /** A failure (Warning event) rather than a wait. */
       readonly failing: boolean;
       readonly recheckAfterMs: number | undefined;
+      readonly revert?: RevertOrder;
     };
 
 /** How often failing checks are asked again. */
@@ -80,8 +94,10 @@ interface NodeGate {
   readonly node: string;
   /** Soak left (ms); 0 once soaked. */
   readonly soakLeftMs: number;
-  /** Checks that do not hold now. */
+  /** Checks that do not hold now: the node's own (Ready, its condition), then its pods. */
   readonly failures: readonly string[];
+  /** The node's own checks failing (a revert reason within the soak; pods are a wait then). */
+  readonly nodeFailing: boolean;
 }
 
 function gateNode(policy: ParsedRolloutPolicy, node: Node, obs: RolloutObservations): NodeGate {
@@ -96,10 +112,16 @@ function gateNode(policy: ParsedRolloutPolicy, node: Node, obs: RolloutObservati
         `node ${name} condition ${cond.type} is ${have ?? 'missing'}, expected ${cond.status}`,
       );
   }
+  const nodeFailing = failures.length > 0;
   const pods = obs.podsNotReady.get(name) ?? [];
   if (pods.length > 0) failures.push(`pods not ready on ${name}: ${pods.join(', ')}`);
   const since = Math.max(obs.doneSince.get(name) ?? obs.now, readySince(node) ?? 0);
-  return { node: name, soakLeftMs: Math.max(0, policy.soakMs - (obs.now - since)), failures };
+  return {
+    node: name,
+    soakLeftMs: Math.max(0, policy.soakMs - (obs.now - since)),
+    failures,
+    nodeFailing,
+  };
 }
 
 /** RFC 3339 with second precision, as conditions print times. */
@@ -127,6 +149,47 @@ export function decideRollout(
     recheckAfterMs: number | undefined,
   ): RolloutDecision => ({ hold: true, reason, message, failing, recheckAfterMs });
 
+  if (obs.stop !== undefined && obs.stop.target === target)
+    return hold(
+      HoldReason.stopped,
+      `The rollout of ${target} is stopped: ${obs.stop.reason}; \`mco rollout resume mcp/${poolName}\` goes on with it`,
+      false,
+      undefined,
+    );
+
+  const prom = obs.prometheus;
+  const promFailure =
+    prom === undefined
+      ? undefined
+      : !prom.ok
+        ? `Health gate query failed: ${prom.error}`
+        : prom.series.length > 0
+          ? `Health gate query returned ${prom.series.length} series: ${prom.series.slice(0, 5).join(', ')}`
+          : undefined;
+  const updated = nodes.filter((n) => onTarget(n, target));
+  const gates = updated.filter(isNodeDone).map((n) => gateNode(policy, n, obs));
+  const soaking = gates.filter((g) => g.soakLeftMs > 0);
+
+  const previous = pool.status?.configuration?.name;
+  if (policy.source.autoRevert === true && previous !== undefined && previous !== target) {
+    // Within its soak a node answers for what goes wrong: its own checks, and the query.
+    const culprits = soaking.filter((g) => g.nodeFailing || promFailure !== undefined);
+    if (culprits.length > 0) {
+      const why = [
+        ...culprits.flatMap((g) => (g.nodeFailing ? g.failures : [])),
+        ...(promFailure === undefined ? [] : [promFailure]),
+      ].join('; ');
+      return {
+        hold: true,
+        reason: HoldReason.reverted,
+        message: `${culprits.map((g) => g.node).join(', ')} failed the health gate within the soak (${why}): back to ${previous}, and the rollout of ${target} stops`,
+        failing: true,
+        recheckAfterMs: undefined,
+        revert: { nodes: culprits.map((g) => g.node), to: previous },
+      };
+    }
+  }
+
   let recheck: number | undefined;
   let moving = 'the rollout policy lets nodes update';
   if (policy.windows.length > 0) {
@@ -147,24 +210,9 @@ export function decideRollout(
     moving = `maintenance window open until ${rfc3339(w.closesAt)}`;
   }
 
-  const prom = obs.prometheus;
-  if (prom !== undefined && !prom.ok)
-    return hold(
-      HoldReason.gateFailed,
-      `Health gate query failed: ${prom.error}`,
-      true,
-      GateRecheckMs,
-    );
-  if (prom !== undefined && prom.series.length > 0)
-    return hold(
-      HoldReason.gateFailed,
-      `Health gate query returned ${prom.series.length} series: ${prom.series.slice(0, 5).join(', ')}`,
-      true,
-      GateRecheckMs,
-    );
+  if (promFailure !== undefined)
+    return hold(HoldReason.gateFailed, promFailure, true, GateRecheckMs);
 
-  const updated = nodes.filter((n) => onTarget(n, target));
-  const gates = updated.filter(isNodeDone).map((n) => gateNode(policy, n, obs));
   const failed = gates.filter((g) => g.soakLeftMs === 0 && g.failures.length > 0);
   if (failed.length > 0)
     return hold(
@@ -173,7 +221,6 @@ export function decideRollout(
       true,
       GateRecheckMs,
     );
-  const soaking = gates.filter((g) => g.soakLeftMs > 0);
   if (soaking.length > 0) {
     const left = Math.max(...soaking.map((g) => g.soakLeftMs));
     const waits = soaking.flatMap((g) => g.failures);

@@ -12,7 +12,31 @@ import { LabelSelectorSchema } from '../../meta/v1/label-selector.js';
 export const RolloutAnnotation = {
   policy: 'rollout.mco.dev/policy',
   resume: 'rollout.mco.dev/resume',
+  /** Written by the node controller when it reverted a node: JSON RolloutStop. */
+  stopped: 'rollout.mco.dev/stopped',
+  /** Written by `mco rollout undo`: JSON PoolRollback. */
+  rollback: 'rollout.mco.dev/rollback',
 } as const;
+
+/** A rollout the node controller stopped after reverting a node (cleared by `mco rollout resume`). */
+export interface RolloutStop {
+  /** The rendered config whose rollout stopped; a new target ends the stop. */
+  readonly target: string;
+  readonly node: string;
+  /** The config the node was sent back to. */
+  readonly revertTo: string;
+  readonly reason: string;
+}
+
+/**
+ * The pool rolls out `to` instead of its rendered target while that target is still `from`:
+ * re-rendering the same MachineConfigs gives the same (content-hashed) name, so the rollback
+ * holds; a changed MachineConfig gives a new name and the rollback lapses.
+ */
+export interface PoolRollback {
+  readonly to: string;
+  readonly from: string;
+}
 
 /** The pool condition the node controller keeps while a pool carries a policy. */
 export const RolloutHeldCondition = 'RolloutHeld';
@@ -91,6 +115,12 @@ export const RolloutPolicySchema = Type.Object(
         { priorityLabel: Type.String({ minLength: 1, maxLength: 316 }) },
         { additionalProperties: false },
       ),
+    ),
+    autoRevert: Type.Optional(
+      Type.Boolean({
+        description:
+          'A node failing its gate within its soak goes back to the pool’s previous config and the rollout stops.',
+      }),
     ),
   },
   { additionalProperties: false },
