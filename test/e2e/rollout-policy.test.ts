@@ -9,7 +9,10 @@
  * health gate on a Prometheus-style endpoint (a loopback HTTP server this test controls) holds the
  * next node while it answers with a firing series, with the reason in the condition and a Warning
  * event, and lets the rollout go on once it is quiet; a canary of one waits until `mco rollout
- * resume mcp/worker`.
+ * resume mcp/worker`; a node whose gate fails within its soak goes back to the previous config and
+ * the pool stops until resumed; `mco rollout history` lists the rendered configs as revisions and
+ * `mco rollout undo` returns every node to the earlier one, which re-rendering does not undo; an
+ * invalid policy holds the pool.
  */
 import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
@@ -414,6 +417,158 @@ describe('rollout policy through real processes', () => {
       expect((await getPool()).metadata.annotations?.[RolloutAnnotation.resume]).toBe(target);
       expect(sampler.maxUnavailable, sampler.worst.join('\n')).toBeLessThanOrEqual(1);
       expect(sampler.samples).toBeGreaterThan(100);
+    },
+    5 * Minute,
+  );
+  it(
+    'reverts a node whose gate fails within its soak and stops the pool',
+    async () => {
+      const prometheus = new QueryServer();
+      const url = await prometheus.listen();
+      try {
+        const previous = (await getPool()).status?.configuration?.name ?? '';
+        await setPolicy({
+          autoRevert: true,
+          gates: { soak: '8s', prometheus: { url, query: 'ALERTS{alertstate="firing"}' } },
+          order: { priorityLabel: PriorityLabel },
+        });
+        const target = await applyWorkerConfig();
+        // WHEN the first node is done and an alert fires within its soak
+        await until(
+          'the first node on the change',
+          async () =>
+            agents.updates.some((u) => u.to === target && u.doneAt !== undefined)
+              ? true
+              : undefined,
+          { timeoutMs: 60_000, intervalMs: 50 },
+        );
+        prometheus.series = [{ __name__: 'ALERTS', alertname: 'NodeFilesystemAlmostOutOfSpace' }];
+        // THEN the node goes back to the previous config, and the event and the pool say why
+        const reverted = await until('the revert event', async () => {
+          const [e] = await events('RolloutReverted');
+          return e;
+        });
+        expect(reverted.type).toBe('Warning');
+        expect(reverted.message).toBe(
+          `worker-3 failed the health gate within the soak (Health gate query returned 1 series: ALERTS{alertname="NodeFilesystemAlmostOutOfSpace"}): back to ${previous}, and the rollout of ${target} stops`,
+        );
+        await until('worker-3 back on the previous config', async () => {
+          const n = await admin.get<Node>(Resources.node, 'worker-3');
+          const a = n.metadata.annotations ?? {};
+          return a[Annotation.currentConfig] === previous &&
+            a[Annotation.desiredConfig] === previous &&
+            a[Annotation.state] === 'Done'
+            ? true
+            : undefined;
+        });
+        expect(
+          agents.updates.some(
+            (u) => u.node === 'worker-3' && u.from === target && u.to === previous,
+          ),
+        ).toBe(true);
+        // The stop holds once the alert is gone: nobody goes to the change until resumed.
+        prometheus.series = [];
+        const stopped = await until('the pool to say it stopped', async () => {
+          const c = condition(await getPool(), RolloutHeldCondition);
+          return c?.reason === 'RolloutStopped' ? c : undefined;
+        });
+        expect(stopped.message).toContain(`The rollout of ${target} is stopped: worker-3 failed`);
+        for (let i = 0; i < 6; i++) {
+          expect(await targeted(target)).toEqual([]);
+          await sleep(500);
+        }
+        // `mco rollout resume` lifts the stop and the rollout goes on to the end.
+        const r = await mco([
+          'rollout',
+          'resume',
+          'mcp/worker',
+          '--kubeconfig',
+          api.kubeconfig('admin'),
+        ]);
+        expect(r.stderr).toBe('');
+        expect(r.code).toBe(0);
+        await waitUpdated(target);
+        expect((await getPool()).metadata.annotations?.[RolloutAnnotation.stopped]).toBeUndefined();
+        expect(sampler.maxUnavailable, sampler.worst.join('\n')).toBeLessThanOrEqual(1);
+      } finally {
+        await prometheus.close();
+      }
+    },
+    5 * Minute,
+  );
+
+  it(
+    '`rollout history` lists the revisions and `rollout undo` returns every node to the earlier one',
+    async () => {
+      await setPolicy({ order: { priorityLabel: PriorityLabel } });
+      const pool = await getPool();
+      const target = pool.spec.configuration?.name ?? '';
+      const kubeconfig = ['--kubeconfig', api.kubeconfig('admin')];
+      const history = await mco(['rollout', 'history', 'mcp/worker', ...kubeconfig, '-o', 'json']);
+      expect(history.stderr).toBe('');
+      const revisions = JSON.parse(history.stdout) as {
+        revision: number;
+        name: string;
+        notes: string[];
+      }[];
+      // The first render and one per MachineConfig applied so far.
+      expect(revisions.length).toBe(mcCounter + 1);
+      expect(revisions.at(-1)).toMatchObject({ name: target, notes: ['target', 'pool status'] });
+      const earlier = revisions.at(-2)?.name ?? '';
+      const table = await mco(['rollout', 'history', 'mcp/worker', ...kubeconfig]);
+      expect(table.stdout.split('\n').slice(0, 2)).toEqual([
+        'machineconfigpool.machineconfiguration.openshift.io/worker',
+        expect.stringMatching(/^REVISION +RENDERED-CONFIG +CREATED +NODES +NOTES$/),
+      ]);
+      // WHEN undo THEN every node returns to the earlier config, with the pool's maxUnavailable
+      const undo = await mco(['rollout', 'undo', 'mcp/worker', ...kubeconfig]);
+      expect(undo.stderr).toBe('');
+      expect(undo.stdout).toBe(
+        `machineconfigpool.machineconfiguration.openshift.io/worker rolled back to revision ${String(revisions.length - 1)} (${earlier})\n`,
+      );
+      await waitUpdated(earlier);
+      const nodes = await admin.list<Node>(Resources.node, {
+        labelSelector: 'node-role.kubernetes.io/worker',
+      });
+      for (const n of nodes.items)
+        expect(n.metadata.annotations?.[Annotation.currentConfig]).toBe(earlier);
+      // The render controller renders the same MachineConfigs again: the rollback holds.
+      await admin.patch(
+        Resources.machineConfig,
+        `50-worker-policy-${String(mcCounter)}`,
+        { metadata: { labels: { touched: 'yes' } } },
+        'merge',
+      );
+      await sleep(3000);
+      const after = await getPool();
+      expect(after.spec.configuration?.name).toBe(target);
+      expect(after.status?.configuration?.name).toBe(earlier);
+      expect(await targeted(target)).toEqual([]);
+      const again = JSON.parse(
+        (await mco(['rollout', 'history', 'mcp/worker', ...kubeconfig, '-o', 'json'])).stdout,
+      ) as { name: string; notes: string[] }[];
+      expect(again.find((r) => r.name === earlier)?.notes).toEqual([
+        'target (rolled back)',
+        'pool status',
+      ]);
+      // Hostile revision numbers change nothing.
+      for (const bad of ['0', '-1', '../2', '99999']) {
+        const r = await mco(['rollout', 'undo', 'mcp/worker', '--to-revision', bad, ...kubeconfig]);
+        expect(r.code, bad).toBe(1);
+      }
+      // Undo to the rendered target itself hands the pool back to its render.
+      const back = await mco([
+        'rollout',
+        'undo',
+        'mcp/worker',
+        '--to-revision',
+        String(revisions.length),
+        ...kubeconfig,
+      ]);
+      expect(back.stderr).toBe('');
+      await waitUpdated(target);
+      expect((await getPool()).metadata.annotations?.[RolloutAnnotation.rollback]).toBeUndefined();
+      expect(sampler.maxUnavailable, sampler.worst.join('\n')).toBeLessThanOrEqual(1);
     },
     5 * Minute,
   );
