@@ -88,7 +88,11 @@ class QueryServer {
   }
 
   close(): Promise<void> {
-    return new Promise((resolve) => this.#server.close(() => resolve()));
+    return new Promise((resolve) => {
+      this.#server.close(() => {
+        resolve();
+      });
+    });
   }
 }
 
@@ -100,9 +104,15 @@ function mco(
     const child = spawn(process.execPath, [McoBin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+    });
+    child.stderr.on('data', (c: Buffer) => {
+      stderr += c.toString();
+    });
+    child.on('close', (code) => {
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 
@@ -347,10 +357,12 @@ describe('rollout policy through real processes', () => {
         // WHEN the first node is done and an alert starts firing within its soak
         await until(
           'the first node on the change',
-          async () =>
-            agents.updates.some((u) => u.to === target && u.doneAt !== undefined)
-              ? true
-              : undefined,
+          () =>
+            Promise.resolve(
+              agents.updates.some((u) => u.to === target && u.doneAt !== undefined)
+                ? true
+                : undefined,
+            ),
           { timeoutMs: 60_000, intervalMs: 50 },
         );
         prometheus.series = [
@@ -436,10 +448,12 @@ describe('rollout policy through real processes', () => {
         // WHEN the first node is done and an alert fires within its soak
         await until(
           'the first node on the change',
-          async () =>
-            agents.updates.some((u) => u.to === target && u.doneAt !== undefined)
-              ? true
-              : undefined,
+          () =>
+            Promise.resolve(
+              agents.updates.some((u) => u.to === target && u.doneAt !== undefined)
+                ? true
+                : undefined,
+            ),
           { timeoutMs: 60_000, intervalMs: 50 },
         );
         prometheus.series = [{ __name__: 'ALERTS', alertname: 'NodeFilesystemAlmostOutOfSpace' }];

@@ -47,13 +47,14 @@ function readStop(pool: MachineConfigPool): RolloutStop | undefined {
   const text = pool.metadata.annotations?.[RolloutAnnotation.stopped];
   if (text === undefined) return undefined;
   try {
-    const v = JSON.parse(text) as Partial<RolloutStop> | null;
-    return typeof v?.target === 'string'
+    const v = JSON.parse(text) as Record<string, unknown> | null;
+    const field = (k: string): string => (typeof v?.[k] === 'string' ? v[k] : '');
+    return typeof v?.['target'] === 'string'
       ? {
-          target: v.target,
-          node: String(v.node ?? ''),
-          revertTo: String(v.revertTo ?? ''),
-          reason: String(v.reason ?? ''),
+          target: v['target'],
+          node: field('node'),
+          revertTo: field('revertTo'),
+          reason: field('reason'),
         }
       : undefined;
   } catch {

@@ -14,7 +14,7 @@ function rendered(name: string, created: string, owner = 'worker'): MachineConfi
       ownerReferences: [{ apiVersion: 'v1', kind: 'MachineConfigPool', name: owner, uid: 'u' }],
     },
     spec: {},
-  } as MachineConfig;
+  };
 }
 
 function pool(target: string, annotations: Record<string, string> = {}): MachineConfigPool {
@@ -22,7 +22,7 @@ function pool(target: string, annotations: Record<string, string> = {}): Machine
     metadata: { name: 'worker', annotations },
     spec: { configuration: { name: target } },
     status: { configuration: { name: 'rendered-worker-b' } },
-  } as MachineConfigPool;
+  };
 }
 
 const mcs = [
