@@ -388,3 +388,20 @@ describe('automatic revert and stop', () => {
     ).toBe(false);
   });
 });
+
+describe('a pool with nothing left to start', () => {
+  it('reports no hold, whatever its gates and windows say', () => {
+    const p = policy({
+      windows: [{ start: '06:00', duration: '1h' }],
+      gates: { soak: '60s', prometheus: { url: 'http://127.0.0.1:1', query: 'ALERTS' } },
+    });
+    expect(
+      decideRollout(
+        p,
+        pool(),
+        [node('w1', updated)],
+        obs({ prometheus: { ok: true, series: ['x'] } }),
+      ),
+    ).toMatchObject({ hold: false, limit: 0, message: 'every node is on rendered-b' });
+  });
+});

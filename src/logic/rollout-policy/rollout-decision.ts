@@ -190,6 +190,17 @@ export function decideRollout(
     }
   }
 
+  const pending = nodes.filter((n) => !onTarget(n, target));
+  // Nothing left to start: no hold to report (a soak or a gate only ever holds the next node).
+  if (pending.length === 0)
+    return {
+      hold: false,
+      limit: 0,
+      arrange: () => [],
+      message: `every node is on ${target}`,
+      recheckAfterMs: undefined,
+    };
+
   let recheck: number | undefined;
   let moving = 'the rollout policy lets nodes update';
   if (policy.windows.length > 0) {
@@ -238,7 +249,6 @@ export function decideRollout(
   let limit = Number.POSITIVE_INFINITY;
   let onlyCanary = false;
   if (canary !== undefined && !released) {
-    const pending = nodes.filter((n) => !onTarget(n, target));
     const canaryLeft =
       canary.count !== undefined
         ? Math.max(0, Math.min(pending.length, canary.count - updated.length))
