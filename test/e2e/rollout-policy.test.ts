@@ -266,7 +266,8 @@ describe('rollout policy through real processes', () => {
         )?.spec.configuration?.name;
         return m !== undefined && m !== '' && w !== undefined && w !== '' ? { m, w } : undefined;
       },
-      2 * Minute,
+      // The first render waits for the ControllerConfig, which takes minutes on a loaded machine.
+      8 * Minute,
     ).catch((e: unknown) => {
       const tail = (p: McoProcess) => p.output().split('\n').slice(-15).join('\n');
       throw new Error(
