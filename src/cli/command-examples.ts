@@ -153,6 +153,19 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
       'mco rollout preview mcp/worker -f changes/ --fail-on reboot',
     ],
   ],
+  'mco rollout history': [
+    ['The rendered configs the worker pool kept, oldest first', 'mco rollout history mcp/worker'],
+  ],
+  'mco rollout undo': [
+    ['Send the worker pool back to its previous rendered config', 'mco rollout undo mcp/worker'],
+    ['Go back to revision 2 of the history', 'mco rollout undo mcp/worker --to-revision 2'],
+  ],
+  'mco rollout resume': [
+    [
+      'Let the rest of the worker pool update once its canary looks good',
+      'mco rollout resume mcp/worker',
+    ],
+  ],
   'mco get': [
     ['Nodes with pool, state and current/desired config', 'mco get nodes'],
     ['Add the MachineConfigNode phase and the reason of a failure', 'mco get nodes -o wide'],

@@ -25,6 +25,9 @@ import { releaseCommand } from './release-command.js';
 import { renderCommand } from './render-command.js';
 import { rolloutCommand } from './rollout-command.js';
 import { rolloutPreviewCommand } from './rollout-preview-command.js';
+import { rolloutResumeCommand } from './rollout-resume-command.js';
+import { rolloutHistoryCommand } from './rollout-history-command.js';
+import { rolloutUndoCommand } from './rollout-undo-command.js';
 import { serverCommand } from './server-command.js';
 import { startCommand } from './start-command.js';
 import { upgradeCommand } from './upgrade-command.js';
@@ -62,7 +65,13 @@ export function mcoProgram(
     .addCommand(nodeCommand(io))
     .addCommand(haCommand(io))
     .addCommand(dashboardCommand())
-    .addCommand(rolloutCommand(io, env).addCommand(rolloutPreviewCommand(io, env)))
+    .addCommand(
+      rolloutCommand(io, env)
+        .addCommand(rolloutPreviewCommand(io, env))
+        .addCommand(rolloutResumeCommand(io, env))
+        .addCommand(rolloutHistoryCommand(io, env))
+        .addCommand(rolloutUndoCommand(io, env)),
+    )
     .addCommand(getCommand(io, env))
     .addCommand(logsCommand(io))
     .addCommand(startCommand(io))

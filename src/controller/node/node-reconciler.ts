@@ -28,7 +28,12 @@ import type {
 import { Resources } from '../../api/resource-refs.js';
 import { latestTrueCondition } from '../../lib/conditions.js';
 import { isEmptySelector } from '../../lib/label-selector.js';
-import { chooseNodesToUpdate, getAllCandidateMachines } from '../../logic/rollout/candidates.js';
+import {
+  chooseNodesToUpdate,
+  getAllCandidateMachines,
+  type CandidateSelection,
+} from '../../logic/rollout/candidates.js';
+import type { McoCondition } from '../../api/meta/v1/condition.js';
 import {
   describeMaxUnavailableError,
   maxUnavailable,
@@ -42,6 +47,8 @@ import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { forEachLimit } from '../../lib/for-each-limit.js';
+import type { RolloutDecision } from '../../logic/rollout-policy/rollout-decision.js';
+import { RolloutHeldCondition } from '../../api/machineconfiguration/v1/rollout-policy.js';
 import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
 import { fresher } from '../common/fresher.js';
 import { sameJson } from '../common/same-json.js';
@@ -53,6 +60,9 @@ import {
   setMachineConfigNodeDesired,
   setUpdateInProgressTaint,
 } from './node-patches.js';
+import { isStatusError } from '../../api/meta/v1/status-error.js';
+import { activeRollback, withRollbackTarget } from '../../logic/rollout-policy/pool-rollback.js';
+import { hasRolloutPolicy, rolloutCondition, RolloutPolicyGate } from './rollout-policy-gate.js';
 
 export interface NodeCaches {
   readonly pools: { get(name: string): MachineConfigPool | undefined; list(): MachineConfigPool[] };
@@ -110,6 +120,38 @@ function updateLine(target: string): string {
   return `MachineConfig: ${target}`;
 }
 
+/**
+ * What a rollout policy leaves of upstream's candidates: none while it holds, else the candidates
+ * in the policy's order, as many as both maxUnavailable and the policy allow (so upstream's
+ * zone/age trim never reorders them).
+ */
+function narrowedByPolicy(
+  selection: CandidateSelection,
+  decision: RolloutDecision,
+): CandidateSelection {
+  if (decision.hold) return { candidates: [], capacity: 0 };
+  const arranged = decision.arrange(selection.candidates);
+  const n = Math.min(selection.capacity, decision.limit, arranged.length);
+  return { candidates: arranged.slice(0, n), capacity: n };
+}
+
+/**
+ * The RolloutHeld condition follows this pass's decision; a pass that took none (a paused pool)
+ * keeps it as it was, and a pool whose policy was removed loses it.
+ */
+function withRolloutCondition(
+  pool: MachineConfigPool,
+  conditions: McoCondition[],
+  decision: RolloutDecision | undefined,
+  now: string,
+): McoCondition[] {
+  if (decision !== undefined) return rolloutCondition(conditions, decision, now);
+  if (hasRolloutPolicy(pool)) return conditions;
+  return conditions.some((c) => c.type === RolloutHeldCondition)
+    ? conditions.filter((c) => c.type !== RolloutHeldCondition)
+    : conditions;
+}
+
 export class NodeReconciler implements Reconciler {
   readonly #o: NodeReconcilerOptions;
   /** The answer to our last status write per pool, until the cache has caught up with it. */
@@ -117,15 +159,20 @@ export class NodeReconciler implements Reconciler {
   /** The failure last reported per degraded node, and per pool with a bad maxUnavailable. */
   readonly #reportedNodes = new Map<string, string>();
   readonly #reportedPools = new Map<string, string>();
+  readonly #rollout: RolloutPolicyGate;
+  /** The rollback config verified to exist, per pool (see #applyRollback). */
+  readonly #rollbackTo = new Map<string, string>();
 
   constructor(options: NodeReconcilerOptions) {
     this.#o = options;
+    this.#rollout = new RolloutPolicyGate(options.client, options.events);
   }
 
   async reconcile(name: string, signal: AbortSignal): Promise<ReconcileResult | undefined> {
     const { caches, log, events } = this.#o;
-    const pool = caches.pools.get(name);
-    if (pool === undefined) return undefined;
+    const cachedPool = caches.pools.get(name);
+    if (cachedPool === undefined) return undefined;
+    const pool = await this.#applyRollback(cachedPool, signal);
     const target = pool.spec.configuration?.name ?? '';
     if (target === '') {
       // Not rendered yet; the render controller's pool update brings it back.
@@ -165,19 +212,55 @@ export class NodeReconciler implements Reconciler {
     }
     this.#reportedPools.delete(name);
     await this.#syncNodeMetadata(nodes, signal);
-    const selection = getAllCandidateMachines(pool, nodes.list(), max.value);
+    const decision = await this.#rollout.decide(pool, nodes.list(), this.#o.clock.now(), signal);
+    const upstream = getAllCandidateMachines(pool, nodes.list(), max.value);
+    const selection = decision === undefined ? upstream : narrowedByPolicy(upstream, decision);
     if (selection.candidates.length > 0) {
       try {
         await this.#updateCandidates(pool, selection, nodes, signal);
       } catch (e) {
         await this.#syncTaints(nodes, target, signal);
-        await this.#syncStatus(name, signal, nodes);
+        await this.#syncStatus(name, signal, nodes, decision);
         throw e;
       }
     }
     await this.#syncTaints(nodes, target, signal);
-    await this.#syncStatus(name, signal, nodes);
-    return undefined;
+    await this.#syncStatus(name, signal, nodes, decision);
+    const recheck = decision?.recheckAfterMs;
+    return recheck === undefined ? undefined : { requeueAfterMs: recheck };
+  }
+
+  /**
+   * The pool with its rollback's config as the target (`mco rollout undo`), once that rendered
+   * config is known to exist; a rollback to a config that is gone is reported and ignored.
+   */
+  async #applyRollback(pool: MachineConfigPool, signal: AbortSignal): Promise<MachineConfigPool> {
+    const name = pool.metadata.name ?? '';
+    const rollback = activeRollback(pool);
+    if (rollback === undefined) {
+      this.#rollbackTo.delete(name);
+      return pool;
+    }
+    try {
+      await this.#o.client.get(Resources.machineConfig, rollback.to, undefined, signal);
+    } catch (e) {
+      if (!isStatusError(e, 'NotFound')) throw e;
+      this.#rollbackTo.delete(name);
+      const message = `Rollback target ${rollback.to} does not exist; rolling out ${rollback.from}`;
+      if (this.#reportedPools.get(`rollback/${name}`) !== message) {
+        this.#reportedPools.set(`rollback/${name}`, message);
+        await this.#o.events.event(
+          Resources.machineConfigPool,
+          pool,
+          EventType.Warning,
+          'RollbackTargetMissing',
+          message,
+        );
+      }
+      return pool;
+    }
+    this.#rollbackTo.set(name, rollback.to);
+    return withRollbackTarget(pool, rollback.to);
   }
 
   #nodesFor(pool: MachineConfigPool): Node[] {
@@ -243,7 +326,7 @@ export class NodeReconciler implements Reconciler {
 
   async #updateCandidates(
     pool: MachineConfigPool,
-    selection: ReturnType<typeof getAllCandidateMachines>,
+    selection: CandidateSelection,
     nodes: PassNodes,
     signal: AbortSignal,
   ): Promise<void> {
@@ -320,15 +403,25 @@ export class NodeReconciler implements Reconciler {
    * status write when the cache has not caught up: a PUT from the older copy would only conflict)
    * and the pass's nodes; writes only on a change.
    */
-  async #syncStatus(name: string, signal: AbortSignal, pass?: PassNodes): Promise<void> {
+  async #syncStatus(
+    name: string,
+    signal: AbortSignal,
+    pass?: PassNodes,
+    decision?: RolloutDecision,
+  ): Promise<void> {
     const { caches, client, clock, events, metrics } = this.#o;
     const cached = caches.pools.get(name);
     if (cached === undefined) {
       this.#statusWritten.delete(name);
       return;
     }
-    const pool = fresher(cached, this.#statusWritten.get(name));
-    if (pool === cached) this.#statusWritten.delete(name);
+    const written = fresher(cached, this.#statusWritten.get(name));
+    if (written === cached) this.#statusWritten.delete(name);
+    const rollbackTo = this.#rollbackTo.get(name);
+    const pool =
+      rollbackTo !== undefined && activeRollback(written)?.to === rollbackTo
+        ? withRollbackTarget(written, rollbackTo)
+        : written;
     const nodes = pass?.list() ?? this.#nodesFor(pool);
     await this.#reportDegradedNodes(nodes);
     const result = calculatePoolStatus({
@@ -337,7 +430,16 @@ export class NodeReconciler implements Reconciler {
       machineConfigNodeDegraded: this.#mcnDegraded(nodes),
       now: rfc3339(clock.now()),
     });
-    const status: MachineConfigPoolStatus = { ...result.status, ...this.#certExpirys() };
+    const status: MachineConfigPoolStatus = {
+      ...result.status,
+      conditions: withRolloutCondition(
+        pool,
+        result.status.conditions ?? [],
+        decision,
+        rfc3339(clock.now()),
+      ),
+      ...this.#certExpirys(),
+    };
     metrics.setPoolCounts(name, {
       machineCount: status.machineCount ?? 0,
       updatedMachineCount: status.updatedMachineCount ?? 0,
@@ -355,7 +457,8 @@ export class NodeReconciler implements Reconciler {
     if (sameJson(pool.status, status)) return;
     this.#statusWritten.set(
       name,
-      await client.updateStatus(Resources.machineConfigPool, { ...pool, status }, { signal }),
+      // The pool as stored, not as a rollback makes the controller see it.
+      await client.updateStatus(Resources.machineConfigPool, { ...written, status }, { signal }),
     );
     if (result.completed !== undefined) {
       await events.event(

@@ -1,0 +1,93 @@
+/**
+ * `mco rollout history mcp/NAME`: the pool's revisions (src/logic/rollout-policy/pool-revisions.ts)
+ * as `kubectl rollout history` lists a Deployment's: one row per rendered config the pool kept,
+ * oldest first, with how many of its nodes run each and which one the pool rolls out now.
+ */
+import { Command, Option } from 'commander';
+import type { Node } from '../api/core/v1/node.js';
+import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
+import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
+import { isStatusError } from '../api/meta/v1/status-error.js';
+import { Resources } from '../api/resource-refs.js';
+import { nodesForPool } from '../logic/rollout/pool-membership.js';
+import { poolRevisions, type PoolRevision } from '../logic/rollout-policy/pool-revisions.js';
+import type { ResourceClient } from '../ports/resource-client.js';
+import { CliError, type CliIo } from './cli-io.js';
+import {
+  connect,
+  withKubeconfigFlags,
+  type KubeconfigEnvironment,
+  type KubeconfigFlags,
+} from './kubeconfig-loading.js';
+import { parsePoolArgument } from './rollout-command.js';
+
+export interface PoolHistory {
+  readonly pool: MachineConfigPool;
+  readonly revisions: PoolRevision[];
+}
+
+/** Reads the pool, its rendered configs and its nodes. */
+export async function readPoolHistory(client: ResourceClient, name: string): Promise<PoolHistory> {
+  let pool: MachineConfigPool;
+  try {
+    pool = await client.get<MachineConfigPool>(Resources.machineConfigPool, name);
+  } catch (e) {
+    if (isStatusError(e, 'NotFound'))
+      throw new CliError(
+        `machineconfigpools.machineconfiguration.openshift.io "${name}" not found`,
+      );
+    throw e;
+  }
+  const [mcs, pools, nodes] = await Promise.all([
+    client.list<MachineConfig>(Resources.machineConfig),
+    client.list<MachineConfigPool>(Resources.machineConfigPool),
+    client.list<Node>(Resources.node),
+  ]);
+  const members = nodesForPool(pool, pools.items, nodes.items);
+  return { pool, revisions: poolRevisions(pool, mcs.items, members) };
+}
+
+export function historyTable(h: PoolHistory): string {
+  const rows = [
+    ['REVISION', 'RENDERED-CONFIG', 'CREATED', 'NODES', 'NOTES'],
+    ...h.revisions.map((r) => [
+      String(r.revision),
+      r.name,
+      r.created,
+      String(r.nodes),
+      r.notes.join(', '),
+    ]),
+  ];
+  const widths =
+    rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length))) ?? [];
+  const lines = rows.map((row) =>
+    row
+      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd((widths[i] ?? 0) + 2)))
+      .join('')
+      .trimEnd(),
+  );
+  return `machineconfigpool.machineconfiguration.openshift.io/${h.pool.metadata.name ?? ''}\n${lines.join('\n')}\n`;
+}
+
+interface HistoryOptions extends KubeconfigFlags {
+  readonly output: 'table' | 'json';
+}
+
+export function rolloutHistoryCommand(io: CliIo, env: KubeconfigEnvironment): Command {
+  return withKubeconfigFlags(new Command('history'))
+    .description("List a pool's revisions: the rendered configs it kept, oldest first")
+    .argument('<pool...>', 'mcp/NAME (or mcp NAME)')
+    .addOption(
+      new Option('-o, --output <format>', 'output format')
+        .choices(['table', 'json'])
+        .default('table'),
+    )
+    .action(async (args: string[], options: HistoryOptions) => {
+      const name = parsePoolArgument(args);
+      const client = await connect(options, env);
+      const h = await readPoolHistory(client, name);
+      io.out(
+        options.output === 'json' ? `${JSON.stringify(h.revisions, null, 2)}\n` : historyTable(h),
+      );
+    });
+}
