@@ -30,6 +30,7 @@ import { NodeKubeconfigClient } from '../adapters/node-kubeconfig-client.js';
 import { routeNodeWrites } from '../adapters/node-writes-router.js';
 import { createOstreeHost } from '../adapters/ostree-host.js';
 import { NodeRoot } from '../adapters/node-root.js';
+import { nodeExtensionsSource } from '../adapters/extensions-image.js';
 import { nodeOsImageFetcher } from '../adapters/registry-os-image-fetcher.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
@@ -149,7 +150,12 @@ function createHost(kind: string, root: string): Host {
   const runner = createExecCommandRunner();
   // OS images from a registry (pull by digest, cached under the node's /var) or a local repo.
   if (kind === 'ostree')
-    return createOstreeHost({ root, runner, imageFetcher: nodeOsImageFetcher(root) });
+    return createOstreeHost({
+      root,
+      runner,
+      imageFetcher: nodeOsImageFetcher(root),
+      extensionsSource: nodeExtensionsSource(root),
+    });
   if (kind === 'coreos') return createCoreosHost({ root, runner });
   throw new CliError(`--host ${kind}: expected coreos or ostree`);
 }
