@@ -1,6 +1,6 @@
 /**
  * The daemon's certificate writer (upstream `pkg/daemon/certificate_writer.go`,
- * docs/reference/certificates.md, docs/daemon.md "Certificate writer"): beside the update loop,
+ * docs/reference/certificates.md §2–3, docs/certificates.md): beside the update loop,
  * its own ControllerConfig informer and single-worker queue. When the ControllerConfig moves (or
  * asks for a server CA rotation), it writes the kubelet CA, the cloud CA bundle, the internal
  * registry pull secret and the image registry CAs in place, through the host's root, without a

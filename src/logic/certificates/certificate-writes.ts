@@ -1,6 +1,6 @@
 /**
  * What the daemon's certificate writer does for one ControllerConfig (upstream
- * `pkg/daemon/certificate_writer.go`, docs/reference/certificates.md): decided here from the
+ * `pkg/daemon/certificate_writer.go`, docs/reference/certificates.md §2): decided here from the
  * ControllerConfig and the node's annotations, done by src/daemon/certificate-writer.ts.
  *
  * - It acts when the node's `lastSyncedControllerConfigResourceVersion` differs from the

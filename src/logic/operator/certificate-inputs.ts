@@ -1,6 +1,6 @@
 /**
  * The certificate fields of the ControllerConfig, from the cluster's ConfigMaps as upstream's
- * operator reads them after bootstrap (docs/reference/certificates.md; `getImageRegistryBundles`,
+ * operator reads them after bootstrap (docs/reference/certificates.md §1; `getImageRegistryBundles`,
  * `getTrustedBundle`, `syncCloudConfig` in `pkg/operator/sync.go`):
  *
  * - `kubeAPIServerServingCAData` ← `openshift-config-managed/kube-apiserver-client-ca`
