@@ -1,6 +1,6 @@
 /**
  * Extension packages: upstream's generateExtensionsArgs cases (docs/reference/extensions.md §4)
- * and the verification text after a reboot (§5).
+ * and the verification text after a reboot (docs/reference/extensions.md §5).
  */
 import { describe, expect, it } from 'vitest';
 import {
