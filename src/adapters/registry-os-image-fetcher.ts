@@ -25,6 +25,7 @@ import {
   nodeRegistrySettings,
   type RegistrySettings,
 } from './oci/registry-settings.js';
+import { nodeRegistriesConfSources } from './node-pull-sources.js';
 import { localOstreeImageFetcher, type OsImageFetcher, type OsImageTarget } from './ostree-host.js';
 
 export interface RegistryOsImageFetcherOptions {
@@ -32,6 +33,11 @@ export interface RegistryOsImageFetcherOptions {
   /** Credentials and trust; read again for every pull. */
   readonly registry: RegistrySettings;
   readonly log?: Logger;
+  /**
+   * The references to try for a registry image, in order (the node's registries.conf mirrors,
+   * pull-sources.ts); default: the image itself.
+   */
+  readonly sources?: (image: string) => Promise<readonly string[]>;
 }
 
 /** What the cache keeps about an image beside its repository. */
@@ -115,6 +121,37 @@ export class OsImageCache {
   }
 }
 
+/** Tries each source in order; the first that serves the image wins (by digest: verified). */
+async function pullFirst(
+  cache: OsImageCache,
+  client: RegistryClient,
+  image: string,
+  location: ImageLocation,
+  o: RegistryOsImageFetcherOptions,
+  signal?: AbortSignal,
+): Promise<CachedOsImage> {
+  const sources =
+    location.transport === 'docker' && o.sources !== undefined ? await o.sources(image) : [image];
+  if (sources.length === 0) throw new Error(`${image}: every source is blocked`);
+  const failures: string[] = [];
+  for (const source of sources) {
+    try {
+      const entry = await cache.pull(
+        source === image ? location : parseImageLocation(source),
+        client,
+        signal,
+      );
+      if (source !== image)
+        o.log?.info('pulled OS image through a mirror', { image, mirror: source });
+      return entry;
+    } catch (e) {
+      if (signal?.aborted === true) throw e;
+      failures.push(`${source}: ${(e as Error).message}`);
+    }
+  }
+  throw new Error(failures.length === 1 ? (failures[0] ?? '') : failures.join('; '));
+}
+
 export function createRegistryOsImageFetcher(o: RegistryOsImageFetcherOptions): OsImageFetcher {
   const cache = new OsImageCache(o.cacheDir);
   return {
@@ -127,7 +164,7 @@ export function createRegistryOsImageFetcher(o: RegistryOsImageFetcherOptions): 
         o.log?.info('pulling OS image', { image });
         const client = await createRegistryClient(o.registry);
         try {
-          entry = await cache.pull(location, client, signal);
+          entry = await pullFirst(cache, client, image, location, o, signal);
         } finally {
           client.close();
         }
@@ -148,6 +185,7 @@ export function nodeOsImageFetcher(root: string, log?: Logger): OsImageFetcher {
   return createRegistryOsImageFetcher({
     cacheDir: posix.join(root, 'var/cache/mco/os-images'),
     registry: nodeRegistrySettings(root),
+    sources: nodeRegistriesConfSources(root),
     ...(log === undefined ? {} : { log }),
   });
 }
