@@ -70,7 +70,7 @@ export function certificateInputs(s: CertificateSources): CertificateInputs {
   const kubeletCa = key(s.managed(KubeletCaConfigMap), 'ca-bundle.crt');
   const cloudCa = key(s.managed(CloudConfigMap), 'ca-bundle.pem');
   const userCa = key(s.config(UserCaBundleConfigMap), 'ca-bundle.crt');
-  const userRegistries = s.image?.spec?.additionalTrustedCA?.name;
+  const userRegistries = s.image?.spec.additionalTrustedCA?.name;
   return {
     ...(kubeletCa === undefined ? {} : { kubeAPIServerServingCAData: b64(kubeletCa) }),
     cloudProviderCAData: cloudCa === undefined ? null : b64(cloudCa),
