@@ -45,7 +45,9 @@ function fakeNode(booted: string[], o: { stageAs?: string[]; failUpdate?: boolea
   let staged: string[] | undefined;
   let repoDuringUpdate: string | undefined;
   const runner: CommandRunner = {
-    run(argv) {
+    run(chrooted) {
+      // the host runs commands chrooted into its root: `chroot <root> /usr/bin/env PATH=… <argv>`
+      const argv = chrooted[0] === 'chroot' ? chrooted.slice(4) : chrooted;
       const line = commandLine(argv);
       lines.push(line);
       const done = (r: Partial<CommandResult> = {}) =>
@@ -73,7 +75,7 @@ describe('coreos host: extensions through rpm-ostree', () => {
     const node = fakeNode(['usbguard', 'htop']);
     await node.host.os.applyExtensions?.({ image: Image, extensions: ['kerberos'] });
     const content = node.lines.find((l) => l.startsWith('podman cp'))?.split(' ')[3];
-    expect(content).toMatch(/\/run\/mco-extensions\/os-extensions-content-[0-9a-f]{12}$/);
+    expect(content).toMatch(/^\/run\/mco-extensions\/os-extensions-content-[0-9a-f]{12}$/);
     expect(node.lines).toEqual([
       'rpm-ostree status --json',
       `podman pull -q ${Image}`,
@@ -84,12 +86,12 @@ describe('coreos host: extensions through rpm-ostree', () => {
       'rpm-ostree update --install krb5-workstation --install libkadm5 --uninstall usbguard',
       'rpm-ostree status --json',
     ]);
-    const nodePath = (content ?? '').slice(root.length);
+    const nodePath = content ?? '';
     expect(node.repo()).toBe(
       `[coreos-extensions]\nenabled=1\nmetadata_expire=1m\nbaseurl=${nodePath}/usr/share/rpm-ostree/extensions/\ngpgcheck=0\nskip_if_unavailable=False\n`,
     );
     expect(existsSync(join(root, ExtensionsRepoFile))).toBe(false);
-    expect(existsSync(content ?? '/nonexistent')).toBe(false);
+    expect(existsSync(join(root, content ?? '/nonexistent'))).toBe(false);
   });
 
   it('nothing to change runs no rpm-ostree update and pulls nothing', async () => {

@@ -5,7 +5,7 @@
  * `/run/mco-extensions/os-extensions-content-<random>`, named as the `coreos-extensions` yum
  * repository, and `rpm-ostree update` gets upstream's generateExtensionsArgs arguments; the
  * repository is removed again whatever happens. The staged deployment must then request every
- * required package.
+ * required package. Paths are the node's: the host runs every command inside its root.
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -87,11 +87,11 @@ async function copyImageContent(
     const cid = (await d.run(['podman', 'create', '--net=none', image], signal)).stdout.trim();
     try {
       await d.files.mkdirp(content, 0o755);
-      await d.run(['podman', 'cp', `${cid}:/`, d.files.hostPath(content)], signal);
+      await d.run(['podman', 'cp', `${cid}:/`, content], signal);
     } finally {
       await d.run(['podman', 'rm', '-f', cid]).catch(() => undefined);
     }
-    await d.run(['chcon', '-R', '-t', 'var_run_t', d.files.hostPath(content)], signal);
+    await d.run(['chcon', '-R', '-t', 'var_run_t', content], signal);
   } catch (e) {
     throw new Error(`error pulling extensions image ${image}: ${(e as Error).message}`, {
       cause: e,
