@@ -215,12 +215,14 @@ describe('coreos host: rpm-ostree', () => {
         image: 'quay.io/ocp@sha256:old',
         version: '418.94.1',
         kernelArguments: ['root=UUID=1', 'rw'],
+        extensions: ['usbguard'],
       },
       pending: {
         checksum: 'def',
         image: 'quay.io/ocp@sha256:new',
         version: '418.94.2',
         kernelArguments: ['root=UUID=1', 'rw', 'nosmt', 'foo="a b"'],
+        extensions: [],
       },
     });
     expect(lines()).toEqual([

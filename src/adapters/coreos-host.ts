@@ -19,6 +19,8 @@ import {
   rpmOstreeKargsArgs,
   splitKernelArguments,
 } from '../logic/nodeplan/kernel-arguments.js';
+import { installedExtensions } from '../logic/nodeplan/extension-packages.js';
+import { applyRpmOstreeExtensions } from './rpm-ostree-extensions.js';
 import { commandLine, type CommandResult, type CommandRunner } from '../ports/command-runner.js';
 import type {
   Deployment,
@@ -107,7 +109,7 @@ export function createCoreosHost(options: CoreosHostOptions): CoreosHost {
   const files = createNodeFiles(nodeRoot, runner, options.runner);
   const systemd = createSystemd(runner);
   const users = createUsers(runner);
-  const os = createOsUpdater(run, options.arch ?? goArch());
+  const os = createOsUpdater(run, options.arch ?? goArch(), files);
   const rebooter: Rebooter = {
     async reboot(reason: string): Promise<void> {
       const argv = rebootCommand(reason);
@@ -296,7 +298,7 @@ export function imageOfReference(reference: string | undefined): string | undefi
   return i < 0 ? undefined : reference.slice(i + 1);
 }
 
-function createOsUpdater(run: Run, arch: string): CoreosOsUpdater {
+function createOsUpdater(run: Run, arch: string, files: NodeFiles): CoreosOsUpdater {
   async function deployments(signal?: AbortSignal): Promise<readonly RpmOstreeDeployment[]> {
     const out = await run(['rpm-ostree', 'status', '--json'], signal);
     return parseRpmOstreeStatus(out.stdout);
@@ -313,6 +315,7 @@ function createOsUpdater(run: Run, arch: string): CoreosOsUpdater {
       ...(image === undefined ? {} : { image }),
       ...(d.version === undefined ? {} : { version: d.version }),
       kernelArguments: splitKernelArguments(kargs.stdout.trim()),
+      extensions: installedExtensions(new Set(d.requestedPackages)),
     };
   }
   return {
@@ -348,6 +351,21 @@ function createOsUpdater(run: Run, arch: string): CoreosOsUpdater {
       if (booted === undefined) throw new Error('not currently booted in a deployment');
       const args = revertKernelSwapArgs(booted.requestedBaseRemovals, booted.requestedPackages);
       if (args !== undefined) await run(['rpm-ostree', ...args], signal);
+    },
+    async applyExtensions(change, signal) {
+      await applyRpmOstreeExtensions(
+        {
+          run,
+          files,
+          async requestedPackages(which) {
+            const all = await deployments(signal);
+            const d = which === 'booted' ? all.find((x) => x.booted) : all.find((x) => x.staged);
+            return d?.requestedPackages;
+          },
+        },
+        change,
+        signal,
+      );
     },
     async switchKernel(kernelType: string, signal?: AbortSignal): Promise<void> {
       const args = kernelSwitchArgs(kernelType, arch);

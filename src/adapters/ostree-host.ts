@@ -49,6 +49,12 @@ import {
 } from './ostree-boot.js';
 import type { NodeRoot } from './node-root.js';
 import { OstreeCli } from './ostree.js';
+import {
+  commitExtensions,
+  layerExtensions,
+  localExtensionsSource,
+  type ExtensionsSource,
+} from './ostree-extensions.js';
 import { createChrootCommandRunner } from './chroot-command-runner.js';
 import { readSystemBooted, systemStateDir } from './ostree-system-boot.js';
 import { createRootedNodeFiles } from './rooted-node-files.js';
@@ -118,6 +124,8 @@ export interface OstreeHostOptions {
   /** The supervisor's state folder (booted.json, reboot-request.json); default: `<root>/../state`. */
   readonly supervisorChannel?: string;
   readonly imageFetcher?: OsImageFetcher;
+  /** Where extensions images' repositories come from (ostree-extensions.ts). */
+  readonly extensionsSource?: ExtensionsSource;
   /** For the timestamps of recorded actions and reboot requests. */
   readonly now?: () => Date;
 }
@@ -214,18 +222,20 @@ export function applyKernelArgumentChange(
   return [...out, ...change.append];
 }
 
-function deploymentOfBooted(b: BootedRecord): Deployment {
+function deploymentOfBooted(b: BootedRecord, extensions: readonly string[]): Deployment {
   return {
     checksum: b.checksum,
+    extensions,
     kernelArguments: b.kernelArguments,
     ...(b.image === undefined ? {} : { image: b.image }),
     ...(b.version === undefined ? {} : { version: b.version }),
   };
 }
 
-function deploymentOfStaged(s: StagedRecord): Deployment {
+function deploymentOfStaged(s: StagedRecord, extensions: readonly string[]): Deployment {
   return {
     checksum: s.checksum,
+    extensions,
     kernelArguments: s.kernelArguments,
     ...(s.image === undefined ? {} : { image: s.image }),
     ...(s.version === undefined ? {} : { version: s.version }),
@@ -238,12 +248,15 @@ const sameList = (a: readonly string[], b: readonly string[]) =>
 function osUpdaterOf(o: {
   root: NodeRoot;
   channel: string;
+  runner: CommandRunner;
   ostree: OstreeCli;
   fetcher: OsImageFetcher;
+  extensions: ExtensionsSource;
   system: boolean;
 }): OsUpdater {
   const sysroot = posix.join(o.root.path, 'sysroot');
   const repo = posix.join(sysroot, 'ostree/repo');
+  const extensionsOf = (checksum: string) => commitExtensions(o.ostree, repo, checksum);
 
   const booted = async (): Promise<BootedRecord> => {
     if (o.system) return readSystemBooted(o.root, o.ostree);
@@ -270,25 +283,39 @@ function osUpdaterOf(o: {
     await writeStaged(o.root, next);
   };
 
+  /** What the next boot uses: the staged change, else the booted deployment. */
+  const nextBoot = async (b: BootedRecord): Promise<StagedRecord> =>
+    (await readStaged(o.root)) ?? {
+      checksum: b.checksum,
+      kernelArguments: b.kernelArguments,
+      ...(b.image === undefined ? {} : { image: b.image }),
+      ...(b.version === undefined ? {} : { version: b.version }),
+    };
+
   return {
     async status(): Promise<OsStatus> {
       const b = await booted();
       const staged = await readStaged(o.root);
+      const bootedDeployment = deploymentOfBooted(b, await extensionsOf(b.checksum));
       if (staged !== undefined)
-        return { booted: deploymentOfBooted(b), pending: deploymentOfStaged(staged) };
+        return {
+          booted: bootedDeployment,
+          pending: deploymentOfStaged(staged, await extensionsOf(staged.checksum)),
+        };
       // A deployment made by hand (ostree admin deploy) is pending too when it is the default.
       const next = await defaultDeployment(sysroot);
       if (next === undefined || (next.ref.checksum === b.checksum && next.ref.serial === b.serial))
-        return { booted: deploymentOfBooted(b) };
+        return { booted: bootedDeployment };
       const origin = await readOrigin(o.root, next.ref.path);
       const listed = (await o.ostree.status(sysroot)).find(
         (d) => d.checksum === next.ref.checksum && d.serial === next.ref.serial,
       );
       const image = origin[OriginImageKey];
       return {
-        booted: deploymentOfBooted(b),
+        booted: bootedDeployment,
         pending: {
           checksum: next.ref.checksum,
+          extensions: await extensionsOf(next.ref.checksum),
           kernelArguments: next.kernelArguments,
           ...(image === undefined ? {} : { image }),
           ...(listed?.version === undefined ? {} : { version: listed.version }),
@@ -314,16 +341,27 @@ function osUpdaterOf(o: {
 
     async updateKernelArguments(change) {
       const b = await booted();
-      const base: StagedRecord = (await readStaged(o.root)) ?? {
-        checksum: b.checksum,
-        kernelArguments: b.kernelArguments,
-        ...(b.image === undefined ? {} : { image: b.image }),
-        ...(b.version === undefined ? {} : { version: b.version }),
-      };
+      const base = await nextBoot(b);
       await stage(b, {
         ...base,
         kernelArguments: applyKernelArgumentChange(base.kernelArguments, change),
       });
+    },
+
+    // After the OS commit is staged (stageImage): the extension trees go on top of it.
+    async applyExtensions(change, signal) {
+      const b = await booted();
+      const base = await nextBoot(b);
+      const checksum = await layerExtensions({
+        runner: o.runner,
+        repo,
+        from: base.checksum,
+        extensions: change.extensions,
+        image: change.image,
+        source: o.extensions,
+        ...(signal === undefined ? {} : { signal }),
+      });
+      await stage(b, { ...base, checksum });
     },
 
     async cleanupPending() {
@@ -365,8 +403,10 @@ export function createOstreeHost(options: OstreeHostOptions): Host {
     os: osUpdaterOf({
       root: view,
       channel,
+      runner: options.runner,
       ostree,
       fetcher: options.imageFetcher ?? localOstreeImageFetcher,
+      extensions: options.extensionsSource ?? localExtensionsSource,
       system,
     }),
     rebooter,

@@ -20,12 +20,18 @@ import {
   type RegistrySettings,
 } from './oci/registry-settings.js';
 import type { OstreeCli } from './ostree.js';
+import { nodeRegistriesConfSources } from './node-pull-sources.js';
 import { localOstreeImageFetcher, type OsImageFetcher } from './ostree-host.js';
 
 export interface RegistryOsImageFetcherOptions {
   /** Credentials and trust; read again for every pull. */
   readonly registry: RegistrySettings;
   readonly log?: Logger;
+  /**
+   * The references to try for a registry image, in order (the node's registries.conf mirrors,
+   * pull-sources.ts); default: the image itself.
+   */
+  readonly sources?: (image: string) => Promise<readonly string[]>;
 }
 
 const isLocalReference = (image: string): boolean =>
@@ -54,6 +60,41 @@ export async function pullOsImage(
   });
 }
 
+/** Tries each source in order; the first that serves the image wins (by digest: verified). */
+async function pullFirst(
+  client: RegistryClient,
+  image: string,
+  location: ImageLocation,
+  target: { readonly repo: string; readonly ostree: OstreeCli },
+  o: RegistryOsImageFetcherOptions,
+  signal?: AbortSignal,
+): Promise<ImportedOsImage> {
+  const sources =
+    location.transport === 'docker' && o.sources !== undefined ? await o.sources(image) : [image];
+  if (sources.length === 0) throw new Error(`${image}: every source is blocked`);
+  const failures: string[] = [];
+  for (const source of sources) {
+    try {
+      const imported = await pullOsImage(
+        source === image ? location : parseImageLocation(source),
+        client,
+        target,
+        {
+          ...(o.log === undefined ? {} : { log: o.log }),
+          ...(signal === undefined ? {} : { signal }),
+        },
+      );
+      if (source !== image)
+        o.log?.info('pulled OS image through a mirror', { image, mirror: source });
+      return imported;
+    } catch (e) {
+      if (signal?.aborted === true) throw e;
+      failures.push(`${source}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+  throw new Error(failures.length === 1 ? (failures[0] ?? '') : failures.join('; '));
+}
+
 export function createRegistryOsImageFetcher(o: RegistryOsImageFetcherOptions): OsImageFetcher {
   return {
     async fetch(image, target, signal) {
@@ -70,10 +111,7 @@ export function createRegistryOsImageFetcher(o: RegistryOsImageFetcherOptions): 
       const client = await createRegistryClient(o.registry);
       let imported: ImportedOsImage;
       try {
-        imported = await pullOsImage(location, client, target, {
-          ...(o.log === undefined ? {} : { log: o.log }),
-          ...(signal === undefined ? {} : { signal }),
-        });
+        imported = await pullFirst(client, image, location, target, o, signal);
       } finally {
         client.close();
       }
@@ -92,10 +130,11 @@ export function createRegistryOsImageFetcher(o: RegistryOsImageFetcherOptions): 
   };
 }
 
-/** The fetcher of a node whose `/` is `root`: its pull secret and its certs.d. */
+/** The fetcher of a node whose `/` is `root`: its pull secret, its certs.d, its registries.conf. */
 export function nodeOsImageFetcher(root: string, log?: Logger): OsImageFetcher {
   return createRegistryOsImageFetcher({
     registry: nodeRegistrySettings(root),
+    sources: nodeRegistriesConfSources(root),
     ...(log === undefined ? {} : { log }),
   });
 }

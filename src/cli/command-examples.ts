@@ -197,6 +197,18 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
       'mco os-image build --rootfs images/rootfs/testos-2 --version 2 --ref testos/2 --output 127.0.0.1:5000/os:2',
     ],
   ],
+  'mco extensions-image': [
+    [
+      'Pack the test extensions into an extensions image',
+      'mco extensions-image build --tree images/extensions --version 1 --output docker://127.0.0.1:5000/extensions:1',
+    ],
+  ],
+  'mco extensions-image build': [
+    [
+      'One OSTree commit per extension folder, pushed to a registry',
+      'mco extensions-image build --tree images/extensions --version 1 --output docker://127.0.0.1:5000/extensions:1',
+    ],
+  ],
   'mco os-image inspect': [
     ['Show an OS image’s version and commit', 'mco os-image inspect 127.0.0.1:5000/os:2'],
   ],

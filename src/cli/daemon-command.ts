@@ -33,6 +33,7 @@ import { defaultSupervisorChannel } from '../adapters/ostree-boot.js';
 import { createOstreeHost } from '../adapters/ostree-host.js';
 import { OstreeBootedPath } from '../adapters/ostree-system-boot.js';
 import { NodeRoot } from '../adapters/node-root.js';
+import { nodeExtensionsSource } from '../adapters/extensions-image.js';
 import { nodeOsImageFetcher } from '../adapters/registry-os-image-fetcher.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
@@ -208,6 +209,7 @@ function createHost(kind: string, root: string): Host {
       root,
       runner,
       imageFetcher: nodeOsImageFetcher(root),
+      extensionsSource: nodeExtensionsSource(root),
       boot: ostreeBoot(root),
     });
   if (kind === 'coreos') return createCoreosHost({ root, runner });

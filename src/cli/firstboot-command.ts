@@ -20,6 +20,7 @@ import { createCoreosHost } from '../adapters/coreos-host.js';
 import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
 import { createOstreeHost } from '../adapters/ostree-host.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
+import { nodeExtensionsSource } from '../adapters/extensions-image.js';
 import { nodeOsImageFetcher } from '../adapters/registry-os-image-fetcher.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { EncapsulatedConfigPath } from '../daemon/daemon-paths.js';
@@ -39,7 +40,12 @@ interface FirstbootOptions {
 function createHost(kind: FirstbootOptions['host'], root: string, log: Logger): Host {
   const runner = createExecCommandRunner();
   if (kind === 'coreos') return createCoreosHost({ root, runner });
-  return createOstreeHost({ root, runner, imageFetcher: nodeOsImageFetcher(root, log) });
+  return createOstreeHost({
+    root,
+    runner,
+    imageFetcher: nodeOsImageFetcher(root, log),
+    extensionsSource: nodeExtensionsSource(root),
+  });
 }
 
 /** The config's name, for the reboot message (a bare Ignition config has none). */

@@ -20,6 +20,7 @@ import { haCommand } from './ha-command.js';
 import { nodeCommand } from './node-command.js';
 import { operatorCommand } from './operator-command.js';
 import { osImageCommand } from './os-image-command.js';
+import { extensionsImageCommand } from './extensions-image-command.js';
 import { pointerConfigCommand } from './pointer-config-command.js';
 import { releaseCommand } from './release-command.js';
 import { renderCommand } from './render-command.js';
@@ -76,6 +77,7 @@ export function mcoProgram(
     .addCommand(logsCommand(io))
     .addCommand(startCommand(io))
     .addCommand(osImageCommand(io))
+    .addCommand(extensionsImageCommand(io))
     .addCommand(releaseCommand(io))
     .addCommand(upgradeCommand(io, env))
     .addCommand(firstbootCommand(io))

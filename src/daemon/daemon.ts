@@ -65,6 +65,7 @@ import {
   RebootMarkerPath,
 } from './daemon-paths.js';
 import { DriftMonitor } from './drift-monitor.js';
+import { CertificateWriter } from './certificate-writer.js';
 import { emptyOld } from './once-from.js';
 import { checkFilesAndUnits, checkOnDiskState } from './on-disk-state.js';
 import { isCommitted, JournalPhase, type UpdateJournal } from './update-journal.js';
@@ -149,6 +150,7 @@ export class Daemon implements Reconciler {
   readonly #drift: DriftMonitor;
   readonly #informer: Informer<Node>;
   readonly #controller: Controller;
+  readonly #certificates: CertificateWriter;
   readonly #stop = new AbortController();
   #booting = true;
   #rebootRequested = false;
@@ -205,13 +207,23 @@ export class Daemon implements Reconciler {
     this.#informer.addHandler({
       onAdd: (n) => {
         this.#node.set(n);
+        this.#certificates.nodeChanged();
       },
       onUpdate: (_o, n) => {
         this.#node.set(n);
+        this.#certificates.nodeChanged();
       },
       onDelete: () => {
         this.#node.set(undefined);
       },
+    });
+    this.#certificates = new CertificateWriter({
+      host: options.host,
+      client,
+      cluster: this.#cluster,
+      clock,
+      log,
+      events: options.events,
     });
     this.#controller = new Controller({
       name: 'machine-config-daemon',
@@ -253,7 +265,11 @@ export class Daemon implements Reconciler {
       host: this.#o.host.kind,
     });
     try {
-      await Promise.all([this.#informer.run(stop), this.#controller.run(stop)]);
+      await Promise.all([
+        this.#informer.run(stop),
+        this.#controller.run(stop),
+        this.#certificates.run(stop),
+      ]);
     } finally {
       signal.removeEventListener('abort', onAbort);
       this.#drift.stop();

@@ -94,6 +94,7 @@ export async function observeOnDiskState(
     paths,
     unitEnablement,
     kernelArguments: booted.kernelArguments,
+    ...(booted.extensions === undefined ? {} : { bootedExtensions: booted.extensions }),
     // a host that cannot tell which image it booted skips the image check
     ...(booted.image === undefined ? {} : { bootedImage: booted.image }),
   };

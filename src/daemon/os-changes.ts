@@ -4,9 +4,10 @@
  * and move the kernel arguments (the old list deleted, the new one appended,
  * docs/reference/vectors.md §D1). Starting
  * from a clean slate every time makes the step idempotent: re-running it after a crash stages the
- * same deployment. Kernel types need a host that swaps kernels (CoreOS) and extensions have no
- * Host operation: elsewhere they are recorded as unsupported on this host. The plan
- * (update-plan.ts) says what changes; this only does it.
+ * same deployment. Kernel types need a host that swaps kernels (CoreOS); extensions are layered
+ * last, on the OS commit just staged (ostree-extensions.ts) or installed by rpm-ostree. A host
+ * that cannot do what the config asks fails the update with the reason (Degraded, rolled back),
+ * never reports Done for it. The plan (update-plan.ts) says what changes; this only does it.
  */
 import type { Host } from '../ports/host.js';
 import type { Logger } from '../ports/logger.js';
@@ -26,13 +27,8 @@ export interface OsChangeDeps {
   readonly signal?: AbortSignal;
 }
 
-/** What could not be done on this host (logged, and in the AppliedFilesAndOS message). */
-export interface OsChangeReport {
-  readonly unsupported: readonly string[];
-}
-
-export async function applyOsChanges(deps: OsChangeDeps, plan: OsPlan): Promise<OsChangeReport> {
-  if (!plan.apply) return { unsupported: [] };
+export async function applyOsChanges(deps: OsChangeDeps, plan: OsPlan): Promise<void> {
+  if (!plan.apply) return;
   const { host, log, events } = deps;
   const os = host.os;
   if (plan.announce) await events.emit('Normal', 'OSUpdateStarted', plan.reason);
@@ -75,25 +71,8 @@ export async function applyOsChanges(deps: OsChangeDeps, plan: OsPlan): Promise<
     deps.crash.reached('kargs-updated');
   }
 
-  const unsupported: string[] = [];
-  if (canSwitch) {
-    if (kernel.swap && kernel.target !== KernelType.Default) {
-      try {
-        await os.switchKernel?.(kernel.target, deps.signal);
-      } catch (e) {
-        throw DaemonError.degraded(
-          `failed to switch to the ${kernel.target} kernel: ${errorText(e)}`,
-          e,
-        );
-      }
-      log.info('switched kernel', { kernelType: kernel.target });
-    }
-  } else if (kernel.changed || kernel.target !== KernelType.Default) {
-    unsupported.push(`kernel type ${kernel.target}`);
-  }
-  if (plan.extensions !== undefined) unsupported.push(`extensions [${plan.extensions.join(' ')}]`);
-  if (unsupported.length > 0)
-    log.warn(`not supported on the ${host.kind} host; skipped`, { changes: unsupported });
+  await applyKernelType(deps, kernel, canSwitch);
+  await applyExtensions(deps, plan);
 
   const after = await os.status();
   log.info('OS changes staged', {
@@ -103,5 +82,46 @@ export async function applyOsChanges(deps: OsChangeDeps, plan: OsPlan): Promise<
     pendingKernelArguments: after.pending?.kernelArguments,
   });
   if (plan.announce) await events.emit('Normal', 'OSUpdateStaged', 'Changes to OS staged');
-  return { unsupported };
+}
+
+async function applyKernelType(
+  deps: OsChangeDeps,
+  kernel: OsPlan['kernelType'],
+  canSwitch: boolean,
+): Promise<void> {
+  if (!canSwitch) {
+    if (kernel.changed || kernel.target !== KernelType.Default)
+      throw DaemonError.degraded(
+        `cannot apply kernelType ${kernel.target}: the ${deps.host.kind} host has a single kernel`,
+      );
+    return;
+  }
+  if (!kernel.swap || kernel.target === KernelType.Default) return;
+  try {
+    await deps.host.os.switchKernel?.(kernel.target, deps.signal);
+  } catch (e) {
+    throw DaemonError.degraded(
+      `failed to switch to the ${kernel.target} kernel: ${errorText(e)}`,
+      e,
+    );
+  }
+  deps.log.info('switched kernel', { kernelType: kernel.target });
+}
+
+/** Last, on top of whatever OS commit is now staged (a new OS image has none of the old layers). */
+async function applyExtensions(deps: OsChangeDeps, plan: OsPlan): Promise<void> {
+  const change = plan.extensions;
+  if (change === undefined) return;
+  const os = deps.host.os;
+  if (os.applyExtensions === undefined)
+    throw DaemonError.degraded(
+      `cannot install extensions [${change.extensions.join(' ')}]: the ${deps.host.kind} host has no way to install extensions`,
+    );
+  deps.crash.reached('apply-extensions');
+  try {
+    await os.applyExtensions(change, deps.signal);
+  } catch (e) {
+    throw DaemonError.degraded(`failed to apply extensions: ${errorText(e)}`, e);
+  }
+  deps.log.info('applied extensions', { image: change.image, extensions: change.extensions });
 }

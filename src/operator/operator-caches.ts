@@ -3,6 +3,7 @@
  * the round never lists from the server.
  */
 import type { ClusterOperator } from '../api/config/v1/cluster-operator.js';
+import type { Image } from '../api/config/v1/image.js';
 import type { ConfigMap } from '../api/core/v1/config-map.js';
 import type { Node } from '../api/core/v1/node.js';
 import type { Secret } from '../api/core/v1/secret.js';
@@ -12,6 +13,7 @@ import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-c
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
 import type { MachineConfiguration } from '../api/operator/v1/machine-configuration.js';
 import { Resources } from '../api/resource-refs.js';
+import { ConfigManagedNamespace, ConfigNamespace } from '../logic/operator/certificate-inputs.js';
 import { UserDataSecretNamespace } from '../logic/operator/user-data-secret.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
@@ -26,6 +28,10 @@ export interface OperatorCaches {
   readonly controllerConfigs: Informer<ControllerConfig>;
   /** ConfigMaps of the MCO namespace. */
   readonly configMaps: Informer<ConfigMap>;
+  /** ConfigMaps of openshift-config-managed and openshift-config: the ControllerConfig's CAs. */
+  readonly managedConfigMaps: Informer<ConfigMap>;
+  readonly userConfigMaps: Informer<ConfigMap>;
+  readonly images: Informer<Image>;
   /** Secrets of `openshift-machine-api` (the pointer configs). */
   readonly userDataSecrets: Informer<Secret>;
   readonly clusterOperators: Informer<ClusterOperator>;
@@ -57,6 +63,17 @@ export function createOperatorCaches(deps: {
       ref: Resources.configMap,
       namespace: deps.namespace,
     }),
+    managedConfigMaps: new Informer<ConfigMap>({
+      ...base,
+      ref: Resources.configMap,
+      namespace: ConfigManagedNamespace,
+    }),
+    userConfigMaps: new Informer<ConfigMap>({
+      ...base,
+      ref: Resources.configMap,
+      namespace: ConfigNamespace,
+    }),
+    images: new Informer<Image>({ ...base, ref: Resources.image }),
     userDataSecrets: new Informer<Secret>({
       ...base,
       ref: Resources.secret,
@@ -79,6 +96,9 @@ export function allCaches(c: OperatorCaches): readonly Informer[] {
     c.machineConfigs,
     c.controllerConfigs,
     c.configMaps,
+    c.managedConfigMaps,
+    c.userConfigMaps,
+    c.images,
     c.userDataSecrets,
     c.clusterOperators,
     c.machineConfigurations,

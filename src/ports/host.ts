@@ -85,6 +85,19 @@ export interface Deployment {
   readonly image?: string;
   readonly version?: string;
   readonly kernelArguments: readonly string[];
+  /**
+   * The extensions (allowlist names) the deployment carries, sorted; absent when the host cannot
+   * tell, which skips the boot-time extension check.
+   */
+  readonly extensions?: readonly string[];
+}
+
+/** The extensions the next boot must carry, from the target config. */
+export interface ExtensionsChange {
+  /** The target's `baseOSExtensionsContainerImage` (may be empty: nothing to install from). */
+  readonly image: string;
+  /** The target's extensions, de-duplicated and sorted; empty removes every one. */
+  readonly extensions: readonly string[];
 }
 
 export interface OsStatus {
@@ -125,6 +138,12 @@ export interface OsUpdater {
   revertKernelSwap?(signal?: AbortSignal): Promise<void>;
   /** Install the `realtime` or `64k-pages` kernel for the next boot (`default` needs nothing). */
   switchKernel?(kernelType: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * Makes the deployment the next boot uses carry exactly these extensions, on top of whatever OS
+   * commit is staged (or booted); absent where the host cannot install extensions, which the
+   * daemon reports as Degraded. A failure leaves the booted OS untouched.
+   */
+  applyExtensions?(change: ExtensionsChange, signal?: AbortSignal): Promise<void>;
 }
 
 export interface Rebooter {

@@ -85,6 +85,8 @@ export interface ClusterOptions {
    * repository holding its commit; default: the repository's TestOS as `ostree-local:`.
    */
   readonly bootImage?: { readonly image: string; readonly repo: string; readonly ref: string };
+  /** `baseOSExtensionsContainerImage` of the cluster (default: none). */
+  readonly extensionsImage?: string;
   /** Extra `mco operator` flags (e.g. `--follow-release-images`). */
   readonly operatorArgs?: readonly string[];
   /** The first-boot step: `mco daemon --once-from` (default) or `mco firstboot-complete-machineconfig`. */
@@ -159,7 +161,7 @@ export class DaemonCluster {
       metadata: { name: 'machine-config-osimageurl', namespace: Namespace },
       data: {
         baseOSContainerImage: this.osImage,
-        baseOSExtensionsContainerImage: '',
+        baseOSExtensionsContainerImage: this.#options.extensionsImage ?? '',
         osImageURL: '',
         releaseVersion: '4.17.0',
       },

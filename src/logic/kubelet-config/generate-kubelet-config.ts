@@ -11,6 +11,7 @@ import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-co
 import { encodeDataUrlBase64, parseDataUrl } from '../../ignition/data-url.js';
 import { marshalGoYaml, type JsonValue } from '../../lib/go-yaml.js';
 import { err, ok, type Result } from '../../lib/result.js';
+import { kubeletTlsFields } from './tls-profile.js';
 import { userKubeletConfiguration } from './validate-kubelet-config.js';
 
 export const KubeletConfPath = '/etc/kubernetes/kubelet.conf';
@@ -157,6 +158,11 @@ export function generateKubeletIgnition(
     if (userKubeletConfiguration(kc)['protectKernelDefaults'] === false)
       merged['protectKernelDefaults'] = false;
     merged = mergoOverride(merged, fields);
+  }
+  // A KubeletConfig's TLS profile replaces both fields (the cluster's APIServer profile otherwise).
+  if (kc.spec.tlsSecurityProfile !== undefined) {
+    const tls = kubeletTlsFields(kc.spec.tlsSecurityProfile);
+    merged = { ...merged, tlsMinVersion: tls.tlsMinVersion, tlsCipherSuites: tls.tlsCipherSuites };
   }
   const files: IgnitionFileOut[] = [];
   const hasReserved = Object.keys(reserved).length > 0;

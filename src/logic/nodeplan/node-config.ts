@@ -14,6 +14,8 @@ export interface NodeConfig {
   readonly osImageURL: string;
   readonly kernelArguments: readonly string[];
   readonly extensions: readonly string[];
+  /** `baseOSExtensionsContainerImage`: where the extensions come from ('' or absent: nowhere). */
+  readonly extensionsImage?: string;
   readonly fips: boolean;
   readonly kernelType: string;
   readonly ignition: IgnitionConfig;
@@ -68,6 +70,7 @@ export function parseNodeConfig(
     osImageURL: spec.osImageURL ?? '',
     kernelArguments: spec.kernelArguments ?? [],
     extensions: spec.extensions ?? [],
+    extensionsImage: spec.baseOSExtensionsContainerImage ?? '',
     fips: spec.fips === true,
     kernelType: spec.kernelType ?? '',
     ignition: parsed.value,

@@ -183,6 +183,26 @@ describe('validateOnDiskState: docs/reference/daemon.md §7.7 messages', () => {
   });
 });
 
+describe('extensions after the reboot (upstream validateExtensions)', () => {
+  const withExtensions = { ...expected, extensions: ['usbguard', 'kerberos'] };
+  const check = (booted: readonly string[] | undefined) => {
+    const observed =
+      booted === undefined ? matching() : { ...matching(), bootedExtensions: booted };
+    const r = validateOnDiskState(withExtensions, observed);
+    return r.ok ? 'ok' : describeOnDiskMismatch(r.error);
+  };
+  it('a deployment without an asked-for extension fails with the missing packages', () => {
+    expect(check(['usbguard'])).toBe(
+      'extension packages not installed correctly: [krb5-workstation (from extension kerberos) libkadm5 (from extension kerberos)]',
+    );
+    expect(check([])).toMatch(/usbguard \(from extension usbguard\)/);
+  });
+  it('passes with them all, and is skipped on hosts that cannot tell', () => {
+    expect(check(['kerberos', 'usbguard'])).toBe('ok');
+    expect(check(undefined)).toBe('ok');
+  });
+});
+
 describe('validateFilesAndUnits (drift monitor)', () => {
   it('ignores the OS and the certificate writer’s files', () => {
     const r = validateFilesAndUnits(expected.ignition, {

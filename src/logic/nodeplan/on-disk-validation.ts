@@ -15,6 +15,7 @@ import {
 } from './file-contents.js';
 import { DefaultFileMode } from './file-writes.js';
 import { goFileModeFromStat, goFileModeTriple, type FileKind } from './go-file-mode.js';
+import { missingExtensionPackages, requiredExtensionPackages } from './extension-packages.js';
 import { missingKernelArguments } from './kernel-arguments.js';
 import type { NodeConfig } from './node-config.js';
 import {
@@ -42,6 +43,8 @@ export type ObservedPath =
 export interface ObservedState {
   /** The booted OS image; leave out to skip the OS check (non-CoreOS hosts, drift monitor). */
   readonly bootedImage?: string;
+  /** The extensions the booted deployment carries; leave out to skip the extension check. */
+  readonly bootedExtensions?: readonly string[];
   /** The running kernel arguments, split; leave out to skip the kernel argument check. */
   readonly kernelArguments?: readonly string[];
   /** Every path of `onDiskTargets(...).paths`; a path not in the map counts as missing. */
@@ -53,6 +56,7 @@ export interface ObservedState {
 export type OnDiskMismatch =
   | { readonly kind: 'OsImage'; readonly expected: string; readonly booted: string }
   | { readonly kind: 'KernelArguments'; readonly missing: readonly string[] }
+  | { readonly kind: 'Extensions'; readonly missing: readonly string[] }
   | { readonly kind: 'Append' }
   | { readonly kind: 'Decode'; readonly path: string; readonly error: FileContentsError }
   | { readonly kind: 'Missing'; readonly path: string }
@@ -76,6 +80,8 @@ export type OnDiskMismatch =
 /** Upstream's exact text for each mismatch. */
 export function describeOnDiskMismatch(m: OnDiskMismatch): string {
   switch (m.kind) {
+    case 'Extensions':
+      return `extension packages not installed correctly: [${m.missing.join(' ')}]`;
     case 'OsImage':
       return `expected target osImageURL ${goQuote(m.expected)}, have ${goQuote(m.booted)}`;
     case 'KernelArguments':
@@ -238,6 +244,12 @@ export function validateOnDiskState(
   if (observed.kernelArguments !== undefined) {
     const missing = missingKernelArguments(expected.kernelArguments, observed.kernelArguments);
     if (missing.length > 0) return err({ kind: 'KernelArguments', missing });
+  }
+  if (observed.bootedExtensions !== undefined) {
+    // upstream validateExtensions, by package: an extension the deployment carries has them all
+    const installed = requiredExtensionPackages(observed.bootedExtensions);
+    const missing = missingExtensionPackages(installed, expected.extensions);
+    if (missing.length > 0) return err({ kind: 'Extensions', missing });
   }
   return validateFilesAndUnits(expected.ignition, observed);
 }

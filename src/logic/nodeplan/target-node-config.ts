@@ -63,6 +63,7 @@ export function parseTargetNodeConfig(mc: MachineConfig): Result<NodeConfig, Tar
     osImageURL: spec.osImageURL ?? '',
     kernelArguments: spec.kernelArguments ?? [],
     extensions: spec.extensions ?? [],
+    extensionsImage: spec.baseOSExtensionsContainerImage ?? '',
     fips: spec.fips === true,
     kernelType: spec.kernelType ?? '',
     ignition: ignition.value,

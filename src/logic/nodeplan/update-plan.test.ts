@@ -488,3 +488,40 @@ describe('planUpdate: one whole plan (docs/daemon.md, the worked example)', () =
     expect(planEffect(summarizePlan(p))).toBe('will reload crio.service');
   });
 });
+
+describe('extensions in the OS plan', () => {
+  const image = 'quay.io/ext@sha256:e';
+  it('a changed list asks the host for the whole target list, de-duplicated and sorted', () => {
+    const p = plan(
+      { osImageURL: 'quay.io/os@sha256:1' },
+      {
+        osImageURL: 'quay.io/os@sha256:1',
+        baseOSExtensionsContainerImage: image,
+        extensions: ['usbguard', 'kerberos', 'usbguard'],
+      },
+    );
+    expect(p.os.extensions).toEqual({ image, extensions: ['kerberos', 'usbguard'] });
+    expect(p.reboot).toBe(true);
+  });
+  it('removing every extension asks for none', () => {
+    const p = plan(
+      { osImageURL: 'quay.io/os@sha256:1', extensions: ['usbguard'] },
+      { osImageURL: 'quay.io/os@sha256:1', baseOSExtensionsContainerImage: image },
+    );
+    expect(p.os.extensions).toEqual({ image, extensions: [] });
+  });
+  it('a new OS image re-applies kept extensions on top of it; an unchanged one does not', () => {
+    const kept = { baseOSExtensionsContainerImage: image, extensions: ['usbguard'] };
+    const upgraded = plan(
+      { osImageURL: 'quay.io/os@sha256:1', ...kept },
+      { osImageURL: 'quay.io/os@sha256:2', ...kept },
+    );
+    expect(upgraded.os.stageImage).toBe('quay.io/os@sha256:2');
+    expect(upgraded.os.extensions).toEqual({ image, extensions: ['usbguard'] });
+    const same = plan(
+      { osImageURL: 'quay.io/os@sha256:1', ...kept, kernelArguments: ['a'] },
+      { osImageURL: 'quay.io/os@sha256:1', ...kept },
+    );
+    expect(same.os.extensions).toBeUndefined();
+  });
+});

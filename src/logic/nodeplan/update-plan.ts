@@ -20,6 +20,7 @@ import {
   type FileWriteError,
   type PlannedFile,
 } from './file-writes.js';
+import { normalizedExtensions } from './extension-packages.js';
 import { kernelArgumentChange, type KernelArgumentChange } from './kernel-arguments.js';
 import { canonicalizeKernelType } from './kernel-type.js';
 import { calculateLegacyPostConfigChangeAction } from './legacy-post-config-action.js';
@@ -98,6 +99,12 @@ export interface KernelTypePlan {
   readonly swap: boolean;
 }
 
+export interface ExtensionsPlan {
+  /** The target's `baseOSExtensionsContainerImage`. */
+  readonly image: string;
+  readonly extensions: readonly string[];
+}
+
 export interface OsPlan {
   /** applyOSChanges has anything to do (realtime and 64k kernels re-apply every time). */
   readonly apply: boolean;
@@ -116,8 +123,12 @@ export interface OsPlan {
   readonly upgradeEvent: { readonly reason: string; readonly message: string };
   readonly kernelArguments?: KernelArgumentChange;
   readonly kernelType: KernelTypePlan;
-  /** The extensions of the target when they change. */
-  readonly extensions?: readonly string[];
+  /**
+   * The extensions the next boot must carry, when they change or when a new OS commit is staged
+   * under extensions the target keeps (upstream re-applies them on a new osImageURL): the
+   * target's extensions image and its extensions, de-duplicated and sorted.
+   */
+  readonly extensions?: ExtensionsPlan;
 }
 
 export interface UsersPlan {
@@ -240,7 +251,14 @@ function planOs(
       changed: diff.kernelType,
       swap: effective.osUpdate || diff.kernelType,
     },
-    ...(diff.extensions ? { extensions: to.extensions } : {}),
+    ...(diff.extensions || (stage && to.extensions.length > 0)
+      ? {
+          extensions: {
+            image: to.extensionsImage ?? '',
+            extensions: normalizedExtensions(to.extensions),
+          },
+        }
+      : {}),
   };
 }
 

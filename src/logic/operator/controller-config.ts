@@ -16,6 +16,7 @@ import type {
 } from '../../api/machineconfiguration/v1/controller-config.js';
 import { stringify } from 'safe-stable-stringify';
 import { err, ok, type Result } from '../../lib/result.js';
+import type { CertificateInputs } from './certificate-inputs.js';
 import type { OsImageUrls } from './os-image-urls.js';
 
 /** Cluster facts upstream gathers from Infrastructure/Network/DNS/Proxy; ours come from flags. */
@@ -46,6 +47,8 @@ export interface ControllerConfigInput {
   /** Base64 PEM the kubelet trusts the API server's clients with. */
   readonly kubeAPIServerServingCAData: string;
   readonly cluster?: Partial<ClusterFacts>;
+  /** The CA bundles read from the cluster (certificate-inputs.ts); absent: none. */
+  readonly certificates?: Omit<CertificateInputs, 'kubeAPIServerServingCAData'>;
 }
 
 export const ServiceCaRotate = { True: 'true', False: 'false' } as const;
@@ -57,10 +60,10 @@ export function controllerConfigSpec(input: ControllerConfigInput): ControllerCo
     cloudProviderConfig: facts.cloudProviderConfig,
     kubeAPIServerServingCAData: input.kubeAPIServerServingCAData,
     rootCAData: input.rootCAData,
-    cloudProviderCAData: null,
-    additionalTrustBundle: null,
-    imageRegistryBundleData: [],
-    imageRegistryBundleUserData: [],
+    cloudProviderCAData: input.certificates?.cloudProviderCAData ?? null,
+    additionalTrustBundle: input.certificates?.additionalTrustBundle ?? null,
+    imageRegistryBundleData: input.certificates?.imageRegistryBundleData ?? [],
+    imageRegistryBundleUserData: input.certificates?.imageRegistryBundleUserData ?? [],
     pullSecret: { namespace: 'openshift-config', name: 'pull-secret' },
     images: { ...facts.images },
     baseOSContainerImage: input.osImages.baseOSContainerImage,

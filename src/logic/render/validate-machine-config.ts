@@ -4,7 +4,7 @@
  * setuid/setgid/sticky bits, and extensions from the allowlist; and, beyond upstream, unit and
  * drop-in names that systemd takes (systemd-names.ts), since those names become paths on the node.
  */
-import { SupportedExtensions } from '../../api/machineconfiguration/v1/constants.js';
+import { unknownExtensions } from '../nodeplan/extension-packages.js';
 import type { MachineConfigSpec } from '../../api/machineconfiguration/v1/machine-config.js';
 import {
   describeIgnitionParseError,
@@ -104,7 +104,7 @@ export function validateParsedMachineConfig(
   const names = systemdNameProblems(parsed.config);
   if (names.length > 0) return err({ kind: 'InvalidSystemdNames', problems: names });
   // Upstream only checks extensions when the config also has Ignition (a quirk we keep).
-  const unknown = (spec.extensions ?? []).filter((x) => !Object.hasOwn(SupportedExtensions, x));
+  const unknown = unknownExtensions(spec.extensions ?? []);
   if (unknown.length > 0) return err({ kind: 'InvalidExtensions', extensions: unknown });
   return ok(undefined);
 }

@@ -7,6 +7,12 @@
 import type { ControllerConfig } from '../../api/machineconfiguration/v1/controller-config.js';
 import { ControllerConfigName } from '../../api/machineconfiguration/v1/constants.js';
 import { Resources } from '../../api/resource-refs.js';
+import { ImageConfigName } from '../../api/config/v1/image.js';
+import {
+  certificateInputs,
+  ConfigManagedNamespace,
+  ConfigNamespace,
+} from '../../logic/operator/certificate-inputs.js';
 import { liveGet } from '../live-get.js';
 import { OperatorTask } from '../../logic/operator/cluster-operator-status.js';
 import {
@@ -34,12 +40,19 @@ export class ControllerConfigStep implements OperatorStep {
       undefined,
       ctx.signal,
     );
+    const { kubeAPIServerServingCAData, ...certificates } = certificateInputs({
+      managed: (name) => caches.managedConfigMaps.get(`${ConfigManagedNamespace}/${name}`),
+      config: (name) => caches.userConfigMaps.get(`${ConfigNamespace}/${name}`),
+      image: caches.images.get(ImageConfigName),
+    });
     const desired = applyControllerConfig(existing, {
       osImages,
       releaseVersion: config.versions.operator,
       operatorVersion: config.operatorVersion,
       rootCAData: Buffer.from(config.machineConfigServer.caBundle).toString('base64'),
-      kubeAPIServerServingCAData: config.kubeAPIServerServingCAData,
+      // after bootstrap the cluster's bundle replaces the one the operator was started with
+      kubeAPIServerServingCAData: kubeAPIServerServingCAData ?? config.kubeAPIServerServingCAData,
+      certificates,
       ...(config.cluster === undefined ? {} : { cluster: config.cluster }),
     });
     if (desired !== undefined) {
