@@ -116,14 +116,22 @@ async function sendInitialState(
   }
 }
 
-/** Decoded values of the events being fanned out, by stored value and the revision shown. */
-const decodedValues = new WeakMap<KeyValue, { readonly revision: number; readonly obj: KubeObject }>();
+/**
+ * Decoded values of the events being fanned out, by stored value and the revision shown. Kept for
+ * one turn of the event loop only (every watcher of a live event gets it in the same turn): a
+ * backend may keep its history's values alive (memory), and their decoded copies must not be.
+ */
+const decodedValues = new Map<KeyValue, { readonly revision: number; readonly obj: KubeObject }>();
 
 /** decodeObject, once per stored value and revision for every watcher that sees it. */
 function decodeShared(kv: KeyValue, revision = kv.modRevision): KubeObject {
   const known = decodedValues.get(kv);
   if (known?.revision === revision) return known.obj;
   const obj = decodeObject(kv, revision);
+  if (decodedValues.size === 0)
+    setImmediate(() => {
+      decodedValues.clear();
+    });
   decodedValues.set(kv, { revision, obj });
   return obj;
 }
