@@ -149,6 +149,19 @@ interface WatchStreamLike {
   /** Node stream flow control: grpc-js stops reading the call (HTTP/2 flow control does the rest). */
   pause(): this;
   resume(): this;
+  /** Node's Readable state; `highWaterMark` is how many responses it reads ahead of 'data'. */
+  readonly _readableState?: { highWaterMark: number };
+}
+
+/**
+ * Lets the stream read no response ahead of what it emits. grpc-js makes its duplex streams with
+ * object mode's default high-water mark (16): a paused stream still reads 16 responses into its
+ * buffer, each holding the decoded message (up to --max-request-bytes), so a watcher whose client
+ * does not read held about 30 MB, and every paced replay as much again. At 0 a paused stream reads
+ * nothing more; HTTP/2 flow control then holds etcd back. Node has no public setter for it.
+ */
+function readNoneAhead(stream: WatchStreamLike): void {
+  if (stream._readableState !== undefined) stream._readableState.highWaterMark = 0;
 }
 
 interface PoolLike {
@@ -693,6 +706,7 @@ class EtcdWatch {
       return;
     }
     this.#stream = stream;
+    readNoneAhead(stream);
     stream
       .on('data', (res) => {
         if (this.#stream !== stream) return;

@@ -675,7 +675,7 @@ function asError(e: unknown): Error {
 
 /**
  * One watch. While it replays, live events are left to the replay: they are rows of the table it
- * reads, and it goes live in the step that reads the last of them. Delivery runs in a microtask,
+ * reads, and it goes live in the step that reads the last of them. Delivery runs after the write settles,
  * never inside a write.
  */
 class SqliteWatcher {

@@ -1,7 +1,10 @@
 /**
  * The delivery half of a Storage watch, the same for every implementation (memory, SQLite, etcd):
- * events queue and reach the handler in order from a microtask, never inside a write, so a handler
- * that writes or throws cannot reorder or break the fan-out to other watchers. A throwing handler
+ * events queue and reach the handler in order, never inside a write, so a handler that writes or
+ * throws cannot reorder or break the fan-out to other watchers. Delivery runs in the event loop's
+ * next check phase (one `setImmediate` for every watch with events queued), not in a microtask:
+ * the writer's own continuation (its API response) goes first, and the fan-out to thousands of
+ * watchers does not delay it, as kube-apiserver answers the writer before its watch cache fans out. A throwing handler
  * ends the watch with Unavailable; after `fail` the queued events are dropped and `onError` is the
  * last call; an aborted signal ends the watch without a call. `paced()` is how a replay waits
  * between its batches: for the batch to be delivered, for other work to run, and for the handler.
@@ -17,6 +20,21 @@ export const ReplayBatchEvents = 1000;
 export function eventBytes(event: WatchEvent): number {
   if (event.type === 'delete') return event.key.length + event.prev.value.length;
   return event.kv.key.length + event.kv.value.length + (event.prev?.value.length ?? 0);
+}
+
+/** The drains of the watches with queued events, in the order their first event came. */
+let drains: (() => void)[] = [];
+
+function runDrains(): void {
+  // a drain may queue events for other watches (a handler that writes): they go in the next turn
+  const due = drains;
+  drains = [];
+  for (const drain of due) drain();
+}
+
+function scheduleDrain(drain: () => void): void {
+  if (drains.length === 0) setImmediate(runDrains);
+  drains.push(drain);
 }
 
 export class WatchDelivery {
@@ -89,7 +107,7 @@ export class WatchDelivery {
   #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
-    queueMicrotask(this.#drain);
+    scheduleDrain(this.#drain);
   }
 
   readonly #drain = (): void => {

@@ -207,14 +207,11 @@ const configMap = (name: string, data: Record<string, string>) =>
 type Backend = 'sqlite' | 'memory' | 'etcd';
 
 /**
- * The RSS bound: 300 MiB on SQLite (the box's storage). The memory backend keeps the 100 MB of
- * history in the process by design, so its bound is 300 MiB beside it. On etcd the goal is 300 MiB
- * too, but the server peaks at 300–310 MiB (about 170 MiB left from the tests before the replay,
- * then the decoded gRPC responses of the replay); until that is brought down its bound is 330 MiB,
- * so a regression still fails here.
+ * The RSS bound: 300 MiB on SQLite and etcd. The memory backend keeps the 100 MB of history in the
+ * process by design, so its bound is 300 MiB beside it.
  */
 const rssBound = (backend: Backend): number =>
-  backend === 'memory' ? 300 * MiB + 100_000_000 : backend === 'etcd' ? 330 * MiB : 300 * MiB;
+  backend === 'memory' ? 300 * MiB + 100_000_000 : 300 * MiB;
 const backends: Backend[] = hasEtcd() ? ['sqlite', 'memory', 'etcd'] : ['sqlite', 'memory'];
 
 describe.each(backends)('mco apiserver limits (%s)', (backend) => {

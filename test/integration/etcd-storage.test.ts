@@ -7,6 +7,8 @@
  * member returns), and a watch whose member comes back after its revision was compacted.
  */
 import { Etcd3 } from 'etcd3';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EtcdStorage } from '../../src/adapters/etcd-storage.js';
 import { EtcdMaxRequestBytes } from '../../src/adapters/etcd-cluster-process.js';
@@ -82,6 +84,15 @@ async function until(what: string, done: () => boolean, timeoutMs = 20_000): Pro
 }
 
 const revisionOf = (e: WatchEvent): number => (e.type === 'put' ? e.kv.modRevision : e.revision);
+
+/** Live ArrayBuffer bytes of this process after a full collection (V8's gc, exposed here). */
+function liveArrayBufferBytes(): number {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  gc();
+  return process.memoryUsage().arrayBuffers;
+}
 
 describe('EtcdStorage on etcd', () => {
   it("a value past the members' --max-request-bytes fails with TooLarge; lists past 4 MiB are read", async () => {
@@ -272,6 +283,33 @@ describe('EtcdStorage on etcd', () => {
     } finally {
       if (!cluster.member(0).running) await cluster.restart(0);
       await cluster.processes.waitHealthy();
+    }
+  });
+
+  it('a replay to a consumer that is not ready reads no further: 30 MB of history is not buffered', async () => {
+    const s = await openStore();
+    const from = await s.currentRevision();
+    const value = 'r'.repeat(1024 * 1024);
+    for (let i = 0; i < 30; i++) await s.create(`/r/${String(i)}`, value);
+    const before = liveArrayBufferBytes();
+    const events: WatchEvent[] = [];
+    const controller = new AbortController();
+    const never = new Promise<void>(() => undefined);
+    await s.watch(
+      '/r/',
+      { afterRevision: from, signal: controller.signal },
+      { onEvent: (e) => events.push(e), onError: () => undefined, ready: () => never },
+    );
+    try {
+      await until('the first event', () => events.length > 0);
+      await sleep(1500);
+      // the first response was delivered; the stream holds at most one more (each about 1 MiB),
+      // where a stream reading ahead held 16
+      expect(events.length).toBeLessThanOrEqual(2);
+      const held = liveArrayBufferBytes() - before;
+      expect(held).toBeLessThan(8 * 1024 * 1024);
+    } finally {
+      controller.abort();
     }
   });
 

@@ -7,7 +7,7 @@ import { get, type ClientRequest, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import type { Hono } from 'hono';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { silentLogger } from '../../ports/logger.js';
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { KubeObject, ResourceStore } from '../resource-store.js';
@@ -136,6 +136,30 @@ describe('watch over a socket', () => {
     expect(res.headers['cache-control']).toBe('no-cache, private');
     expect(w.raw()).toBe('');
     w.request.destroy();
+  });
+
+  it('serializes one event once for every watcher in the same format', async () => {
+    const { t, url, rv } = await poolApp();
+    const watches = Array.from({ length: 20 }, () =>
+      openWatch(`${url}${POOLS}?resourceVersion=${rv}&watch=true`),
+    );
+    await Promise.all(watches.map((w) => w.response));
+    const stringify = vi.spyOn(JSON, 'stringify');
+    try {
+      await pause(t, 'worker');
+      const events = await within(5000, Promise.all(watches.map((w) => w.next())));
+      expect(events.map((e) => [e.type, e.object['spec']])).toEqual(
+        Array(20).fill(['MODIFIED', { paused: true }]),
+      );
+      const lines = stringify.mock.calls.filter(([value]) => {
+        const v = value as { type?: unknown; object?: unknown } | null;
+        return typeof v === 'object' && v !== null && 'type' in v && 'object' in v;
+      });
+      expect(lines).toHaveLength(1);
+    } finally {
+      stringify.mockRestore();
+      for (const w of watches) w.request.destroy();
+    }
   });
 
   it('stops the store watch when the client disconnects', async () => {

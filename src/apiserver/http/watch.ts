@@ -13,6 +13,11 @@
  * Live events are not held back: a watcher whose client takes nothing while `WatchCloseBytes` pile
  * up, or for `WatchStallMs`, is closed (as kube-apiserver's `Forcing ... watcher close due to
  * unresponsiveness`); the client watches again from its last resourceVersion.
+ *
+ * Fan-out: the store hands every watcher of an event the same object, so its line is serialized
+ * once per event type and format (JSON, PartialObjectMetadata of an apiVersion) and the bytes are
+ * shared by every response that sends it, as kube-apiserver's `cachingObject` does. Tables differ
+ * per watcher (the first carries the column definitions) and are serialized per watcher.
  */
 import { isStatusError, StatusError } from '../../api/meta/v1/status-error.js';
 import type { Clock } from '../../ports/clock.js';
@@ -46,6 +51,19 @@ export const WatchQueueBytes = 1024 * 1024;
 export const WatchCloseBytes = 32 * 1024 * 1024;
 /** How long a full queue may wait for the client before the watcher is closed. */
 export const WatchStallMs = 60_000;
+
+/** Serialized event lines, by the object they carry, then by event type and format. */
+const encodedLines = new WeakMap<KubeObject, Map<string, Uint8Array>>();
+
+/** The cache key of a format whose line depends only on the object and the event type. */
+function sharedFormatKey(format: ObjectFormat): string | undefined {
+  if (format.kind === 'json') return 'json';
+  if (format.kind === 'partial') return `partial ${format.apiVersion}`;
+  return undefined;
+}
+
+const lineOf = (type: WatchEventType, object: unknown): Uint8Array =>
+  encoder.encode(`${JSON.stringify({ type, object })}\n`);
 
 /** Turns store objects into what the negotiated format sends, remembering the first Table. */
 function objectTransformer(w: WatchRequest): (type: WatchEventType, object: KubeObject) => unknown {
@@ -157,11 +175,32 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
     }
     return waiting;
   };
-  const send = (type: WatchEventType, object: unknown): void => {
+  const sendLine = (type: WatchEventType, line: Uint8Array): void => {
     if (closed) return;
-    controller?.enqueue(encoder.encode(`${JSON.stringify({ type, object })}\n`));
+    controller?.enqueue(line);
     if (type === 'ERROR') finish();
     else if (queued() > WatchCloseBytes) unresponsive(`${String(queued())} bytes not read`);
+  };
+  const send = (type: WatchEventType, object: unknown): void => {
+    if (!closed) sendLine(type, lineOf(type, object));
+  };
+  const formatKey = sharedFormatKey(w.format);
+  /** The event's line: shared with the other watchers of the same object in the same format. */
+  const lineFor = (type: WatchEventType, object: KubeObject): Uint8Array => {
+    if (formatKey === undefined || type === 'ERROR' || type === 'BOOKMARK')
+      return lineOf(type, transform(type, object));
+    let lines = encodedLines.get(object);
+    if (lines === undefined) {
+      lines = new Map();
+      encodedLines.set(object, lines);
+    }
+    const key = `${type} ${formatKey}`;
+    let line = lines.get(key);
+    if (line === undefined) {
+      line = lineOf(type, transform(type, object));
+      lines.set(key, line);
+    }
+    return line;
   };
 
   if (w.requestSignal.aborted) finish();
@@ -172,8 +211,9 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
       w.namespace,
       { ...w.query, signal: stop.signal, ready },
       (type, object) => {
+        if (closed) return;
         try {
-          send(type, transform(type, object));
+          sendLine(type, lineFor(type, object));
         } catch (e) {
           // a printer failing on one object must not break the store's fan-out; end this watch
           w.log.error('watch event failed', { resource: w.rt.plural, error: String(e) });

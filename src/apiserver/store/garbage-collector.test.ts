@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MemoryStorage } from '../storage/memory-storage.js';
 import type { KubeObject } from '../resource-store.js';
 import { admin, failure, newTestStore, type TestStore } from './testing.js';
 
@@ -170,5 +171,92 @@ describe('garbage collection', () => {
       admin,
     );
     expect((await failure(t.store.get(t.rt(MC), undefined, 'held'))).code).toBe(404);
+  });
+});
+
+describe('garbage collection through the owner index', () => {
+  /** A MemoryStorage that records the prefixes listed. */
+  function countingStorage(): { storage: MemoryStorage; lists: string[] } {
+    const storage = new MemoryStorage();
+    const lists: string[] = [];
+    const list = storage.list.bind(storage);
+    storage.list = (prefix, options) => {
+      lists.push(prefix);
+      return list(prefix, options);
+    };
+    return { storage, lists };
+  }
+
+  it('a delete finds its dependents by uid without listing the store', async () => {
+    const { storage, lists } = countingStorage();
+    const t = await newTestStore(storage);
+    const pools: KubeObject[] = [];
+    for (const name of ['a', 'b', 'c'])
+      pools.push(
+        await t.store.create(t.rt(MCP), undefined, { metadata: { name }, spec: {} }, admin),
+      );
+    for (const [i, owner] of pools.entries())
+      await t.store.create(
+        t.rt(MC),
+        undefined,
+        { metadata: { name: `rendered-${String(i)}`, ownerReferences: [ownerRef(owner)] } },
+        admin,
+      );
+    await t.store.delete(t.rt(MCP), undefined, 'a', admin);
+    expect(await names(t, MC)).toEqual(['rendered-1', 'rendered-2']);
+    // the first delete built the index (one paged read of every key); later ones list nothing
+    const built = lists.length;
+    await t.store.delete(t.rt(MCP), undefined, 'b', admin);
+    await t.store.delete(t.rt(MCP), undefined, 'c', admin);
+    expect(await names(t, MC)).toEqual([]);
+    expect(
+      lists
+        .slice(built)
+        .filter((p) => p !== '/registry/machineconfiguration.openshift.io/machineconfigs/'),
+    ).toEqual([]);
+  });
+
+  it("sees another server's writes on the same storage, and keeps namespaces apart", async () => {
+    const storage = new MemoryStorage();
+    const a = await newTestStore(storage);
+    const b = await newTestStore(storage);
+    // b's index is built before a writes anything below
+    await b.store.create(b.rt('ConfigMap'), 'default', { metadata: { name: 'warm' } }, admin);
+    await b.store.delete(b.rt('ConfigMap'), 'default', 'warm', admin);
+    const owner = await a.store.create(
+      a.rt('ConfigMap'),
+      'default',
+      { metadata: { name: 'owner' } },
+      admin,
+    );
+    const ref = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      name: 'owner',
+      uid: owner.metadata.uid ?? '',
+    };
+    await a.store.create(
+      a.rt('ConfigMap'),
+      'default',
+      { metadata: { name: 'dep', ownerReferences: [ref] } },
+      admin,
+    );
+    // a reference across namespaces does not make an object the dependent of this owner
+    await a.store.create(
+      a.rt('ConfigMap'),
+      'kube-public',
+      { metadata: { name: 'elsewhere', ownerReferences: [ref] } },
+      admin,
+    );
+    // data that spells the key inside a string is not an owner reference
+    await a.store.create(
+      a.rt('ConfigMap'),
+      'default',
+      { metadata: { name: 'text' }, data: { x: `{"ownerReferences":[{"uid":"${ref.uid}"}]}` } },
+      admin,
+    );
+    await b.store.delete(b.rt('ConfigMap'), 'default', 'owner', admin);
+    expect(await names(a, 'ConfigMap', 'default')).toEqual(['text']);
+    expect(await names(a, 'ConfigMap', 'kube-public')).toEqual(['elsewhere']);
   });
 });

@@ -3,7 +3,10 @@
  * dependent whose owners are all gone is deleted (in the background, so its own dependents follow);
  * a dependent that keeps at least one owner loses only the references to gone ones. An owner
  * reference to a kind this server does not serve is never treated as gone. Runs from the delete
- * path (for the deleted owner's dependents) and as a full sweep (`collectGarbage`).
+ * path (for the deleted owner's dependents) and as a full sweep (`collectGarbage`). The delete
+ * path finds a deleted owner's dependents through the owner index (by uid); only when the index
+ * cannot answer (not built yet and the storage failing, or the deletion not seen in time) does it
+ * list the objects that could be dependents, as the sweep does.
  */
 import type { OwnerReference } from '../../api/meta/v1/owner-reference.js';
 import { isStatusError } from '../../api/meta/v1/status-error.js';
@@ -15,6 +18,7 @@ import type { StoreContext } from './context.js';
 import { deleteObject, type Propagation } from './delete.js';
 import { cloneJson } from './json.js';
 import { objectKey, resourcePrefix, scopePrefix } from './keys.js';
+import { OwnerIndex } from './owner-index.js';
 import { commitDelete, commitUpdate, readCurrent } from './write.js';
 
 const SYSTEM_USER = {
@@ -47,6 +51,42 @@ async function dependentsOf(
   for await (const entry of storedObjects(ctx, owner.metadata.namespace)) {
     if ((entry.obj.metadata.ownerReferences ?? []).some((ref) => ref.uid === uid))
       found.push(entry);
+  }
+  return found;
+}
+
+/** The served type whose objects are stored under `key`. */
+function typeOfKey(ctx: StoreContext, key: string): ResourceType | undefined {
+  return ctx.registry.list().find((rt) => key.startsWith(resourcePrefix(rt)));
+}
+
+/**
+ * The dependents of a deleted owner, from the index: each re-read, and kept only if it still
+ * names the owner (and, for a namespaced owner, lives in its namespace). Undefined when the index
+ * cannot answer.
+ */
+async function indexedDependentsOf(
+  ctx: StoreContext,
+  index: OwnerIndex,
+  owner: KubeObject,
+): Promise<{ rt: ResourceType; obj: KubeObject }[] | undefined> {
+  const uid = owner.metadata.uid;
+  const ownerRt = ctx.registry.byApiVersionKind(owner.apiVersion, owner.kind);
+  const revision = Number(owner.metadata.resourceVersion);
+  if (uid === undefined || ownerRt === undefined || !Number.isSafeInteger(revision))
+    return undefined;
+  const ownerKey = objectKey(ownerRt, owner.metadata.namespace, owner.metadata.name ?? '');
+  const keys = await index.dependentsOfDeleted(uid, ownerKey, revision);
+  if (keys === undefined) return undefined;
+  const found: { rt: ResourceType; obj: KubeObject }[] = [];
+  for (const key of keys) {
+    const rt = typeOfKey(ctx, key);
+    const kv = rt === undefined ? undefined : await ctx.storage.get(key);
+    if (rt === undefined || kv === undefined) continue;
+    const obj = decodeObject(kv);
+    if (ownerRt.namespaced && obj.metadata.namespace !== owner.metadata.namespace) continue;
+    if ((obj.metadata.ownerReferences ?? []).some((ref) => ref.uid === uid))
+      found.push({ rt, obj });
   }
   return found;
 }
@@ -131,14 +171,19 @@ async function tolerant(ctx: StoreContext, step: () => Promise<boolean>): Promis
 export class GarbageCollector implements Propagation {
   readonly #ctx: StoreContext;
   readonly #finishing = new Set<string>();
+  readonly #index: OwnerIndex;
 
   constructor(ctx: StoreContext) {
     this.#ctx = ctx;
+    this.#index = new OwnerIndex(ctx.storage, ctx.log);
   }
 
   /** Background: after `owner` is gone, collect its dependents. */
   async ownerDeleted(owner: KubeObject): Promise<void> {
-    for (const { rt, obj } of await dependentsOf(this.#ctx, owner)) {
+    const dependents =
+      (await indexedDependentsOf(this.#ctx, this.#index, owner)) ??
+      (await dependentsOf(this.#ctx, owner));
+    for (const { rt, obj } of dependents) {
       await tolerant(this.#ctx, () => collect(this.#ctx, this, rt, obj));
     }
   }

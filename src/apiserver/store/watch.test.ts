@@ -219,6 +219,36 @@ describe('watch', () => {
     expect(events).toEqual([]);
   });
 
+  it('answers the writer before the fan-out, and decodes an event once for every watcher', async () => {
+    const t = await newTestStore();
+    await t.store.create(t.rt(MCP), undefined, pool('worker'), admin);
+    const rv = (await t.store.list(t.rt(MCP), undefined, {})).resourceVersion;
+    const seen: KubeObject[] = [];
+    for (let i = 0; i < 50; i++) {
+      const controller = new AbortController();
+      controllers.push(controller);
+      await t.store.watch(
+        t.rt(MCP),
+        undefined,
+        { resourceVersion: rv, signal: controller.signal },
+        (_, obj) => seen.push(obj),
+      );
+    }
+    await t.store.patch(
+      t.rt(MCP),
+      undefined,
+      'worker',
+      { type: 'merge', body: '{"spec":{"paused":true}}' },
+      admin,
+    );
+    // the write's promise settled and its continuation ran: no watcher was served before it
+    expect(seen).toHaveLength(0);
+    await settle();
+    expect(seen).toHaveLength(50);
+    expect(new Set(seen).size).toBe(1);
+    expect(seen[0]?.['spec']).toEqual({ paused: true });
+  });
+
   it('stops delivering when the signal aborts', async () => {
     const t = await newTestStore();
     const events = await watch(t, MCP, undefined, { resourceVersion: '0' });

@@ -11,6 +11,9 @@
  * - A failure after the watch started is sent as an ERROR event (a Status) and ends the stream.
  * - Flow control: the initial state and a replay of history go out in bounded batches, each once
  *   the consumer's `ready` let the one before through.
+ * - Fan-out: a backend hands every watcher of a prefix the same event (memory, SQLite); its value
+ *   is decoded once for all of them, so listeners share the object and must not change it (as
+ *   kube-apiserver's watch cache shares one decoded object per event).
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
@@ -113,6 +116,26 @@ async function sendInitialState(
   }
 }
 
+/**
+ * Decoded values of the events being fanned out, by stored value and the revision shown. Kept for
+ * one turn of the event loop only (every watcher of a live event gets it in the same turn): a
+ * backend may keep its history's values alive (memory), and their decoded copies must not be.
+ */
+const decodedValues = new Map<KeyValue, { readonly revision: number; readonly obj: KubeObject }>();
+
+/** decodeObject, once per stored value and revision for every watcher that sees it. */
+function decodeShared(kv: KeyValue, revision = kv.modRevision): KubeObject {
+  const known = decodedValues.get(kv);
+  if (known?.revision === revision) return known.obj;
+  const obj = decodeObject(kv, revision);
+  if (decodedValues.size === 0)
+    setImmediate(() => {
+      decodedValues.clear();
+    });
+  decodedValues.set(kv, { revision, obj });
+  return obj;
+}
+
 /** Converts storage events for one watcher, tracking the newest revision seen. */
 class WatchStream {
   readonly #rt: ResourceType;
@@ -144,12 +167,12 @@ class WatchStream {
     if (this.ended) return;
     if (event.type === 'delete') {
       this.revision = event.revision;
-      const last = decodeObject(event.prev, event.revision);
+      const last = decodeShared(event.prev, event.revision);
       if (this.#filter.matches(last)) this.#onEvent('DELETED', last);
       return;
     }
     this.revision = event.kv.modRevision;
-    const now = decodeObject(event.kv);
+    const now = decodeShared(event.kv);
     if (this.#filter.everything) {
       // no selector: the previous state is not needed, and decoding it would double the work
       this.#onEvent(event.prev === undefined ? 'ADDED' : 'MODIFIED', now);
@@ -157,7 +180,7 @@ class WatchStream {
     }
     const matchesNow = this.#filter.matches(now);
     const before =
-      event.prev === undefined ? undefined : decodeObject(event.prev, event.kv.modRevision);
+      event.prev === undefined ? undefined : decodeShared(event.prev, event.kv.modRevision);
     const matchedBefore = before !== undefined && this.#filter.matches(before);
     if (matchesNow) this.#onEvent(matchedBefore ? 'MODIFIED' : 'ADDED', now);
     else if (matchedBefore) this.#onEvent('DELETED', before);
