@@ -16,7 +16,7 @@ import type { PodLogAnswer, PodLogQuery, UserApiAccess } from '../ports/user-api
 
 /** The same server and CA, the user's token and nothing else of the dashboard's credentials. */
 export function userSelection(own: KubeconfigSelection, token: string): KubeconfigSelection {
-  return { ...own, userName: 'dashboard-user', user: { token } };
+  return { ...own, user: { token } };
 }
 
 function configOf(selection: KubeconfigSelection): KubeConfig {
