@@ -18,6 +18,7 @@ import { createDashboardApp, type DashboardAssets } from '../dashboard/create-da
 import { KubeconfigApiAccess } from '../adapters/kubeconfig-api-access.js';
 import { DashboardCache } from '../dashboard/dashboard-cache.js';
 import { nodeFolderDeployments } from '../adapters/node-folder-deployments.js';
+import { nodeFolderForcefile } from '../adapters/node-folder-forcefile.js';
 import {
   parseKubeconfig,
   selectKubeconfigContext,
@@ -112,7 +113,10 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     access,
     ...(options.nodesDir === undefined
       ? {}
-      : { deployments: nodeFolderDeployments(resolve(options.nodesDir)) }),
+      : {
+          deployments: nodeFolderDeployments(resolve(options.nodesDir)),
+          forcefile: nodeFolderForcefile(resolve(options.nodesDir)),
+        }),
   });
   const server = createAdaptorServer({ fetch: app.fetch });
   const bound = await new Promise<number>((ok, fail) => {
@@ -160,7 +164,7 @@ export function dashboardCommand(): Command {
     .option('--kubeconfig <file>', 'kubeconfig to reach the API with (default: in-cluster)')
     .option(
       '--nodes-dir <dir>',
-      "the cluster in a box's node folders, where the node detail reads each node's deployments",
+      "the cluster in a box's node folders: each node's deployments are read there, forcefiles written",
     )
     .option(
       '--listen <host:port>',

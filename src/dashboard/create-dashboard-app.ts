@@ -16,6 +16,9 @@
  *   with the caller's `Authorization: Bearer` token and only with it (401 without one): the API
  *   server decides, and its refusal (403, 422) comes back with its code and message. A header the
  *   browser never adds by itself is also what keeps another site from posting in the user's name.
+ * - `POST /api/nodes/NAME/forcefile`: the forcefile on that node, with the caller's token only:
+ *   first a dry-run PATCH of the Node as the caller (the API server authorizes it as a real one
+ *   and writes nothing), then the file (ports/node-forcefile.ts);
  * - `GET /metrics`: the pool counts it shows, under the controller's metric names;
  * - `GET /healthz`: 200 once every watch has listed, else 503;
  * - anything else: the built page from `assets` (`/` is `index.html`).
@@ -46,6 +49,7 @@ import {
   type NodeDeploymentsSource,
 } from '../ports/node-deployments-source.js';
 import { nodeDetail } from './node-detail.js';
+import { NoNodeForcefile, type NodeForcefile } from '../ports/node-forcefile.js';
 import { isObjectName, poolActionPatch } from './pool-actions.js';
 
 /** What the app reads: the watches' view (DashboardCache, or a fixed one in tests). */
@@ -72,6 +76,8 @@ export interface DashboardAppOptions {
   readonly pingMs?: number;
   /** How user actions and on-demand reads reach the API server; without it they answer 503. */
   readonly access?: UserApiAccess;
+  /** How a forcefile reaches a node (default: it cannot, the page says how to do it by hand). */
+  readonly forcefile?: NodeForcefile;
   /** Where the node detail's deployments come from (default: nowhere, the page says so). */
   readonly deployments?: NodeDeploymentsSource;
 }
@@ -82,6 +88,8 @@ const DaemonPodSelector = 'k8s-app=machine-config-daemon';
 const DaemonContainer = 'machine-config-daemon';
 export const LogTailLines = 200;
 const MaxActionBody = 1024;
+const NeedsToken =
+  'actions need your own token (Authorization: Bearer …); the dashboard acts for no one';
 
 /** An API server refusal as the page shows it: its code and message. */
 function refusal(e: unknown): { code: number; message: string } {
@@ -282,6 +290,28 @@ export function createDashboardApp(options: DashboardAppOptions): Hono {
     return c.json(clusterView(version, operator, source.snapshot().pools));
   });
 
+  app.post('/api/nodes/:name/forcefile', async (c) => {
+    const name = c.req.param('name');
+    if (!isObjectName(name)) return c.json({ error: `"${name}" is not a node name` }, 400);
+    const token = bearerToken(c.req.header('authorization'));
+    if (!token.ok) return c.json({ error: token.error }, 400);
+    if (token.value === undefined) return c.json({ error: NeedsToken }, 401);
+    const access = options.access;
+    if (access === undefined) return c.json({ error: unavailable }, 503);
+    try {
+      await access
+        .client(token.value)
+        .patch(Resources.node, name, { metadata: {} }, 'merge', { dryRun: true });
+    } catch (e) {
+      const r = refusal(e);
+      return c.json({ error: r.message }, r.code as ContentfulStatusCode);
+    }
+    const written = await (options.forcefile ?? NoNodeForcefile).touch(name);
+    if (!written.ok) return c.json({ error: written.error }, 501);
+    log.info('forcefile written', { node: name, path: written.value });
+    return c.json({ node: name, path: written.value });
+  });
+
   app.post('/api/pools/:name/:action', async (c) => {
     const name = c.req.param('name');
     const action = c.req.param('action');
@@ -290,14 +320,7 @@ export function createDashboardApp(options: DashboardAppOptions): Hono {
     if (!isObjectName(name)) return c.json({ error: `"${name}" is not a pool name` }, 400);
     const token = bearerToken(c.req.header('authorization'));
     if (!token.ok) return c.json({ error: token.error }, 400);
-    if (token.value === undefined)
-      return c.json(
-        {
-          error:
-            'actions need your own token (Authorization: Bearer …); the dashboard acts for no one',
-        },
-        401,
-      );
+    if (token.value === undefined) return c.json({ error: NeedsToken }, 401);
     const access = options.access;
     if (access === undefined) return c.json({ error: unavailable }, 503);
     const text = await c.req.text();

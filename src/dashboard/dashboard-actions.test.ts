@@ -13,16 +13,27 @@ class RecordingAccess implements UserApiAccess {
   client(token: string | undefined): ResourceClient {
     const calls = this.calls;
     const client: Partial<ResourceClient> = {
-      patch: (_ref, name, patch) => {
-        calls.push({ token, what: `patch ${name}`, body: patch });
+      patch: (ref, name, patch, _kind, options) => {
+        calls.push({
+          token,
+          what: `patch ${ref.plural} ${name}${options?.dryRun === true ? ' (dry run)' : ''}`,
+          body: patch,
+        });
         if (token === 'reader')
           return Promise.reject(
-            StatusError.forbidden(
-              { group: 'machineconfiguration.openshift.io', resource: 'machineconfigpools' },
-              name,
-              `User "reader" cannot patch resource "machineconfigpools" in API group "machineconfiguration.openshift.io" at the cluster scope`,
-            ),
+            ref.plural === 'nodes'
+              ? StatusError.forbidden(
+                  { group: '', resource: 'nodes' },
+                  name,
+                  `User "reader" cannot patch resource "nodes" in API group "" at the cluster scope`,
+                )
+              : StatusError.forbidden(
+                  { group: 'machineconfiguration.openshift.io', resource: 'machineconfigpools' },
+                  name,
+                  `User "reader" cannot patch resource "machineconfigpools" in API group "machineconfiguration.openshift.io" at the cluster scope`,
+                ),
           );
+        if (ref.plural === 'nodes') return Promise.resolve(node(name) as never);
         const spec = (patch as { spec: Record<string, unknown> }).spec;
         return Promise.resolve({ ...pool(name), spec: { ...pool(name).spec, ...spec } } as never);
       },
@@ -69,11 +80,18 @@ function setup() {
     hasSynced: () => true,
   };
   const access = new RecordingAccess();
+  const touched: string[] = [];
   const app = createDashboardApp({
     source,
     assets: { read: () => Promise.resolve(undefined) },
     log: silentLogger,
     access,
+    forcefile: {
+      touch: (n) => {
+        touched.push(n);
+        return Promise.resolve({ ok: true, value: '/run/machine-config-daemon-force' });
+      },
+    },
   });
   const post = (path: string, body: unknown, token?: string) =>
     app.request(path, {
@@ -81,7 +99,7 @@ function setup() {
       body: typeof body === 'string' ? body : JSON.stringify(body),
       headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
     });
-  return { app, access, post };
+  return { app, access, post, touched };
 }
 
 describe('dashboard actions', () => {
@@ -94,7 +112,11 @@ describe('dashboard actions', () => {
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ pool: 'worker', paused: false, maxUnavailable: '2' });
     expect(access.calls).toEqual([
-      { token: 'admin', what: 'patch worker', body: { spec: { maxUnavailable: 2 } } },
+      {
+        token: 'admin',
+        what: 'patch machineconfigpools worker',
+        body: { spec: { maxUnavailable: 2 } },
+      },
     ]);
   });
 
@@ -119,6 +141,25 @@ describe('dashboard actions', () => {
     const res = await post(path, body, token);
     expect(res.status).toBe(status);
     expect(access.calls).toEqual([]);
+  });
+
+  it('writes a forcefile only after the API server lets the caller patch that Node', async () => {
+    const { access, post, touched } = setup();
+    expect((await post('/api/nodes/worker-0/forcefile', {})).status).toBe(401);
+    const refused = await post('/api/nodes/worker-0/forcefile', {}, 'reader');
+    expect(refused.status).toBe(403);
+    expect(((await refused.json()) as { error: string }).error).toBe(
+      'nodes "worker-0" is forbidden: User "reader" cannot patch resource "nodes" in API group "" at the cluster scope',
+    );
+    expect(touched).toEqual([]);
+    expect((await post('/api/nodes/..%2F..%2Fetc/forcefile', {}, 'admin')).status).toBe(400);
+    const done = await post('/api/nodes/worker-0/forcefile', {}, 'admin');
+    expect(done.status).toBe(200);
+    expect(touched).toEqual(['worker-0']);
+    expect(access.calls.map((c) => [c.token, c.what])).toEqual([
+      ['reader', 'patch nodes worker-0 (dry run)'],
+      ['admin', 'patch nodes worker-0 (dry run)'],
+    ]);
   });
 
   it("streams the node's daemon pod log: the last 200 lines, following", async () => {

@@ -14,6 +14,9 @@
  * - worker-0's detail: its deployments (the booted default), the configs' kernel arguments, its
  *   MachineConfigNode conditions and its daemon's log, which keeps growing live when the pool is
  *   resumed and the daemon applies the new config;
+ * - the forcefile from worker-0's page: 403 with the read-only token (the dashboard asks the API
+ *   server with a dry-run PATCH of the Node as the user), written with the admin's, and the daemon's
+ *   log shows it saw it;
  * - no console error but the 403s the read-only token provoked on purpose.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -294,6 +297,31 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
       );
     },
     5 * Minute,
+  );
+
+  it(
+    'applies a forcefile from the node page: 403 with the read-only token, the daemon sees it with the admin token',
+    async () => {
+      await useToken(tokenOf(ReadOnlyUser));
+      expecting403 = true;
+      await page.getByTestId('forcefile').click();
+      await page.waitForFunction(
+        `document.querySelector('[data-testid="forcefile-result"]')?.textContent?.startsWith('403: nodes "worker-0" is forbidden')`,
+      );
+      await page.waitForTimeout(500);
+      expecting403 = false;
+      await useToken(tokenOf(AdminUser));
+      await page.getByTestId('forcefile').click();
+      await page.waitForFunction(
+        `document.querySelector('[data-testid="forcefile-result"]')?.textContent === 'wrote /run/machine-config-daemon-force'`,
+      );
+      await page.waitForFunction(
+        `document.querySelector('[data-testid="daemon-log"]')?.textContent?.includes('forcefile')`,
+        undefined,
+        { timeout: 2 * Minute },
+      );
+    },
+    3 * Minute,
   );
 
   it('logged no console error but the 403s asked for', () => {

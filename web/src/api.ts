@@ -159,3 +159,14 @@ export async function followLog(
     onLines(text.slice(0, cut).split('\n'));
   }
 }
+
+export async function applyForcefile(
+  node: string,
+  token: string,
+): Promise<Answer<{ node: string; path: string }>> {
+  const res = await fetch(`api/nodes/${encodeURIComponent(node)}/forcefile`, {
+    method: 'POST',
+    headers: authHeaders(token),
+  });
+  return answerOf<{ node: string; path: string }>(res);
+}

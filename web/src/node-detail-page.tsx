@@ -7,6 +7,7 @@
 import type { JSX } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
+  applyForcefile,
   followLog,
   getJson,
   type ConfigOsView,
@@ -129,6 +130,50 @@ function DaemonLog({ node, token }: { node: string; token: string }) {
   );
 }
 
+/** The forcefile, with the user's token: the daemon revalidates nothing once and rewrites its config. */
+function ForcefileButton({ node, token }: { node: string; token: string }) {
+  const [result, setResult] = useState<{ ok: boolean; text: string } | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  return (
+    <div class="actions">
+      <button
+        type="button"
+        disabled={busy || token === ''}
+        data-testid="forcefile"
+        onClick={() => {
+          setBusy(true);
+          applyForcefile(node, token)
+            .then(
+              (a) => {
+                setResult(
+                  a.ok
+                    ? { ok: true, text: `wrote ${a.value.path}` }
+                    : { ok: false, text: `${a.code}: ${a.error}` },
+                );
+              },
+              (e: unknown) => {
+                setResult({ ok: false, text: String(e) });
+              },
+            )
+            .finally(() => {
+              setBusy(false);
+            });
+        }}
+      >
+        Apply forcefile
+      </button>
+      <span class="meta">
+        the daemon skips its on-disk check once and writes its whole config again
+      </span>
+      {result === undefined ? null : (
+        <p class={result.ok ? 'action-ok' : 'error'} data-testid="forcefile-result">
+          {result.text}
+        </p>
+      )}
+    </div>
+  );
+}
+
 export function NodeDetailPage({
   name,
   snapshot,
@@ -186,6 +231,7 @@ export function NodeDetailPage({
             <dt>kubelet</dt>
             <dd class="mono">{d.os.kubeletVersion || '—'}</dd>
           </dl>
+          <ForcefileButton node={name} token={token} />
           <h3>Deployments</h3>
           <Deployments detail={d} />
           <h3>Configs</h3>
