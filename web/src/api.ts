@@ -87,7 +87,13 @@ function authHeaders(token: string): Record<string, string> {
 export type Answer<T> = { ok: true; value: T } | { ok: false; code: number; error: string };
 
 async function answerOf<T>(res: Response): Promise<Answer<T>> {
-  const body = (await res.json().catch(() => ({ error: res.statusText }))) as T | { error: string };
+  let body: T | { error: string };
+  try {
+    body = (await res.json()) as T | { error: string };
+  } catch {
+    // a cut connection or a body that is not JSON: never taken for the answer
+    return { ok: false, code: res.status, error: res.statusText || 'the answer was cut off' };
+  }
   if (res.ok) return { ok: true, value: body as T };
   const error =
     typeof body === 'object' && body !== null && 'error' in body ? body.error : res.statusText;

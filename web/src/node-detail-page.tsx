@@ -99,17 +99,28 @@ function DaemonLog({ node, token }: { node: string; token: string }) {
     const abort = new AbortController();
     setLines([]);
     setState('connecting');
-    followLog(node, token, abort.signal, (batch) => {
-      setState('live');
-      setLines((old) => [...old, ...batch].slice(-MaxLines));
-    }).then(
-      (error) => {
-        if (!abort.signal.aborted) setState(error ?? 'the log ended (the daemon restarted?)');
-      },
-      (e: unknown) => {
-        if (!abort.signal.aborted) setState(String(e));
-      },
-    );
+    // A log ends when the daemon's container stops (a reboot): follow the new one, from its tail.
+    const follow = (): void => {
+      let fresh = true;
+      followLog(node, token, abort.signal, (batch) => {
+        setState('live');
+        const keep = fresh;
+        fresh = false;
+        setLines((old) => [...(keep ? [] : old), ...batch].slice(-MaxLines));
+      }).then(
+        (error) => {
+          if (abort.signal.aborted) return;
+          setState(error ?? 'the log ended (the daemon restarted?); reconnecting');
+          setTimeout(follow, 2000);
+        },
+        (e: unknown) => {
+          if (abort.signal.aborted) return;
+          setState(`${String(e)}; reconnecting`);
+          setTimeout(follow, 2000);
+        },
+      );
+    };
+    follow();
     return () => {
       abort.abort();
     };
@@ -227,7 +238,9 @@ export function NodeDetailPage({
             <dt>kernel</dt>
             <dd class="mono">{d.os.kernelVersion || '—'}</dd>
             <dt>boot ID</dt>
-            <dd class="mono wrap">{d.os.bootID || '—'}</dd>
+            <dd class="mono wrap" data-testid="node-boot-id">
+              {d.os.bootID || '—'}
+            </dd>
             <dt>kubelet</dt>
             <dd class="mono">{d.os.kubeletVersion || '—'}</dd>
           </dl>
