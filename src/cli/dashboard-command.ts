@@ -6,6 +6,7 @@
 import type { LogFormat } from '../adapters/pino-logger.js';
 import { logFormatOption } from './log-format-option.js';
 import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,7 +15,15 @@ import { Command } from 'commander';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { createDashboardApp, type DashboardAssets } from '../dashboard/create-dashboard-app.js';
+import { KubeconfigApiAccess } from '../adapters/kubeconfig-api-access.js';
 import { DashboardCache } from '../dashboard/dashboard-cache.js';
+import { nodeFolderDeployments } from '../adapters/node-folder-deployments.js';
+import { nodeFolderForcefile } from '../adapters/node-folder-forcefile.js';
+import {
+  parseKubeconfig,
+  selectKubeconfigContext,
+  type KubeconfigSelection,
+} from '../lib/kubeconfig.js';
 import { parseListen } from './apiserver-command.js';
 import { CliError } from './cli-io.js';
 
@@ -27,6 +36,7 @@ export const DefaultAssetsDir = join(
 
 interface DashboardOptions {
   readonly kubeconfig?: string;
+  readonly nodesDir?: string;
   readonly listen: string;
   readonly assetsDir: string;
   readonly logLevel: string;
@@ -46,6 +56,33 @@ export function fileAssets(root: string): DashboardAssets {
   };
 }
 
+/** In a pod: the service account's token file and CA, the service's address from the env. */
+const ServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
+
+/**
+ * The dashboard's own kubeconfig selection: from the file, or the in-cluster service account as
+ * client-node's loadFromCluster reads it. The server and CA are also those the users' tokens go to.
+ */
+function dashboardSelection(kubeconfig: string | undefined): KubeconfigSelection {
+  if (kubeconfig !== undefined) {
+    const path = resolve(kubeconfig);
+    return selectKubeconfigContext(parseKubeconfig(readFileSync(path, 'utf8'), path));
+  }
+  const host = process.env['KUBERNETES_SERVICE_HOST'];
+  const port = process.env['KUBERNETES_SERVICE_PORT'] ?? '443';
+  if (host === undefined)
+    throw new CliError('no --kubeconfig and not in a pod (KUBERNETES_SERVICE_HOST is unset)');
+  const server = `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  return {
+    contextName: 'in-cluster',
+    context: { cluster: 'in-cluster', user: 'in-cluster' },
+    clusterName: 'in-cluster',
+    cluster: { server, 'certificate-authority': join(ServiceAccountDir, 'ca.crt') },
+    userName: 'in-cluster',
+    user: { tokenFile: join(ServiceAccountDir, 'token') },
+  };
+}
+
 export interface RunningDashboard {
   readonly url: string;
   readonly port: number;
@@ -60,11 +97,12 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     ...(options.logFormat === undefined ? {} : { format: options.logFormat }),
   });
   const { createKubeClient } = await import('../adapters/kube-client.js');
+  const selection = dashboardSelection(options.kubeconfig);
+  // In a pod client-node keeps re-reading the rotating service account token for the watches.
   const client = createKubeClient(
-    options.kubeconfig === undefined
-      ? { inCluster: true }
-      : { kubeconfigPath: resolve(options.kubeconfig) },
+    options.kubeconfig === undefined ? { inCluster: true } : { selection },
   );
+  const access = new KubeconfigApiAccess(selection, client);
   const stop = new AbortController();
   const cache = new DashboardCache({ client, clock: systemClock, log });
   void cache.run(stop.signal);
@@ -72,6 +110,13 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
     source: cache,
     assets: fileAssets(resolve(options.assetsDir)),
     log,
+    access,
+    ...(options.nodesDir === undefined
+      ? {}
+      : {
+          deployments: nodeFolderDeployments(resolve(options.nodesDir)),
+          forcefile: nodeFolderForcefile(resolve(options.nodesDir)),
+        }),
   });
   const server = createAdaptorServer({ fetch: app.fetch });
   const bound = await new Promise<number>((ok, fail) => {
@@ -117,6 +162,10 @@ export function dashboardCommand(): Command {
       'Serve the dashboard: pools, nodes, rollouts, config diffs and events, live (and /metrics)',
     )
     .option('--kubeconfig <file>', 'kubeconfig to reach the API with (default: in-cluster)')
+    .option(
+      '--nodes-dir <dir>',
+      "the cluster in a box's node folders: each node's deployments are read there, forcefiles written",
+    )
     .option(
       '--listen <host:port>',
       'address to serve HTTP on (port 0: any free port)',

@@ -439,6 +439,9 @@ function startControlPlane(ctx: Ctx): void {
     'dashboard',
     '--kubeconfig',
     layout.adminKubeconfig,
+    // the node detail reads each node's deployments from its folder
+    '--nodes-dir',
+    layout.nodesDir,
     '--listen',
     `127.0.0.1:${ports.dashboard}`,
   ]);

@@ -106,3 +106,52 @@ describe('diffMachineConfigs', () => {
     if (!d.ok) expect(d.error).toMatch(/^parsing new Ignition config failed: /);
   });
 });
+
+describe('diffMachineConfigs: users', () => {
+  const withUsers = (
+    name: string,
+    users: { name: string; sshAuthorizedKeys?: string[]; passwordHash?: string }[],
+  ) => {
+    const mc = machineConfig(name);
+    const config = mc.spec?.config as Record<string, unknown>;
+    config['passwd'] = { users };
+    return mc;
+  };
+
+  it('shows SSH keys added and removed, and a password only as set or changed', () => {
+    const a = withUsers('rendered-worker-a', [
+      { name: 'core', sshAuthorizedKeys: ['ssh-ed25519 AAAAold installer'] },
+    ]);
+    const b = withUsers('rendered-worker-b', [
+      {
+        name: 'core',
+        sshAuthorizedKeys: ['ssh-ed25519 AAAAnew admin@example.com'],
+        passwordHash: '$6$secret',
+      },
+      { name: 'ops', sshAuthorizedKeys: ['ssh-rsa AAAAops'] },
+    ]);
+    const d = diffMachineConfigs(a, b);
+    if (!d.ok) throw new Error(d.error);
+    expect(d.value.users.map((u) => [u.name, u.change])).toEqual([
+      ['core', 'changed'],
+      ['ops', 'added'],
+    ]);
+    const core = d.value.users[0]?.rows ?? [];
+    expect(core.map((r) => [r.kind, r.left ?? null, r.right ?? null])).toEqual([
+      ['changed', 'ssh-ed25519 AAAAold installer', 'ssh-ed25519 AAAAnew admin@example.com'],
+      ['added', null, '# password: set'],
+    ]);
+    expect(JSON.stringify(d.value)).not.toContain('$6$secret');
+  });
+
+  it('lists a user whose only change is its password hash, without the hash', () => {
+    const a = withUsers('a', [{ name: 'core', passwordHash: '$6$one' }]);
+    const b = withUsers('b', [{ name: 'core', passwordHash: '$6$two' }]);
+    const d = diffMachineConfigs(a, b);
+    if (!d.ok) throw new Error(d.error);
+    expect(d.value.users.map((u) => u.rows.map((r) => r.right ?? null))).toEqual([
+      ['# password: set', '# password changed'],
+    ]);
+    expect(JSON.stringify(d.value)).not.toContain('$6$');
+  });
+});

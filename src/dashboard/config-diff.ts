@@ -1,6 +1,6 @@
 /**
  * What changes between two (rendered) MachineConfigs, for the dashboard's diff view: the OS
- * fields, then files and systemd units side by side with their contents decoded from the data URLs
+ * fields, then files, systemd units (with their dropins) and passwd users (SSH keys) side by side with their contents decoded from the data URLs
  * (gunzipped where compressed), as the daemon would write them. Unchanged files and units are only
  * listed by name, so the view stays small for rendered configs with hundreds of template files.
  */
@@ -49,12 +49,20 @@ export interface UnitDiff {
   readonly rows: readonly DiffRow[];
 }
 
+/** One passwd user: its SSH keys one per line, then whether it has a password (never the hash). */
+export interface UserDiff {
+  readonly name: string;
+  readonly change: Change;
+  readonly rows: readonly DiffRow[];
+}
+
 export interface ConfigDiff {
   readonly from: string;
   readonly to: string;
   readonly fields: readonly FieldDiff[];
   readonly files: readonly FileDiff[];
   readonly units: readonly UnitDiff[];
+  readonly users: readonly UserDiff[];
   readonly unchangedFiles: readonly string[];
   readonly unchangedUnits: readonly string[];
 }
@@ -164,6 +172,41 @@ function diffUnits(a: NodeConfig, b: NodeConfig): { units: UnitDiff[]; unchanged
   return { units, unchanged };
 }
 
+type PasswdUser = NonNullable<NonNullable<NodeConfig['ignition']['passwd']>['users']>[number];
+
+/**
+ * What the daemon writes for a user (its authorized_keys and its password): keys one per line as
+ * they go into the file, the hash only as "set" (the config is readable by anyone who may read
+ * MachineConfigs, but the page need not repeat a hash on screens).
+ */
+function userText(u: PasswdUser | undefined): string {
+  if (u === undefined) return '';
+  const keys = (u.sshAuthorizedKeys ?? []).map((k) => `${k.trim()}\n`).join('');
+  const password =
+    u.passwordHash === undefined ? '' : `# password: ${u.passwordHash === '' ? 'empty' : 'set'}\n`;
+  return `${keys}${password}`;
+}
+
+function diffUsers(a: NodeConfig, b: NodeConfig): UserDiff[] {
+  const before = byKey(a.ignition.passwd?.users, (u) => u.name);
+  const after = byKey(b.ignition.passwd?.users, (u) => u.name);
+  const users: UserDiff[] = [];
+  for (const name of sortedKeys(before, after)) {
+    const x = before.get(name);
+    const y = after.get(name);
+    const left = userText(x);
+    const right = userText(y);
+    const hashChanged = x?.passwordHash !== y?.passwordHash;
+    if (x !== undefined && y !== undefined && left === right && !hashChanged) continue;
+    users.push({
+      name,
+      change: x === undefined ? 'added' : y === undefined ? 'removed' : 'changed',
+      rows: lineDiff(left, hashChanged && left === right ? `${right}# password changed\n` : right),
+    });
+  }
+  return users;
+}
+
 function field(name: string, from: string, to: string): FieldDiff {
   return { field: name, from, to, changed: from !== to };
 }
@@ -195,6 +238,7 @@ export function diffMachineConfigs(
     ],
     files: files.files,
     units: units.units,
+    users: diffUsers(a.value, b.value),
     unchangedFiles: files.unchanged,
     unchangedUnits: units.unchanged,
   });

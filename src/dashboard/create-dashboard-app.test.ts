@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { silentLogger } from '../ports/logger.js';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import { assetPath, createDashboardApp, type SnapshotSource } from './create-dashboard-app.js';
-import { buildSnapshot, type DashboardSnapshot } from './dashboard-snapshot.js';
+import {
+  buildSnapshot,
+  type DashboardSnapshot,
+  type SnapshotInputs,
+} from './dashboard-snapshot.js';
 import { machineConfig, pool } from './testing.js';
 import type { MachineConfigurationRead } from '../runtime/read-machine-configuration.js';
 import type { MachineConfiguration } from '../api/operator/v1/machine-configuration.js';
@@ -14,6 +18,13 @@ class FixedSource implements SnapshotSource {
   readonly listeners = new Set<(s: DashboardSnapshot) => void>();
   synced = true;
   mcop: MachineConfigurationRead = { kind: 'absent' };
+  objects: SnapshotInputs = {
+    pools: [],
+    nodes: [],
+    machineConfigNodes: [],
+    machineConfigs: [],
+    events: [],
+  };
 
   constructor(s: DashboardSnapshot) {
     this.current = s;
@@ -23,6 +34,9 @@ class FixedSource implements SnapshotSource {
   }
   machineConfig(name: string): MachineConfig | undefined {
     return this.configs.get(name);
+  }
+  inputs(): SnapshotInputs {
+    return this.objects;
   }
   subscribe(l: (s: DashboardSnapshot) => void): () => void {
     this.listeners.add(l);

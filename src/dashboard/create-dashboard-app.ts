@@ -7,12 +7,25 @@
  * - `GET /api/diff?from=A&to=B`: the ConfigDiff between two MachineConfigs with `plan`, what a
  *   running node on A does to reach B (diff-plan.ts: drain, reboot, actions, or upstream's
  *   refusal), 404 for an unknown name, 422 when one cannot be parsed;
+ * - `GET /api/nodes/NAME`: the node detail (node-detail.ts) with its deployments;
+ * - `GET /api/nodes/NAME/log`: the last 200 lines of its daemon pod's log, then the lines that
+ *   follow (pods/log with follow), as plain text;
+ * - `GET /api/events?type=&pool=&node=&page=`: one page of the matching events (event-query.ts);
+ * - `GET /api/cluster`: ClusterVersion, the machine-config ClusterOperator and the gating pools;
+ * - `POST /api/pools/NAME/{pause,resume,maxUnavailable}`: the pool action (pool-actions.ts), sent
+ *   with the caller's `Authorization: Bearer` token and only with it (401 without one): the API
+ *   server decides, and its refusal (403, 422) comes back with its code and message. A header the
+ *   browser never adds by itself is also what keeps another site from posting in the user's name.
+ * - `POST /api/nodes/NAME/forcefile`: the forcefile on that node, with the caller's token only:
+ *   first a dry-run PATCH of the Node as the caller (the API server authorizes it as a real one
+ *   and writes nothing), then the file (ports/node-forcefile.ts);
  * - `GET /metrics`: the pool counts it shows, under the controller's metric names;
  * - `GET /healthz`: 200 once every watch has listed, else 503;
  * - anything else: the built page from `assets` (`/` is `index.html`).
  */
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from '../ports/logger.js';
 import type { MachineConfigurationRead } from '../runtime/read-machine-configuration.js';
 import { diffMachineConfigs } from './config-diff.js';
@@ -20,11 +33,31 @@ import { diffPlan, type DiffAnswerBody } from './diff-plan.js';
 import type { DashboardSnapshot } from './dashboard-snapshot.js';
 import { MetricsContentType, poolMetricsText } from './pool-metrics.js';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
+import type { ClusterOperator } from '../api/config/v1/cluster-operator.js';
+import type { ClusterVersion } from '../api/config/v1/cluster-version.js';
+import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
+import type { Pod } from '../api/core/v1/pod.js';
+import { StatusError } from '../api/meta/v1/status-error.js';
+import { Resources } from '../api/resource-refs.js';
+import type { UserApiAccess } from '../ports/user-api-access.js';
+import { bearerToken } from './bearer-token.js';
+import { clusterView, type Read } from './cluster-view.js';
+import type { SnapshotInputs } from './dashboard-snapshot.js';
+import { parseEventQuery, queryEvents } from './event-query.js';
+import {
+  NoDeploymentsSource,
+  type NodeDeploymentsSource,
+} from '../ports/node-deployments-source.js';
+import { nodeDetail } from './node-detail.js';
+import { NoNodeForcefile, type NodeForcefile } from '../ports/node-forcefile.js';
+import { isObjectName, poolActionPatch } from './pool-actions.js';
 
 /** What the app reads: the watches' view (DashboardCache, or a fixed one in tests). */
 export interface SnapshotSource {
   snapshot(): DashboardSnapshot;
   machineConfig(name: string): MachineConfig | undefined;
+  /** The watched objects themselves (the node detail and the events panel read them). */
+  inputs(): SnapshotInputs;
   /** MachineConfiguration/cluster, read when a plan is asked for (it holds the policies). */
   machineConfiguration(signal?: AbortSignal): Promise<MachineConfigurationRead>;
   subscribe(listener: (snapshot: DashboardSnapshot) => void): () => void;
@@ -41,6 +74,35 @@ export interface DashboardAppOptions {
   readonly assets: DashboardAssets;
   readonly log: Logger;
   readonly pingMs?: number;
+  /** How user actions and on-demand reads reach the API server; without it they answer 503. */
+  readonly access?: UserApiAccess;
+  /** How a forcefile reaches a node (default: it cannot, the page says how to do it by hand). */
+  readonly forcefile?: NodeForcefile;
+  /** Where the node detail's deployments come from (default: nowhere, the page says so). */
+  readonly deployments?: NodeDeploymentsSource;
+}
+
+/** The daemon pods: the DaemonSet's pods in the MCO namespace (src/simulator/daemon-pod.ts). */
+const McoNamespace = 'openshift-machine-config-operator';
+const DaemonPodSelector = 'k8s-app=machine-config-daemon';
+const DaemonContainer = 'machine-config-daemon';
+export const LogTailLines = 200;
+const MaxActionBody = 1024;
+const NeedsToken =
+  'actions need your own token (Authorization: Bearer …); the dashboard acts for no one';
+
+/** An API server refusal as the page shows it: its code and message. */
+function refusal(e: unknown): { code: number; message: string } {
+  if (e instanceof StatusError) return { code: e.code === 0 ? 500 : e.code, message: e.message };
+  return { code: 502, message: `the API server could not be reached: ${String(e)}` };
+}
+
+async function readObject<T>(get: () => Promise<T>): Promise<Read<T>> {
+  try {
+    return { kind: 'found', object: await get() };
+  } catch (e) {
+    return { kind: 'unreadable', message: refusal(e).message };
+  }
 }
 
 const ContentTypes: Readonly<Record<string, string>> = {
@@ -126,6 +188,167 @@ export function createDashboardApp(options: DashboardAppOptions): Hono {
       plan: diffPlan(a, b, await source.machineConfiguration(c.req.raw.signal)),
     };
     return c.json(body);
+  });
+
+  const unavailable = 'the dashboard has no API access for this';
+
+  app.get('/api/nodes/:name', async (c) => {
+    const name = c.req.param('name');
+    const inputs = source.inputs();
+    const node = inputs.nodes.find((n) => n.metadata.name === name);
+    if (node === undefined) return c.json({ error: `node "${name}" not found` }, 404);
+    const deployments = await (options.deployments ?? NoDeploymentsSource).read(name);
+    return c.json(
+      nodeDetail({
+        node,
+        pools: inputs.pools,
+        machineConfigNode: inputs.machineConfigNodes.find((m) => m.metadata.name === name),
+        machineConfig: (n) => source.machineConfig(n),
+        deployments,
+      }),
+    );
+  });
+
+  app.get('/api/nodes/:name/log', async (c) => {
+    const name = c.req.param('name');
+    if (!isObjectName(name)) return c.json({ error: `"${name}" is not a node name` }, 400);
+    const token = bearerToken(c.req.header('authorization'));
+    if (!token.ok) return c.json({ error: token.error }, 400);
+    const access = options.access;
+    if (access === undefined) return c.json({ error: unavailable }, 503);
+    let pods: Pod[];
+    try {
+      pods = (
+        await access.client(token.value).list<Pod>(Resources.pod, {
+          namespace: McoNamespace,
+          labelSelector: DaemonPodSelector,
+          signal: c.req.raw.signal,
+        })
+      ).items;
+    } catch (e) {
+      const r = refusal(e);
+      return c.json({ error: r.message }, r.code as ContentfulStatusCode);
+    }
+    const pod = pods
+      .filter((p) => p.spec?.nodeName === name && p.metadata.deletionTimestamp === undefined)
+      .sort((a, b) =>
+        (b.metadata.creationTimestamp ?? '').localeCompare(a.metadata.creationTimestamp ?? ''),
+      )[0];
+    if (pod === undefined)
+      return c.json({ error: `no machine-config-daemon pod runs on node "${name}"` }, 404);
+    const follow = c.req.query('follow') !== 'false';
+    const answer = await access
+      .podLog(
+        {
+          namespace: McoNamespace,
+          pod: pod.metadata.name ?? '',
+          container: DaemonContainer,
+          tailLines: LogTailLines,
+          follow,
+        },
+        token.value,
+        c.req.raw.signal,
+      )
+      .catch((e: unknown) => ({ ok: false as const, code: 502, body: String(e) }));
+    if (!answer.ok) {
+      let message = answer.body;
+      try {
+        message = (JSON.parse(answer.body) as { message?: string }).message ?? answer.body;
+      } catch {
+        // not a Status: the body as it came
+      }
+      return c.json({ error: message }, answer.code as ContentfulStatusCode);
+    }
+    return c.body(answer.body, 200, {
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Cache-Control': 'no-store',
+      'X-Pod': pod.metadata.name ?? '',
+    });
+  });
+
+  app.get('/api/events', (c) => {
+    const query = parseEventQuery(c.req.query());
+    if (!query.ok) return c.json({ error: query.error }, 400);
+    return c.json(queryEvents(source.inputs().events, source.snapshot().nodes, query.value));
+  });
+
+  app.get('/api/cluster', async (c) => {
+    const token = bearerToken(c.req.header('authorization'));
+    if (!token.ok) return c.json({ error: token.error }, 400);
+    const access = options.access;
+    if (access === undefined) return c.json({ error: unavailable }, 503);
+    const client = access.client(token.value);
+    const signal = c.req.raw.signal;
+    const [version, operator] = await Promise.all([
+      readObject(() =>
+        client.get<ClusterVersion>(Resources.clusterVersion, 'version', undefined, signal),
+      ),
+      readObject(() =>
+        client.get<ClusterOperator>(Resources.clusterOperator, 'machine-config', undefined, signal),
+      ),
+    ]);
+    return c.json(clusterView(version, operator, source.snapshot().pools));
+  });
+
+  app.post('/api/nodes/:name/forcefile', async (c) => {
+    const name = c.req.param('name');
+    if (!isObjectName(name)) return c.json({ error: `"${name}" is not a node name` }, 400);
+    const token = bearerToken(c.req.header('authorization'));
+    if (!token.ok) return c.json({ error: token.error }, 400);
+    if (token.value === undefined) return c.json({ error: NeedsToken }, 401);
+    const access = options.access;
+    if (access === undefined) return c.json({ error: unavailable }, 503);
+    try {
+      await access
+        .client(token.value)
+        .patch(Resources.node, name, { metadata: {} }, 'merge', { dryRun: true });
+    } catch (e) {
+      const r = refusal(e);
+      return c.json({ error: r.message }, r.code as ContentfulStatusCode);
+    }
+    const written = await (options.forcefile ?? NoNodeForcefile).touch(name);
+    if (!written.ok) return c.json({ error: written.error }, 501);
+    log.info('forcefile written', { node: name, path: written.value });
+    return c.json({ node: name, path: written.value });
+  });
+
+  app.post('/api/pools/:name/:action', async (c) => {
+    const name = c.req.param('name');
+    const action = c.req.param('action');
+    if (action !== 'pause' && action !== 'resume' && action !== 'maxUnavailable')
+      return c.json({ error: `unknown action "${action}"` }, 404);
+    if (!isObjectName(name)) return c.json({ error: `"${name}" is not a pool name` }, 400);
+    const token = bearerToken(c.req.header('authorization'));
+    if (!token.ok) return c.json({ error: token.error }, 400);
+    if (token.value === undefined) return c.json({ error: NeedsToken }, 401);
+    const access = options.access;
+    if (access === undefined) return c.json({ error: unavailable }, 503);
+    const text = await c.req.text();
+    if (text.length > MaxActionBody)
+      return c.json({ error: `the body is longer than ${MaxActionBody} bytes` }, 413);
+    let body: unknown = {};
+    if (text.trim() !== '')
+      try {
+        body = JSON.parse(text) as unknown;
+      } catch {
+        return c.json({ error: 'the body is not JSON' }, 400);
+      }
+    const patch = poolActionPatch(action, body);
+    if (!patch.ok) return c.json({ error: patch.error }, 422);
+    try {
+      const pool = await access
+        .client(token.value)
+        .patch<MachineConfigPool>(Resources.machineConfigPool, name, patch.value, 'merge');
+      log.info('pool action', { pool: name, action, patch: patch.value });
+      return c.json({
+        pool: name,
+        paused: pool.spec.paused === true,
+        maxUnavailable: String(pool.spec.maxUnavailable ?? 1),
+      });
+    } catch (e) {
+      const r = refusal(e);
+      return c.json({ error: r.message }, r.code as ContentfulStatusCode);
+    }
   });
 
   app.get('/metrics', (c) =>

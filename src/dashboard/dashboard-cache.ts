@@ -19,7 +19,11 @@ import {
   readMachineConfiguration,
   type MachineConfigurationRead,
 } from '../runtime/read-machine-configuration.js';
-import { buildSnapshot, type DashboardSnapshot } from './dashboard-snapshot.js';
+import {
+  buildSnapshot,
+  type DashboardSnapshot,
+  type SnapshotInputs,
+} from './dashboard-snapshot.js';
 
 export interface DashboardCacheOptions {
   readonly client: ResourceClient;
@@ -85,14 +89,18 @@ export class DashboardCache {
     return this.#all().every((i) => i.hasSynced());
   }
 
-  snapshot(): DashboardSnapshot {
-    this.#snapshot ??= buildSnapshot({
+  inputs(): SnapshotInputs {
+    return {
       pools: this.#pools.list(),
       nodes: this.#nodes.list(),
       machineConfigNodes: this.#mcns.list(),
       machineConfigs: this.#configs.list(),
       events: this.#events.list(),
-    });
+    };
+  }
+
+  snapshot(): DashboardSnapshot {
+    this.#snapshot ??= buildSnapshot(this.inputs());
     return this.#snapshot;
   }
 

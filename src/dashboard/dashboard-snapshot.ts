@@ -6,7 +6,7 @@
  */
 import type { Event } from '../api/core/v1/event.js';
 import type { Node } from '../api/core/v1/node.js';
-import { Annotation } from '../api/machineconfiguration/v1/constants.js';
+import { Annotation, Label } from '../api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
@@ -42,6 +42,17 @@ export interface PoolView {
   readonly conditions: readonly ConditionView[];
   /** This pool's rendered configs, oldest first. */
   readonly renderedConfigs: readonly string[];
+  /** The same, with their creation time and whether each is the pool's current or target. */
+  readonly renderedConfigList: readonly RenderedConfigView[];
+  /** Labelled required-for-upgrade: a release is not deployed until this pool is updated. */
+  readonly requiredForUpgrade: boolean;
+}
+
+export interface RenderedConfigView {
+  readonly name: string;
+  readonly created: string;
+  readonly current: boolean;
+  readonly target: boolean;
 }
 
 export interface NodeView {
@@ -97,7 +108,7 @@ function percent(updated: number, total: number, outcome: RolloutOutcome): numbe
 }
 
 /** The rendered configs a pool owns (by owner reference, else by name), oldest first. */
-function renderedConfigsOf(pool: string, configs: readonly MachineConfig[]): string[] {
+function renderedConfigsOf(pool: string, configs: readonly MachineConfig[]): MachineConfig[] {
   return configs
     .filter((mc) => {
       const owners = mc.metadata.ownerReferences ?? [];
@@ -110,8 +121,7 @@ function renderedConfigsOf(pool: string, configs: readonly MachineConfig[]): str
       (a, b) =>
         (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') ||
         byName(a, b),
-    )
-    .map((mc) => mc.metadata.name ?? '');
+    );
 }
 
 function poolView(
@@ -123,13 +133,16 @@ function poolView(
   const s = pool.status;
   const rollout = rolloutStatus(pool, inputs.pools, inputs.nodes, mcns, inputs.machineConfigs);
   const machineCount = s?.machineCount ?? 0;
+  const rendered = renderedConfigsOf(name, inputs.machineConfigs);
+  const target = pool.spec.configuration?.name ?? '';
+  const current = s?.configuration?.name ?? '';
   const updatedMachineCount = s?.updatedMachineCount ?? 0;
   return {
     name,
     paused: pool.spec.paused === true,
     maxUnavailable: String(pool.spec.maxUnavailable ?? 1),
-    target: pool.spec.configuration?.name ?? '',
-    current: s?.configuration?.name ?? '',
+    target,
+    current,
     machineCount,
     updatedMachineCount,
     readyMachineCount: s?.readyMachineCount ?? 0,
@@ -145,7 +158,14 @@ function poolView(
       message: c.message ?? '',
       lastTransitionTime: c.lastTransitionTime ?? '',
     })),
-    renderedConfigs: renderedConfigsOf(name, inputs.machineConfigs),
+    renderedConfigs: rendered.map((mc) => mc.metadata.name ?? ''),
+    renderedConfigList: rendered.map((mc) => ({
+      name: mc.metadata.name ?? '',
+      created: mc.metadata.creationTimestamp ?? '',
+      current: mc.metadata.name === current,
+      target: mc.metadata.name === target,
+    })),
+    requiredForUpgrade: pool.metadata.labels?.[Label.requiredForUpgrade] !== undefined,
   };
 }
 
@@ -181,7 +201,7 @@ function eventTime(e: Event): string {
   return e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? e.metadata.creationTimestamp ?? '';
 }
 
-function eventView(e: Event): EventView {
+export function eventView(e: Event): EventView {
   return {
     time: eventTime(e),
     type: e.type ?? '',

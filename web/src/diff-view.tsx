@@ -12,6 +12,7 @@ import {
   type DiffPlan,
   type DiffRow,
   type PoolView,
+  type RenderedConfigView,
 } from './api.js';
 
 interface Choice {
@@ -29,14 +30,24 @@ export function defaultChoice(pool: PoolView): Choice {
   return { pool: pool.name, from, to };
 }
 
+/** `rendered-worker-1a2b · 2026-12-02 04:05 · current, target` */
+function configLabel(c: RenderedConfigView): string {
+  const marks = [c.current ? 'current' : '', c.target ? 'target' : ''].filter((m) => m !== '');
+  const when = c.created
+    .replace('T', ' ')
+    .replace(/:\d\dZ$/, '')
+    .replace('Z', '');
+  return `${c.name}${when === '' ? '' : ` · ${when}`}${marks.length === 0 ? '' : ` · ${marks.join(', ')}`}`;
+}
+
 function Rows({ rows }: { rows: readonly DiffRow[] }) {
   return (
     <table class="sbs">
       <tbody>
         {rows.map((r, i) => (
           <tr key={i} class={`row-${r.kind}`}>
-            <td class="left mono">{r.left ?? ''}</td>
-            <td class="right mono">{r.right ?? ''}</td>
+            <td class="left mono wrap">{r.left ?? ''}</td>
+            <td class="right mono wrap">{r.right ?? ''}</td>
           </tr>
         ))}
       </tbody>
@@ -88,7 +99,11 @@ function PlanBox({ plan }: { plan: DiffPlan }) {
 
 function DiffBody({ diff }: { diff: DiffAnswerBody }) {
   const fields = diff.fields.filter((f) => f.changed);
-  const nothing = fields.length === 0 && diff.files.length === 0 && diff.units.length === 0;
+  const nothing =
+    fields.length === 0 &&
+    diff.files.length === 0 &&
+    diff.units.length === 0 &&
+    diff.users.length === 0;
   return (
     <div data-testid="diff">
       <PlanBox plan={diff.plan} />
@@ -99,8 +114,8 @@ function DiffBody({ diff }: { diff: DiffAnswerBody }) {
             {fields.map((f) => (
               <tr key={f.field}>
                 <th>{f.field}</th>
-                <td class="left mono">{f.from || '—'}</td>
-                <td class="right mono">{f.to || '—'}</td>
+                <td class="left mono wrap">{f.from || '—'}</td>
+                <td class="right mono wrap">{f.to || '—'}</td>
               </tr>
             ))}
           </tbody>
@@ -128,6 +143,16 @@ function DiffBody({ diff }: { diff: DiffAnswerBody }) {
             <span class="meta">
               {u.from || '—'} → {u.to || '—'}
             </span>
+          </h4>
+          <Rows rows={u.rows} />
+        </section>
+      ))}
+      {diff.users.map((u) => (
+        <section class="diff-entry" key={u.name} data-testid={`diff-user-${u.name}`}>
+          <h4>
+            <span class={`badge change-${u.change}`}>{u.change}</span> user{' '}
+            <span class="mono">{u.name}</span>
+            <span class="meta">SSH keys and password</span>
           </h4>
           <Rows rows={u.rows} />
         </section>
@@ -195,16 +220,20 @@ export function DiffView({ pools }: { pools: readonly PoolView[] }): JSX.Element
         <label>
           from{' '}
           <select value={choice.from} onChange={select('from')} data-testid="diff-from">
-            {pool.renderedConfigs.map((n) => (
-              <option key={n}>{n}</option>
+            {pool.renderedConfigList.map((c) => (
+              <option key={c.name} value={c.name}>
+                {configLabel(c)}
+              </option>
             ))}
           </select>
         </label>
         <label>
           to{' '}
           <select value={choice.to} onChange={select('to')} data-testid="diff-to">
-            {pool.renderedConfigs.map((n) => (
-              <option key={n}>{n}</option>
+            {pool.renderedConfigList.map((c) => (
+              <option key={c.name} value={c.name}>
+                {configLabel(c)}
+              </option>
             ))}
           </select>
         </label>

@@ -27,7 +27,9 @@ export function Nodes({ nodes }: { nodes: readonly NodeView[] }): JSX.Element {
         {nodes.map((n) => (
           <tr key={n.name} data-testid={`node-${n.name}`} class={stateClass(n)}>
             <td>
-              {n.name}
+              <a href={`#/nodes/${encodeURIComponent(n.name)}`} data-testid={`node-link-${n.name}`}>
+                {n.name}
+              </a>
               {n.unschedulable ? <span class="tag">cordoned</span> : null}
             </td>
             <td>{n.pool || '—'}</td>

@@ -1,6 +1,7 @@
 /** Pool cards: state, a progress bar of updated/total, the counts, configs and conditions. */
 import type { JSX } from 'preact';
 import type { PoolView } from './api.js';
+import { PoolActions } from './pool-actions.js';
 
 const OutcomeLabel = { Done: 'Updated', Progressing: 'Updating', Degraded: 'Degraded' } as const;
 
@@ -32,7 +33,13 @@ function Count({ label, value, warn }: { label: string; value: number; warn?: bo
   );
 }
 
-function PoolCard({ pool }: { pool: PoolView }) {
+/** Updated and Degraded as computed; a paused pool that is not done is Paused, not Updating (kubectl's UPDATING is False then). */
+function stateLabel(pool: PoolView): string {
+  if (pool.paused && pool.outcome === 'Progressing') return 'Paused';
+  return OutcomeLabel[pool.outcome];
+}
+
+function PoolCard({ pool, token }: { pool: PoolView; token: string }) {
   return (
     <article class="card pool" data-testid={`pool-${pool.name}`}>
       <header class="pool-head">
@@ -41,9 +48,13 @@ function PoolCard({ pool }: { pool: PoolView }) {
           class={`badge badge-${pool.outcome.toLowerCase()}`}
           data-testid={`pool-state-${pool.name}`}
         >
-          {OutcomeLabel[pool.outcome]}
+          {stateLabel(pool)}
         </span>
-        {pool.paused ? <span class="badge badge-paused">Paused</span> : null}
+        {pool.paused && pool.outcome !== 'Progressing' ? (
+          <span class="badge badge-paused" data-testid={`pool-paused-${pool.name}`}>
+            Paused
+          </span>
+        ) : null}
       </header>
       <ProgressBar pool={pool} />
       <div class="counts">
@@ -59,9 +70,10 @@ function PoolCard({ pool }: { pool: PoolView }) {
         <dt>current</dt>
         <dd class="mono">{pool.current || '—'}</dd>
         <dt>maxUnavailable</dt>
-        <dd>{pool.maxUnavailable}</dd>
+        <dd data-testid={`max-${pool.name}`}>{pool.maxUnavailable}</dd>
       </dl>
       <p class="message">{pool.message}</p>
+      <PoolActions pool={pool} token={token} />
       <details>
         <summary>conditions</summary>
         <table class="conditions">
@@ -71,7 +83,7 @@ function PoolCard({ pool }: { pool: PoolView }) {
                 <td>{c.type}</td>
                 <td>{c.status}</td>
                 <td>{c.reason}</td>
-                <td>{c.message}</td>
+                <td class="wrap">{c.message}</td>
               </tr>
             ))}
           </tbody>
@@ -81,12 +93,18 @@ function PoolCard({ pool }: { pool: PoolView }) {
   );
 }
 
-export function Pools({ pools }: { pools: readonly PoolView[] }): JSX.Element {
+export function Pools({
+  pools,
+  token,
+}: {
+  pools: readonly PoolView[];
+  token: string;
+}): JSX.Element {
   if (pools.length === 0) return <p class="empty">No MachineConfigPools yet.</p>;
   return (
     <div class="pools">
       {pools.map((p) => (
-        <PoolCard key={p.name} pool={p} />
+        <PoolCard key={p.name} pool={p} token={token} />
       ))}
     </div>
   );
