@@ -111,7 +111,7 @@ export async function serveReview(c: ReviewContext): Promise<Response> {
   const decoded = decodeObjectBody(c.body, c.request.headers.get('Content-Type'), {
     kind: c.rt.kind,
     builtIn: true,
-    acceptsProtobuf: false,
+    acceptsProtobuf: true,
   });
   if (!decoded.ok) throw decoded.error;
   const spec = record(decoded.value['spec']) ?? {};

@@ -88,7 +88,7 @@ export class TokenRequestHandler implements TokenRequests {
     const decoded = decodeObjectBody(call.body, call.request.headers.get('Content-Type'), {
       kind: 'TokenRequest',
       builtIn: true,
-      acceptsProtobuf: false,
+      acceptsProtobuf: true,
     });
     if (!decoded.ok) throw decoded.error;
     const spec = record(decoded.value['spec']);
