@@ -15,6 +15,7 @@ import {
   parseRpmOstreeStatus,
   type CoreosHost,
 } from './coreos-host.js';
+import { HostPath } from './chroot-command-runner.js';
 import { createExecCommandRunner } from './exec-command-runner.js';
 
 /** Upstream's mock CommandRunner: canned results keyed by `cmd arg1 arg2`, every call recorded. */
@@ -413,10 +414,15 @@ describe('coreos host: files (real filesystem under a temp root)', () => {
       'rpm -qf /etc/weird': { stderr: 'rpmdb broken\n', code: 2 },
     });
     const real = createExecCommandRunner();
+    // rpm runs chrooted into the root (its prefix is checked and dropped for the canned keys)
     const runner: CommandRunner = {
       async run(argv, options) {
-        const canned = await recording.run(argv, options);
-        return argv[0] === 'cp' ? real.run(argv, options) : canned;
+        if (argv[0] === 'cp') {
+          await recording.run(argv, options);
+          return real.run(argv, options);
+        }
+        expect(argv.slice(0, 2)).toEqual(['chroot', root]);
+        return recording.run(argv.slice(4), options);
       },
     };
     const host = createCoreosHost({ runner, root });
@@ -456,5 +462,40 @@ describe('coreos host: files (real filesystem under a temp root)', () => {
       kind: 'file',
       mode: 0o600,
     });
+  });
+});
+
+describe('coreos host: commands in the host root', () => {
+  it('chroots every host command into the root, not the file copy', async () => {
+    // GIVEN a CoreOS host rooted at /rootfs (the daemon's pod) whose commands are recorded
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), 'coreos-chroot-'));
+    try {
+      const { runner: recording, calls } = recordingRunner();
+      const real = createExecCommandRunner();
+      const runner: CommandRunner = {
+        async run(argv, options) {
+          const canned = await recording.run(argv, options);
+          return argv[0] === 'cp' ? real.run(argv, options) : canned;
+        },
+      };
+      const host = createCoreosHost({ runner, root });
+      await host.files.writeAtomic('/etc/a', new Uint8Array([1]), { mode: 0o644 });
+      // WHEN it runs systemd, user, OS and copy operations
+      await host.systemd.enable(['kubelet.service']);
+      await host.users.setPasswordHash('core', '*');
+      await host.os.cleanupPending();
+      await host.files.copy('/etc/a', '/etc/b');
+      // THEN the host's programs run chrooted into the root, cp runs here on held folders
+      const prefix = ['chroot', root, '/usr/bin/env', `PATH=${HostPath}`];
+      expect(calls.slice(0, 3)).toEqual([
+        [...prefix, 'systemctl', 'enable', 'kubelet.service'],
+        [...prefix, 'usermod', '-p', '*', 'core'],
+        [...prefix, 'rpm-ostree', 'cleanup', '-p'],
+      ]);
+      expect(calls[3]?.slice(0, 3)).toEqual(['cp', '-a', '--reflink=auto']);
+      expect(await fs.readFile(path.join(root, 'etc/b'))).toEqual(Buffer.from([1]));
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
   });
 });

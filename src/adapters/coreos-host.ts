@@ -1,11 +1,14 @@
 /**
  * The Host for real RHCOS/FCOS machines (docs/reference/daemon.md §7.6–7.8): files through the root
  * resolver under `root` (`/` on a node; node-root.ts), systemd through `systemctl`, users through `usermod`
- * and `getent shadow`, the OS through `rpm-ostree`, and the reboot through `systemd-run`. Every
- * program runs through the CommandRunner port, which is how this adapter is tested: rpm-ostree
- * cannot run here, so the tests check the exact command lines (docs/daemon.md).
+ * and `getent shadow`, the OS through `rpm-ostree`, and the reboot through `systemd-run`. These
+ * programs are the host's: they run chrooted into `root` (chroot-command-runner.ts), as upstream's
+ * daemon runs them after chrooting into /rootfs. Every program runs through the CommandRunner
+ * port; the unit tests check the exact command lines, coreos-host-chroot.test.ts runs them in a
+ * real Debian root (docs/daemon.md).
  */
 import { arch as osArch } from 'node:os';
+import { posix } from 'node:path';
 import {
   kernelSwitchArgs,
   describeKernelSwitchError,
@@ -29,6 +32,7 @@ import type {
   UnitEnablement,
   Users,
 } from '../ports/host.js';
+import { createChrootCommandRunner } from './chroot-command-runner.js';
 import { NodeRoot } from './node-root.js';
 import { createRootedNodeFiles } from './rooted-node-files.js';
 
@@ -63,8 +67,12 @@ export interface CoreosHost extends Host {
 }
 
 export interface CoreosHostOptions {
+  /**
+   * Runs programs on this machine. Host commands go through it chrooted into `root` (every
+   * command but the file copy, which works on paths the root resolver holds open here).
+   */
   readonly runner: CommandRunner;
-  /** Where the node's `/` is; `/` on a real node (tests use a temp directory). */
+  /** Where the node's `/` is: `/` on the host itself, `/rootfs` in the daemon's pod. */
   readonly root?: string;
   /** Go's GOARCH of the node (`amd64`, `arm64`, …): 64k-pages kernels need arm64. */
   readonly arch?: string;
@@ -86,8 +94,8 @@ export class CommandFailedError extends Error {
 }
 
 export function createCoreosHost(options: CoreosHostOptions): CoreosHost {
-  const root = options.root ?? '/';
-  const runner = options.runner;
+  const root = posix.resolve(options.root ?? '/');
+  const runner = createChrootCommandRunner(root, options.runner);
   const nodeRoot = new NodeRoot(root);
 
   async function run(argv: readonly string[], signal?: AbortSignal): Promise<CommandResult> {
@@ -96,7 +104,7 @@ export function createCoreosHost(options: CoreosHostOptions): CoreosHost {
     return result;
   }
 
-  const files = createNodeFiles(nodeRoot, runner);
+  const files = createNodeFiles(nodeRoot, runner, options.runner);
   const systemd = createSystemd(runner);
   const users = createUsers(runner);
   const os = createOsUpdater(run, options.arch ?? goArch());
@@ -159,12 +167,16 @@ function goArch(): string {
 // ---------------------------------------------------------------------------------------------
 // Files
 
-function createNodeFiles(root: NodeRoot, runner: CommandRunner): NodeFiles {
+function createNodeFiles(
+  root: NodeRoot,
+  hostRunner: CommandRunner,
+  localRunner: CommandRunner,
+): NodeFiles {
   return createRootedNodeFiles({
     root,
     async isPackageOwned(path) {
       const argv = ['rpm', '-qf', path];
-      const result = await runner.run(argv);
+      const result = await hostRunner.run(argv);
       if (result.code === 0) return true;
       const out = result.stdout + result.stderr;
       if (out.includes(`file ${path} is not owned by any package`)) return false;
@@ -178,7 +190,7 @@ function createNodeFiles(root: NodeRoot, runner: CommandRunner): NodeFiles {
     // copies into a temp file of the resolved target folder, renamed into place after
     async copier(source, temp) {
       const argv = ['cp', '-a', '--reflink=auto', source, temp];
-      const result = await runner.run(argv);
+      const result = await localRunner.run(argv);
       if (result.code !== 0) throw new CommandFailedError(argv, result);
     },
   });

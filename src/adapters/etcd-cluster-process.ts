@@ -6,6 +6,7 @@
  * `--initial-cluster` flags are then ignored and the member rejoins). Used by the HA control plane
  * (`mco ha up`) and by the tests through test/support/etcd-cluster.ts.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
@@ -36,8 +37,6 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
     });
   });
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export interface EtcdMemberConfig {
   readonly name: string;

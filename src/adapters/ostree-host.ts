@@ -10,7 +10,13 @@
  *   with `ostree admin deploy --sysroot` at the reboot, merging /etc from the booted deployment;
  *   an OsImageFetcher turns an image into a commit of the node's repository;
  * - reboot: a request file for the supervisor, which stops the daemon and boots the default.
+ *
+ * On a plain OSTree host that really booted (`boot: 'system'`), the same paths come from the root:
+ * booted = the root's /proc/cmdline (ostree-system-boot.ts), daemon-reload/restart/reload and the
+ * reboot are the host's `systemctl`, chrooted into the root, and the staged change is deployed
+ * just before the reboot (nobody else finalizes it).
  */
+import { mkdir } from 'node:fs/promises';
 import { posix } from 'node:path';
 import type { CommandRunner } from '../ports/command-runner.js';
 import type {
@@ -28,6 +34,8 @@ import {
   defaultDeployment,
   defaultSupervisorChannel,
   dropAheadOfBooted,
+  finalizeStaged,
+  writeJsonAtomic,
   OriginImageKey,
   readBooted,
   readOrigin,
@@ -41,6 +49,8 @@ import {
 } from './ostree-boot.js';
 import type { NodeRoot } from './node-root.js';
 import { OstreeCli } from './ostree.js';
+import { createChrootCommandRunner } from './chroot-command-runner.js';
+import { readSystemBooted, systemStateDir } from './ostree-system-boot.js';
 import { createRootedNodeFiles } from './rooted-node-files.js';
 
 /** Where an OS image's commit ends up: the node's repository, and the ostree CLI to fill it. */
@@ -95,8 +105,15 @@ export const localOstreeImageFetcher: OsImageFetcher = {
 };
 
 export interface OstreeHostOptions {
-  /** The folder that is the node's `/` (a node folder's `rootfs`). */
+  /** The folder that is the node's `/` (a node folder's `rootfs`, or `/` / `/rootfs` on a host). */
   readonly root: string;
+  /**
+   * Who boots the node: `supervisor` (a simulated node: booted.json and reboot requests in the
+   * supervisor channel, systemd not running) or `system` (a plain OSTree host that really
+   * booted: the booted deployment from /proc/cmdline, systemd and the reboot through the host's
+   * systemctl run chrooted into the root, the staged change deployed just before the reboot).
+   */
+  readonly boot?: 'supervisor' | 'system';
   readonly runner: CommandRunner;
   /** The supervisor's state folder (booted.json, reboot-request.json); default: `<root>/../state`. */
   readonly supervisorChannel?: string;
@@ -116,7 +133,12 @@ const EnablementStates: Readonly<Record<string, UnitEnablement>> = {
   'not-found': 'not-found',
 };
 
-function systemdOf(view: NodeRoot, runner: CommandRunner, now: () => Date): Systemd {
+function systemdOf(
+  view: NodeRoot,
+  runner: CommandRunner,
+  now: () => Date,
+  live: CommandRunner | undefined,
+): Systemd {
   const root = view.path;
   const systemctl = async (args: readonly string[]) => {
     const r = await runner.run(['systemctl', `--root=${root}`, ...args]);
@@ -124,6 +146,12 @@ function systemdOf(view: NodeRoot, runner: CommandRunner, now: () => Date): Syst
       throw new Error(`systemctl --root=${root} ${args.join(' ')}: ${r.stderr.trim()}`);
   };
   const record = async (action: string, unit?: string) => {
+    if (live !== undefined) {
+      const argv = ['systemctl', action, ...(unit === undefined ? [] : [unit])];
+      const r = await live.run(argv);
+      if (r.code !== 0) throw new Error(`${argv.join(' ')}: ${r.stderr.trim()}`);
+      return;
+    }
     const line = JSON.stringify({ action, ...(unit === undefined ? {} : { unit }), at: now() });
     await view.appendFile('/run/mco-host/systemd-actions.jsonl', `${line}\n`);
   };
@@ -212,11 +240,13 @@ function osUpdaterOf(o: {
   channel: string;
   ostree: OstreeCli;
   fetcher: OsImageFetcher;
+  system: boolean;
 }): OsUpdater {
   const sysroot = posix.join(o.root.path, 'sysroot');
   const repo = posix.join(sysroot, 'ostree/repo');
 
   const booted = async (): Promise<BootedRecord> => {
+    if (o.system) return readSystemBooted(o.root, o.ostree);
     const b = await readBooted(o.channel);
     if (b === undefined)
       throw new Error(
@@ -307,28 +337,56 @@ function osUpdaterOf(o: {
 
 export function createOstreeHost(options: OstreeHostOptions): Host {
   const root = posix.resolve(options.root);
+  const system = options.boot === 'system';
   const channel = options.supervisorChannel ?? defaultSupervisorChannel(root);
   const now = options.now ?? (() => new Date());
   const ostree = new OstreeCli(options.runner);
   const view = viewRoot(root);
   const files = createRootedNodeFiles({ root: view });
+  const live = system ? createChrootCommandRunner(root, options.runner) : undefined;
   const rebooter: Rebooter = {
     async reboot(reason) {
-      await writeRebootRequest(channel, { reason, requestedAt: now().toISOString() });
+      if (live === undefined) {
+        await writeRebootRequest(channel, { reason, requestedAt: now().toISOString() });
+        return;
+      }
+      await finalizeOnSystem(view, ostree);
+      const argv = ['systemctl', 'reboot'];
+      const r = await live.run(argv);
+      if (r.code !== 0)
+        throw new Error(`reboot command failed, something is seriously wrong: ${r.stderr.trim()}`);
     },
   };
   return {
     kind: 'ostree',
     files,
-    systemd: systemdOf(view, options.runner, now),
+    systemd: systemdOf(view, options.runner, now, live),
     users: usersOf(root, options.runner, files),
     os: osUpdaterOf({
       root: view,
       channel,
       ostree,
       fetcher: options.imageFetcher ?? localOstreeImageFetcher,
+      system,
     }),
     rebooter,
-    fipsEnabled: () => Promise.resolve(false),
+    async fipsEnabled() {
+      if (!system) return false;
+      const text = (await view.readFile('/proc/sys/crypto/fips_enabled'))?.toString('utf8');
+      return text?.trim() === '1';
+    },
   };
+}
+
+/**
+ * A plain host has no supervisor to deploy the staged change at shutdown: it is deployed now,
+ * merging /etc from the booted deployment, just before the reboot.
+ */
+async function finalizeOnSystem(view: NodeRoot, ostree: OstreeCli): Promise<void> {
+  if ((await readStaged(view)) === undefined) return;
+  const state = systemStateDir(view);
+  await mkdir(state, { recursive: true, mode: 0o700 });
+  await writeJsonAtomic(posix.join(state, 'booted.json'), await readSystemBooted(view, ostree));
+  const sysroot = posix.join(view.path, 'sysroot');
+  await finalizeStaged(ostree, { sysroot, repo: posix.join(sysroot, 'ostree/repo'), state }, view);
 }

@@ -5,7 +5,8 @@
  * (readOnly / mutating), plus the process's default metrics. Implements the API server's
  * RequestMetrics port (apiserver/http/request-metrics.ts).
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from './prom-process-metrics.js';
 
 /** The labels of one resource request (verb, dry_run, group, version, resource, subresource, scope, component). */
 type RequestLabels = Readonly<
@@ -38,12 +39,6 @@ const RequestLabelNames = [
   'component',
 ] as const;
 
-const NonCounterTotals = [
-  'nodejs_active_handles_total',
-  'nodejs_active_requests_total',
-  'nodejs_active_resources_total',
-];
-
 export class PromApiServerMetrics {
   readonly registry: Registry = new Registry();
   readonly #requests: Counter;
@@ -54,12 +49,7 @@ export class PromApiServerMetrics {
   /** `registry`: where the metrics go (default: a registry of their own, with process metrics). */
   constructor(registry?: Registry) {
     if (registry !== undefined) this.registry = registry;
-    else {
-      collectDefaultMetrics({ register: this.registry });
-      // gauges named like counters, which `promtool check metrics` rejects; the same values are
-      // in nodejs_active_handles / nodejs_active_resources
-      for (const name of NonCounterTotals) this.registry.removeSingleMetric(name);
-    }
+    else collectProcessMetrics(this.registry);
     const registers = [this.registry];
     this.#requests = new Counter({
       name: 'apiserver_request_total',

@@ -36,6 +36,10 @@ describe('promMcoMetrics', () => {
     m.setDrainError('n1');
     m.setDrainError('n2');
     m.clearDrainError('n2');
+    m.setOsImageUrlOverride('worker', true);
+    m.setPoolAlert('m0', true);
+    m.setPoolState('w0', 'worker', 'Updated', '');
+    m.subControllerSynced('machine-config-controller-drain', 'drain', 'w0');
     const text = await registry.metrics();
     for (const line of [
       'mco_machine_count{pool="worker"} 3',
@@ -43,9 +47,22 @@ describe('promMcoMetrics', () => {
       'mco_degraded_machine_count{pool="worker"} 0',
       'mco_unavailable_machine_count{pool="worker"} 1',
       'mcc_drain_err{node="n1"} 1',
-      '# HELP mcc_drain_err errors from failed drain',
+      '# HELP mcc_drain_err logs failed drain',
+      '# HELP mco_machine_count total number of machines in a specified pool',
+      'os_image_url_override{pool="initialize"} 0',
+      'os_image_url_override{pool="worker"} 1',
+      'mcc_drain_err{node="initialize"} 0',
+      'mcc_pool_alert{node="initialize"} 0',
+      'mcc_pool_alert{node="m0"} 1',
+      '# HELP mco_state state of a specified pool',
+      'mcc_sub_controller_state{subcontroller="initialize",state="initialize",object="initialize"} 0',
+      'mcc_sub_controller_state{subcontroller="machine-config-controller-drain",state="drain",object="w0"}',
     ])
       expect(text).toContain(line);
     expect(text).not.toContain('node="n2"');
+    const state = /^mco_state\{node="w0",pool="worker",state="Updated",reason=""\} ([\d.]+)$/m.exec(
+      text,
+    );
+    expect(Math.abs(Number(state?.[1]) - Date.now() / 1000)).toBeLessThan(60);
   });
 });

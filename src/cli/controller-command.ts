@@ -15,7 +15,8 @@ import { logFormatOption } from './log-format-option.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Command } from 'commander';
-import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
+import { collectProcessMetrics } from '../adapters/prom-process-metrics.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { loadCertificateAuthority } from '../adapters/pki.js';
 import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
@@ -92,15 +93,27 @@ export function parseGoDuration(flag: string, value: string): number {
 /** A duration as these flags print their defaults (`5s`, `90s`, `1m0s` style avoided). */
 const secondsText = (ms: number): string => `${ms / 1000}s`;
 
-/** The controller's metrics as prom-client gauges in `registry`. */
+/**
+ * The controller's metrics as prom-client gauges in `registry`. As upstream's registration, the
+ * per-pool and per-node gauges that may otherwise stay empty start with an `initialize` series at
+ * 0, so dashboards and alerts see the metric before the first value.
+ */
 export function promMcoMetrics(registry: Registry): McoMetrics {
-  const gauge = (m: { name: string; help: string }, label: string): Gauge =>
-    new Gauge({ name: m.name, help: m.help, labelNames: [label], registers: [registry] });
+  const gauge = (m: { name: string; help: string }, ...labelNames: string[]): Gauge =>
+    new Gauge({ name: m.name, help: m.help, labelNames, registers: [registry] });
   const machine = gauge(McoMetricNames.machineCount, 'pool');
   const updated = gauge(McoMetricNames.updatedMachineCount, 'pool');
   const degraded = gauge(McoMetricNames.degradedMachineCount, 'pool');
   const unavailable = gauge(McoMetricNames.unavailableMachineCount, 'pool');
   const drainErr = gauge(McoMetricNames.drainErr, 'node');
+  const osImageUrlOverride = gauge(McoMetricNames.osImageUrlOverride, 'pool');
+  const poolAlert = gauge(McoMetricNames.poolAlert, 'node');
+  const state = gauge(McoMetricNames.state, 'node', 'pool', 'state', 'reason');
+  const sub = gauge(McoMetricNames.subControllerState, 'subcontroller', 'state', 'object');
+  osImageUrlOverride.set({ pool: 'initialize' }, 0);
+  drainErr.set({ node: 'initialize' }, 0);
+  poolAlert.set({ node: 'initialize' }, 0);
+  sub.set({ subcontroller: 'initialize', state: 'initialize', object: 'initialize' }, 0);
   return {
     setPoolCounts: (pool: string, c: PoolMachineCounts) => {
       machine.set({ pool }, c.machineCount);
@@ -113,6 +126,18 @@ export function promMcoMetrics(registry: Registry): McoMetrics {
     },
     clearDrainError: (node) => {
       drainErr.remove({ node });
+    },
+    setOsImageUrlOverride: (pool, overridden) => {
+      osImageUrlOverride.set({ pool }, overridden ? 1 : 0);
+    },
+    setPoolAlert: (node, alert) => {
+      poolAlert.set({ node }, alert ? 1 : 0);
+    },
+    setPoolState: (node, pool, s, reason) => {
+      state.setToCurrentTime({ node, pool, state: s, reason });
+    },
+    subControllerSynced: (subcontroller, s, object) => {
+      sub.setToCurrentTime({ subcontroller, state: s, object });
     },
   };
 }
@@ -230,7 +255,7 @@ export async function runController(options: ControllerOptions): Promise<void> {
   );
   const election = leaderElection(options, client);
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   const mcc = createMachineConfigController({
     client,
     clock: systemClock,

@@ -2,7 +2,7 @@
  * `mco daemon`: the machine config daemon for one node (docs/daemon.md "Daemon process").
  *
  *   mco daemon --node NAME --root DIR [--kubeconfig FILE] [--node-kubeconfig PATH]
- *              [--host coreos|ostree] [--once-from FILE] [--metrics-port N] [--log-level L]
+ *              [--host coreos|ostree] [--adopt] [--once-from FILE] [--metrics-port N] [--log-level L]
  *
  * With a kubeconfig (or in-cluster credentials) it runs until SIGTERM/SIGINT, following its Node.
  * As upstream's daemon, it can hold two identities: it reads the cluster and writes its
@@ -25,10 +25,13 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { createCoreosHost } from '../adapters/coreos-host.js';
 import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
 import { fsFileWatcher } from '../adapters/fs-file-watcher.js';
+import { httpHealthzProbe } from '../adapters/http-healthz-probe.js';
 import { HttpsResourceClient, credentialsInCluster } from '../adapters/https-resource-client.js';
 import { NodeKubeconfigClient } from '../adapters/node-kubeconfig-client.js';
 import { routeNodeWrites } from '../adapters/node-writes-router.js';
+import { defaultSupervisorChannel } from '../adapters/ostree-boot.js';
 import { createOstreeHost } from '../adapters/ostree-host.js';
+import { OstreeBootedPath } from '../adapters/ostree-system-boot.js';
 import { NodeRoot } from '../adapters/node-root.js';
 import { nodeOsImageFetcher } from '../adapters/registry-os-image-fetcher.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
@@ -47,15 +50,18 @@ import {
   type CrashTarget,
 } from '../daemon/crash-points.js';
 import { Daemon } from '../daemon/daemon.js';
+import { AdoptAnnotation } from '../logic/nodeplan/adoption.js';
 import { errorText } from '../daemon/daemon-errors.js';
 import type { DaemonEvents } from '../daemon/daemon-events.js';
 import { DaemonMetricNames, type DaemonMetrics } from '../daemon/daemon-metrics.js';
 import { EncapsulatedConfigPath } from '../daemon/daemon-paths.js';
+import { monitorKubeletHealth } from '../daemon/kubelet-health-monitor.js';
 import { runOnceFrom } from '../daemon/once-from.js';
 import type { Host } from '../ports/host.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import { CliError } from './cli-io.js';
+import { parseGoDuration } from './controller-command.js';
 
 /** The env vars of the crash drill: `<step>[:<n>],…`, and a folder for fire-once stamps. */
 export const CrashAtEnv = 'MCO_DAEMON_CRASH_AT';
@@ -72,6 +78,38 @@ interface DaemonCliOptions {
   readonly metricsAddress: string;
   readonly logLevel: string;
   readonly logFormat?: LogFormat;
+  readonly adopt?: boolean;
+  readonly kubeletHealthzEnabled: string;
+  readonly kubeletHealthzEndpoint: string;
+  readonly kubeletHealthzInterval: string;
+}
+
+/** The kubelet health monitor's settings from the flags; undefined when it is off. */
+function kubeletHealthz(o: DaemonCliOptions): { url: string; intervalMs: number } | undefined {
+  const enabled = o.kubeletHealthzEnabled.trim().toLowerCase();
+  if (enabled !== 'true' && enabled !== 'false')
+    throw new CliError(
+      `--kubelet-healthz-enabled ${o.kubeletHealthzEnabled}: expected true or false`,
+    );
+  if (enabled === 'false') return undefined;
+  let url: URL;
+  try {
+    url = new URL(o.kubeletHealthzEndpoint);
+  } catch {
+    throw new CliError(
+      `--kubelet-healthz-endpoint ${o.kubeletHealthzEndpoint}: expected an http(s) URL`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new CliError(
+      `--kubelet-healthz-endpoint ${o.kubeletHealthzEndpoint}: expected an http(s) URL`,
+    );
+  const intervalMs = parseGoDuration('--kubelet-healthz-interval', o.kubeletHealthzInterval);
+  if (intervalMs <= 0)
+    throw new CliError(
+      `--kubelet-healthz-interval ${o.kubeletHealthzInterval}: expected a positive duration`,
+    );
+  return { url: url.href, intervalMs };
 }
 
 /** `mcd_host_os_and_version`'s labels from the node's os-release: ID upper-cased, VERSION_ID. */
@@ -102,6 +140,7 @@ export function promDaemonMetrics(registry: Registry, osRelease?: string): Daemo
   const drift = new Gauge({ ...n.configDrift, registers: [registry] });
   const reboots = new Counter({ ...n.rebootsFailed, registers: [registry] });
   const pivots = new Gauge({ ...n.pivotErrors, registers: [registry] });
+  const kubelet = new Gauge({ ...n.kubeletState, registers: [registry] });
   new Gauge({ ...n.hostOs, labelNames: ['os', 'version'], registers: [registry] }).set(
     hostOsLabels(osRelease),
     1,
@@ -128,6 +167,9 @@ export function promDaemonMetrics(registry: Registry, osRelease?: string): Daemo
     pivotSucceeded() {
       pivots.set(0);
     },
+    setKubeletState(failures) {
+      kubelet.set(failures);
+    },
   };
 }
 
@@ -145,11 +187,29 @@ async function readOsRelease(root: string): Promise<string | undefined> {
   return undefined;
 }
 
+/**
+ * A root that really booted from an OSTree deployment (ostree-prepare-root left
+ * /run/ostree-booted) and has no node supervisor beside it is a plain OSTree host.
+ */
+function ostreeBoot(root: string): 'system' | 'supervisor' {
+  if (existsSync(join(defaultSupervisorChannel(root), 'booted.json'))) return 'supervisor';
+  try {
+    return existsSync(new NodeRoot(root).hostPath(OstreeBootedPath)) ? 'system' : 'supervisor';
+  } catch {
+    return 'supervisor';
+  }
+}
+
 function createHost(kind: string, root: string): Host {
   const runner = createExecCommandRunner();
   // OS images from a registry (pull by digest, cached under the node's /var) or a local repo.
   if (kind === 'ostree')
-    return createOstreeHost({ root, runner, imageFetcher: nodeOsImageFetcher(root) });
+    return createOstreeHost({
+      root,
+      runner,
+      imageFetcher: nodeOsImageFetcher(root),
+      boot: ostreeBoot(root),
+    });
   if (kind === 'coreos') return createCoreosHost({ root, runner });
   throw new CliError(`--host ${kind}: expected coreos or ostree`);
 }
@@ -300,6 +360,7 @@ function nodeWriterClient(path: string, host: Host): NodeKubeconfigClient {
 export async function runDaemon(o: DaemonCliOptions): Promise<void> {
   if (o.metricsPort !== undefined && !/^\d{1,5}$/.test(o.metricsPort))
     throw new CliError(`--metrics-port ${o.metricsPort}: expected a port number`);
+  const healthz = o.onceFrom === undefined ? kubeletHealthz(o) : undefined;
   const log = createPinoLogger({
     name: 'machine-config-daemon',
     level: o.logLevel,
@@ -320,6 +381,7 @@ export async function runDaemon(o: DaemonCliOptions): Promise<void> {
     log.info(`NodeWriter initialized with credentials from ${o.nodeKubeconfig ?? ''}`);
   const client = nodeWriter === undefined ? reads : routeNodeWrites(reads, nodeWriter);
   const registry = new Registry();
+  const metrics = promDaemonMetrics(registry, await readOsRelease(resolve(o.root)));
   const daemon = new Daemon({
     nodeName: o.node,
     host,
@@ -327,9 +389,10 @@ export async function runDaemon(o: DaemonCliOptions): Promise<void> {
     clock: systemClock,
     log,
     events: nodeEvents(nodeWriter ?? reads, log, o.node),
-    metrics: promDaemonMetrics(registry, await readOsRelease(resolve(o.root))),
+    metrics,
     watcher: fsFileWatcher,
     crash,
+    adopt: o.adopt === true,
   });
   const listener =
     o.metricsPort === undefined
@@ -347,9 +410,28 @@ export async function runDaemon(o: DaemonCliOptions): Promise<void> {
     root: o.root,
     metricsPort: listener?.port,
   });
+  if (healthz !== undefined)
+    log.info('Enabling Kubelet Healthz Monitor', { endpoint: healthz.url });
+  const monitor =
+    healthz === undefined
+      ? Promise.resolve()
+      : monitorKubeletHealth(
+          {
+            probe: httpHealthzProbe(healthz.url),
+            clock: systemClock,
+            log,
+            report: (failures) => {
+              metrics.setKubeletState(failures);
+            },
+            intervalMs: healthz.intervalMs,
+          },
+          stop.signal,
+        );
   try {
     await daemon.run(stop.signal);
   } finally {
+    stop.abort();
+    await monitor;
     process.off('SIGTERM', onSignal);
     process.off('SIGINT', onSignal);
     await listener?.close();
@@ -375,12 +457,23 @@ export function daemonCommand(): Command {
     )
     .option('--host <kind>', 'host implementation: coreos or ostree', 'coreos')
     .option(
+      '--adopt',
+      `a node without MCO annotations whose disk differs from its pool's config gets that config applied (default: reported and left alone; the node annotation ${AdoptAnnotation}=true opts one node in)`,
+    )
+    .option(
       '--once-from <file>',
       'apply this MachineConfig or Ignition config once, without a cluster, and exit',
     )
     .option('--metrics-port <port>', 'serve Prometheus metrics on this port at /metrics')
     .option('--metrics-address <ip>', 'address for the metrics listener', '127.0.0.1')
     .option('--log-level <level>', 'pino log level', 'info')
+    .option('--kubelet-healthz-enabled <bool>', 'kubelet healthz endpoint monitoring', 'true')
+    .option(
+      '--kubelet-healthz-endpoint <url>',
+      'healthz endpoint to check health',
+      'http://localhost:10248/healthz',
+    )
+    .option('--kubelet-healthz-interval <duration>', 'how often the kubelet is asked', '30s')
     .addOption(logFormatOption())
     .action(async (options: DaemonCliOptions) => {
       await runDaemon(options);

@@ -18,6 +18,7 @@
  *
  * Used by `mco ha up` and by `mco start --ha`; tests drive it directly.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EtcdClusterProcesses, freePort } from '../adapters/etcd-cluster-process.js';
@@ -73,8 +74,6 @@ export interface HaStatus {
   readonly endpoint: string;
   readonly kubeconfig: string;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 function readLayout(path: string): Layout | undefined {
   if (!existsSync(path)) return undefined;

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { createChildProcessLauncher } from '../adapters/child-process-launcher.js';
 import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
+import { startKubeletHealthzListener } from '../adapters/kubelet-healthz-listener.js';
 import { readBooted, readStaged, nodeLayout } from '../adapters/ostree-boot.js';
 import { createOstreeHost } from '../adapters/ostree-host.js';
 import { createOstreeNodeMachine } from '../adapters/ostree-node-machine.js';
@@ -58,6 +59,8 @@ export const DefaultDaemonCommand: readonly string[] = [
   '{kubeconfig}',
   '--host',
   'ostree',
+  '--kubelet-healthz-endpoint',
+  '{kubelet-healthz}',
 ];
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
@@ -363,7 +366,9 @@ async function runNode(o: RunOptions): Promise<void> {
           log,
           image: `localhost/mco:${McoVersion.raw}`,
         });
+  const kubeletHealth = await startKubeletHealthzListener();
   const supervisor = new NodeSupervisor({
+    kubeletHealth,
     machine,
     launcher: createChildProcessLauncher(process.env),
     clock: systemClock,
@@ -377,7 +382,11 @@ async function runNode(o: RunOptions): Promise<void> {
   });
   const stop = new AbortController();
   waitForSignal(stop);
-  await supervisor.run(stop.signal);
+  try {
+    await supervisor.run(stop.signal);
+  } finally {
+    await kubeletHealth.close();
+  }
 }
 
 function runCommand(): Command {

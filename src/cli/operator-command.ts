@@ -11,7 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { Command } from 'commander';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
+import { collectProcessMetrics } from '../adapters/prom-process-metrics.js';
 import { credentialsFromKubeconfig } from '../adapters/https-resource-client.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { createRegistryReleaseSource } from '../adapters/oci/release-source.js';
@@ -182,7 +183,7 @@ export async function runOperator(options: OperatorOptions): Promise<void> {
     ...(options.followReleaseImages ? { releasePayloads: releaseSource(options) } : {}),
   });
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+  collectProcessMetrics(registry);
   const metrics =
     options.metricsPort === undefined
       ? undefined

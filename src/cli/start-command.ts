@@ -53,6 +53,7 @@ import { describePointerConfigError, pointerConfig } from '../logic/pointer-conf
 import type { ResourceClient } from '../ports/resource-client.js';
 import { McoVersion } from '../version.js';
 import { ensureMachine } from './box-machines.js';
+import { parseGoDuration } from './controller-command.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { clusterLayout, DefaultDataDir, type ClusterLayout } from './cluster-layout.js';
 import { KubeletKubeconfigPath } from '../simulator/kubelet-credentials.js';
@@ -143,6 +144,8 @@ export interface StartOptions {
   readonly portBase: number;
   /** Which of masters/workers/portBase were given on the command line. */
   readonly explicit: ReadonlySet<'masters' | 'workers' | 'portBase'>;
+  /** The controller's `--drain-timeout` (upstream's 1h when absent). */
+  readonly drainTimeout?: string;
 }
 
 interface Ctx {
@@ -154,6 +157,7 @@ interface Ctx {
   /** PIDs of `mco node create` runs in progress (each the leader of its own process group). */
   readonly creating: Set<number>;
   readonly stop: AbortController;
+  readonly drainTimeout?: string;
 }
 
 function readRecord(layout: ClusterLayout): ClusterRecord | undefined {
@@ -395,6 +399,7 @@ function startControlPlane(ctx: Ctx): void {
     '1s',
     '--drain-update-delay',
     '1s',
+    ...(ctx.drainTimeout === undefined ? [] : ['--drain-timeout', ctx.drainTimeout]),
     // Nodes join by TLS bootstrapping: this process approves their CSRs (as OpenShift's machine
     // approver), signs them with the cluster CA (as kube-controller-manager) and labels the Nodes
     // from their Machines (as machine-api).
@@ -808,6 +813,8 @@ const ApiServerStopGraceMs = 2000;
 const StopSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
 export async function runStart(options: StartOptions, terminal: CliIo): Promise<void> {
+  // Refused here rather than by a controller restarting in a loop.
+  if (options.drainTimeout !== undefined) parseGoDuration('--drain-timeout', options.drainTimeout);
   const layout = clusterLayout(options.dataDir);
   // Traversable: Ignition and the nodes' services reach into DIR/nodes as other users.
   mkdirSync(layout.dir, { recursive: true, mode: 0o755 });
@@ -834,6 +841,7 @@ export async function runStart(options: StartOptions, terminal: CliIo): Promise<
     children: [],
     creating: new Set(),
     stop: new AbortController(),
+    ...(options.drainTimeout === undefined ? {} : { drainTimeout: options.drainTimeout }),
   };
 
   let stopping: Promise<void> | undefined;
@@ -938,13 +946,23 @@ export function startCommand(io: CliIo): Command {
       count('--port-base', 1),
       DefaultPortBase,
     )
+    .option(
+      '--drain-timeout <duration>',
+      "how long a drain may fail before the controller raises DrainFailed and mcc_drain_err (upstream's 1h)",
+    )
     .addHelpText(
       'after',
       '\nThe highly available control plane on etcd is `mco ha up` (docs/ha.md).',
     )
     .action(
       async (
-        opts: { dataDir: string; masters: number; workers: number; portBase: number },
+        opts: {
+          dataDir: string;
+          masters: number;
+          workers: number;
+          portBase: number;
+          drainTimeout?: string;
+        },
         command: Command,
       ) => {
         const explicit = new Set<'masters' | 'workers' | 'portBase'>();

@@ -104,6 +104,7 @@ export function createMachineConfigController(
         clock,
         log: sub(SubController.Template),
         version,
+        metrics,
         ...limiter,
       }),
     );
@@ -148,6 +149,7 @@ export function createMachineConfigController(
         log: sub(SubController.Render),
         events,
         version,
+        metrics,
         ...(options.renderDelayMs === undefined ? {} : { renderDelayMs: options.renderDelayMs }),
         ...limiter,
       }),

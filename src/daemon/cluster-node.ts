@@ -15,6 +15,7 @@ import {
 } from '../api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
+import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import { rfc3339, type Clock } from '../ports/clock.js';
@@ -141,6 +142,15 @@ export class ClusterNode {
 
   async getMachineConfig(name: string, signal?: AbortSignal): Promise<MachineConfig> {
     return this.#o.client.get<MachineConfig>(Resources.machineConfig, name, undefined, signal);
+  }
+
+  /** The pools, to find the one that selects this node (adoption). */
+  async machineConfigPools(signal?: AbortSignal): Promise<readonly MachineConfigPool[]> {
+    const list = await this.#o.client.list<MachineConfigPool>(
+      Resources.machineConfigPool,
+      signal === undefined ? {} : { signal },
+    );
+    return list.items;
   }
 
   async machineConfiguration(signal?: AbortSignal): Promise<MachineConfigurationRead> {

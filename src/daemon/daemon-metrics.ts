@@ -13,6 +13,7 @@ export const DaemonMetricNames = {
     name: 'mcd_pivot_errors_total',
     help: 'Total number of errors encountered during pivot.',
   },
+  kubeletState: { name: 'mcd_kubelet_state', help: 'state of kubelet health monitor' },
   hostOs: {
     name: 'mcd_host_os_and_version',
     help: 'os that MCD is running on and version if RHCOS',
@@ -31,6 +32,8 @@ export interface DaemonMetrics {
   pivotError(): void;
   /** mcd_pivot_errors_total = 0: an OS update step succeeded. */
   pivotSucceeded(): void;
+  /** mcd_kubelet_state = consecutive failed kubelet health checks (0 after a good one). */
+  setKubeletState(failures: number): void;
 }
 
 export const noDaemonMetrics: DaemonMetrics = {
@@ -40,4 +43,5 @@ export const noDaemonMetrics: DaemonMetrics = {
   rebootFailed: () => undefined,
   pivotError: () => undefined,
   pivotSucceeded: () => undefined,
+  setKubeletState: () => undefined,
 };

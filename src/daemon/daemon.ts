@@ -5,9 +5,10 @@
  * - The first sync after start ("booting") renames a leftover encapsulated config, removes
  *   Ignition's preset file, settles an interrupted update from its journal (resume it, finish a
  *   rollback, re-request a reboot that never happened), seeds missing annotations
- *   (node-annotations.json, else the on-disk currentconfig), validates the disk against the
- *   current config (skipped with the forcefile), and completes: uncordon, NodeDone, Done — or
- *   BootResync and an update when the node targets another config.
+ *   (node-annotations.json, else the on-disk currentconfig; a node with none of these is adopted
+ *   into its pool's config, adoption.ts), validates the disk against the current config (skipped
+ *   with the forcefile), and completes: uncordon, NodeDone, Done — or BootResync and an update
+ *   when the node targets another config.
  * - Later syncs wait while a drain request is pending, then compare the desired config with the
  *   current one (the on-disk currentconfig wins); a difference, or a node not Done, updates
  *   (after a preflight drift check unless the forcefile exists).
@@ -38,6 +39,12 @@ import {
   parseNodeConfig,
   type NodeConfig,
 } from '../logic/nodeplan/node-config.js';
+import {
+  adoptionOptedIn,
+  adoptionTarget,
+  needsAdoption,
+  planAdoption,
+} from '../logic/nodeplan/adoption.js';
 import { ForceFilePath } from '../logic/nodeplan/node-paths.js';
 import {
   describeOnDiskMismatch,
@@ -45,7 +52,7 @@ import {
 } from '../logic/nodeplan/on-disk-validation.js';
 import { ClusterNode, type NodeSource } from './cluster-node.js';
 import { noCrashPoints, type CrashPoints } from './crash-points.js';
-import { readCurrentConfig } from './current-config.js';
+import { readCurrentConfig, writeCurrentConfig } from './current-config.js';
 import { DaemonError, errorText, failureKind, FailureKind } from './daemon-errors.js';
 import type { DaemonEvents } from './daemon-events.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
@@ -58,6 +65,7 @@ import {
   RebootMarkerPath,
 } from './daemon-paths.js';
 import { DriftMonitor } from './drift-monitor.js';
+import { emptyOld } from './once-from.js';
 import { checkFilesAndUnits, checkOnDiskState } from './on-disk-state.js';
 import { isCommitted, JournalPhase, type UpdateJournal } from './update-journal.js';
 import {
@@ -93,6 +101,11 @@ export interface DaemonOptions {
   readonly watcher: FileWatcher;
   readonly crash?: CrashPoints;
   readonly timings?: DaemonTimings;
+  /**
+   * Adopt a node without MCO annotations whose disk differs from its pool's config by applying
+   * that config (`--adopt`); without it only the node annotation `adopt=true` opts in.
+   */
+  readonly adopt?: boolean;
 }
 
 const decoder = new TextDecoder();
@@ -615,6 +628,7 @@ export class Daemon implements Reconciler {
   /** Seeds missing annotations, then validates the disk and completes (docs/reference/daemon.md §7.7). */
   async #checkStateOnFirstRun(): Promise<void> {
     const { host, log, events } = this.#o;
+    if (await this.#adoptIfUnmanaged()) return;
     await this.#seedAnnotations();
     if ((await host.files.stat(NodeAnnotationsPath)) !== undefined) {
       await host.files.copy(NodeAnnotationsPath, NodeAnnotationsBakPath);
@@ -644,6 +658,68 @@ export class Daemon implements Reconciler {
     await this.#complete(current.name);
   }
 
+  /**
+   * A node nothing marks as managed (no currentConfig, no node-annotations.json, no on-disk
+   * currentconfig) is compared with its pool's current rendered config (adoption.ts decides):
+   * a match is recorded and the first run completes as usual; a difference is reported (event,
+   * Degraded with the difference, MachineConfigNode) and retried with backoff, or, opted in,
+   * applied as an update from the node as it is. Returns true when an update ran.
+   */
+  async #adoptIfUnmanaged(): Promise<boolean> {
+    const { host, log, events } = this.#o;
+    const node = this.#node.get();
+    if (node === undefined) return false;
+    const annotations = node.metadata.annotations ?? {};
+    const marks = {
+      annotations,
+      hasNodeAnnotationsFile: (await host.files.stat(NodeAnnotationsPath)) !== undefined,
+      hasOnDiskConfig: (await readCurrentConfig(host.files)) !== undefined,
+    };
+    if (!needsAdoption(marks)) return false;
+    const target = adoptionTarget(await this.#cluster.machineConfigPools(), node);
+    if (!target.ok) throw DaemonError.degraded(target.error);
+    const mc = await this.#fetch(target.value.config);
+    const onDisk = await checkOnDiskState(host, this.#parse(mc));
+    const plan = planAdoption({
+      node: this.#o.nodeName,
+      target: target.value,
+      mismatch: onDisk.ok ? undefined : onDisk.error,
+      optedIn: adoptionOptedIn(this.#o.adopt ?? false, annotations),
+    });
+    log.info('node without MCO annotations', { adoption: plan.kind, message: plan.message });
+    if (plan.kind === 'report') {
+      await events.emit('Warning', 'AdoptionOnDiskDiffers', plan.message);
+      throw DaemonError.degraded(plan.message);
+    }
+    await events.emit('Normal', 'Adopting', plan.message);
+    const config = plan.target.config;
+    if (plan.kind === 'update') {
+      await this.#recordAnnotations({ [Annotation.desiredConfig]: config });
+      await this.#runUpdate(await emptyOld(host, mc), mc, undefined);
+      return true;
+    }
+    await writeCurrentConfig(host.files, mc);
+    await this.#recordAnnotations({
+      [Annotation.currentConfig]: config,
+      [Annotation.desiredConfig]: config,
+    });
+    return false;
+  }
+
+  /** Patches annotations and carries them into the cached Node (the informer may lag). */
+  async #recordAnnotations(annotations: Readonly<Record<string, string>>): Promise<void> {
+    await this.#cluster.patchAnnotations(annotations);
+    const node = this.#node.get();
+    if (node !== undefined)
+      this.#node.set({
+        ...node,
+        metadata: {
+          ...node.metadata,
+          annotations: { ...node.metadata.annotations, ...annotations },
+        },
+      });
+  }
+
   /** A node without currentConfig: take node-annotations.json, else the on-disk currentconfig. */
   async #seedAnnotations(): Promise<void> {
     if ((this.#cluster.annotation(Annotation.currentConfig) ?? '') !== '') return;
@@ -667,16 +743,6 @@ export class Daemon implements Reconciler {
       };
     }
     this.#o.log.info('setting initial node annotations', { annotations });
-    await this.#cluster.patchAnnotations(annotations);
-    // the informer may lag: continue with what was written
-    const node = this.#node.get();
-    if (node !== undefined)
-      this.#node.set({
-        ...node,
-        metadata: {
-          ...node.metadata,
-          annotations: { ...node.metadata.annotations, ...annotations },
-        },
-      });
+    await this.#recordAnnotations(annotations);
   }
 }

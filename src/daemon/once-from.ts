@@ -95,7 +95,12 @@ export function parseOnceFromFile(content: string, source: string): OnceFromInpu
   );
 }
 
-async function emptyOld(host: Host, target: MachineConfig): Promise<MachineConfig> {
+/**
+ * The node as it is, as a config that manages nothing: the booted image and running kernel
+ * arguments, no files, units or users. The starting point of a config applied to a node the
+ * daemon never managed (--once-from without a currentconfig, adoption by update).
+ */
+export async function emptyOld(host: Host, target: MachineConfig): Promise<MachineConfig> {
   const booted = (await host.os.status()).booted;
   const requested = target.spec?.kernelArguments ?? [];
   return {

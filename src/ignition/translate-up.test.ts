@@ -4,7 +4,6 @@ import { arbitraryConfig } from '../../test/support/ignition-arbitraries.js';
 import { ok } from '../lib/result.js';
 import {
   describeTranslateError,
-  goPathClean,
   removeDuplicateFilesUnitsUsers,
   toLatest,
   translateUp,
@@ -305,19 +304,6 @@ describe('3.x → 3.5', () => {
         },
       },
     });
-  });
-});
-
-describe('goPathClean', () => {
-  it.each([
-    ['', '.'],
-    ['/', '/'],
-    ['//etc//x/', '/etc/x'],
-    ['/etc/./x/../y', '/etc/y'],
-    ['/../x', '/x'],
-    ['a/../../b', '../b'],
-  ])('%j → %j', (p, expected) => {
-    expect(goPathClean(p)).toBe(expected);
   });
 });
 

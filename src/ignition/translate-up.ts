@@ -8,6 +8,7 @@
  * - spec 3.x: each step as coreos/ignition `config/v3_(x+1)/translate` (a version bump; 3.3 → 3.4
  *   also masks setuid/setgid/sticky bits out of file and directory modes).
  */
+import { goPathJoin } from '../lib/go/path.js';
 import type { Result } from '../lib/result.js';
 import { err, ok } from '../lib/result.js';
 import type {
@@ -465,32 +466,4 @@ function translateFile(f: FileV2): JsonRecord {
     mode: f.mode,
     ...(f.append === true ? { append: [contents] } : { contents }),
   };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Go path.Join / path.Clean
-
-/** Go's `path.Join`: joins the non-empty elements with `/` and cleans the result. */
-export function goPathJoin(...elems: string[]): string {
-  const joined = elems.filter((e) => e !== '').join('/');
-  return joined === '' ? '' : goPathClean(joined);
-}
-
-/** Go's `path.Clean` (lexical: `//`, `.` and `..` resolved; `""` → `.`). */
-export function goPathClean(p: string): string {
-  if (p === '') return '.';
-  const rooted = p.startsWith('/');
-  const out: string[] = [];
-  for (const part of p.split('/')) {
-    if (part === '' || part === '.') continue;
-    if (part === '..') {
-      if (out.length > 0 && out[out.length - 1] !== '..') out.pop();
-      else if (!rooted) out.push('..');
-    } else {
-      out.push(part);
-    }
-  }
-  const body = out.join('/');
-  if (rooted) return `/${body}`;
-  return body === '' ? '.' : body;
 }

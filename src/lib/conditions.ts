@@ -52,3 +52,20 @@ export function setMcoCondition(
     { type: change.type, status: change.status, lastTransitionTime, reason, message },
   ];
 }
+
+/**
+ * The True condition that changed last (the first of those stamped at the same time), as
+ * upstream's syncMetrics picks the state `mco_state` reports; undefined when none is True.
+ */
+export function latestTrueCondition(conditions: readonly McoCondition[]): McoCondition | undefined {
+  let latest: McoCondition | undefined;
+  let latestAt = -Infinity;
+  for (const c of conditions) {
+    const at = Date.parse(c.lastTransitionTime ?? '');
+    if (c.status === 'True' && at > latestAt) {
+      latest = c;
+      latestAt = at;
+    }
+  }
+  return latest;
+}

@@ -13,7 +13,7 @@
  * as selecting nothing) check `isEmptySelector` first.
  */
 import { aggregateFieldErrors, invalidField, type FieldError } from '../api/meta/v1/field-error.js';
-import { goQuote } from '../api/meta/v1/go-quote.js';
+import { goQuote } from './go/quote.js';
 import type { LabelSelector } from '../api/meta/v1/label-selector.js';
 import { err, ok, type Result } from './result.js';
 

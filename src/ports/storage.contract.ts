@@ -13,6 +13,7 @@
  * one connection (memory, SQLite); `callOrderedWrites: false` checks the weaker guarantee of a
  * store whose writes travel concurrently (etcd): call order per key, one outcome per write.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -847,7 +848,6 @@ async function failure(call: Promise<unknown>): Promise<StorageError> {
   throw new Error('expected the call to fail with a StorageError, but it succeeded');
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 const tick = (): Promise<void> => sleep(0);
 /** Long enough for an implementation to deliver anything it was going to deliver. */
 const settle = (): Promise<void> => sleep(30);

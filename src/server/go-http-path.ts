@@ -3,7 +3,7 @@
  * canonical-path redirect (`cleanPath`), and `path.Base` for the pool name. Reproduced so that
  * odd paths (`//config/worker`, `/config/a/worker/`, `/config`) get the same answers.
  */
-import { goPathClean } from '../ignition/translate-up.js';
+import { goPathClean } from '../lib/go/path.js';
 
 /** The path and query of a request URL, without parsing the whole URL. */
 export function splitRequestUrl(url: string): { rawPath: string; query: string } {

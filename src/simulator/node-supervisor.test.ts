@@ -190,13 +190,33 @@ afterEach(() => {
 describe('expandCommand', () => {
   it('substitutes the node placeholders, leaving other braces', () => {
     expect(
-      expandCommand(['x', '--n={name}', '{root}/etc', '{dir}', '{kubeconfig}', '{other}'], {
+      expandCommand(
+        ['x', '--n={name}', '{root}/etc', '{dir}', '{kubeconfig}', '{other}', '{kubelet-healthz}'],
+        {
+          name: 'n1',
+          root: '/d/rootfs',
+          dir: '/d',
+          kubeconfig: '/d/node.kubeconfig',
+        },
+      ),
+    ).toEqual([
+      'x',
+      '--n=n1',
+      '/d/rootfs/etc',
+      '/d',
+      '/d/node.kubeconfig',
+      '{other}',
+      'http://localhost:10248/healthz',
+    ]);
+    expect(
+      expandCommand(['--kubelet-healthz-endpoint', '{kubelet-healthz}'], {
         name: 'n1',
-        root: '/d/rootfs',
+        root: '/r',
         dir: '/d',
-        kubeconfig: '/d/node.kubeconfig',
+        kubeconfig: '',
+        'kubelet-healthz': 'http://127.0.0.1:4242/healthz',
       }),
-    ).toEqual(['x', '--n=n1', '/d/rootfs/etc', '/d', '/d/node.kubeconfig', '{other}']);
+    ).toEqual(['--kubelet-healthz-endpoint', 'http://127.0.0.1:4242/healthz']);
   });
 });
 

@@ -23,6 +23,7 @@ import type {
   NodeMachine,
   ProvisionResult,
 } from '../ports/node-machine.js';
+import type { KubeletHealthEndpoint } from '../ports/kubelet-health.js';
 import type { LaunchedProcess, ProcessLauncher } from '../ports/process-launcher.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import type { DaemonPodKeeper } from './daemon-pod-keeper.js';
@@ -35,15 +36,32 @@ import type { NodeCredentials, NodeIdentity } from './kubelet-credentials.js';
  */
 export const EncapsulatedConfigPath = '/etc/ignition-machine-config-encapsulated.json';
 
-/** Substitutes `{name}`, `{root}`, `{dir}` and `{kubeconfig}` in a command line. */
+type CommandPlaceholder = 'name' | 'root' | 'dir' | 'kubeconfig' | 'kubelet-healthz';
+
+/**
+ * Substitutes `{name}`, `{root}`, `{dir}`, `{kubeconfig}` and `{kubelet-healthz}` (the kubelet's
+ * healthz URL; upstream's default when the node serves none) in a command line.
+ */
 export function expandCommand(
   argv: readonly string[],
-  values: Readonly<Record<'name' | 'root' | 'dir' | 'kubeconfig', string>>,
+  values: Readonly<Record<Exclude<CommandPlaceholder, 'kubelet-healthz'>, string>> & {
+    readonly 'kubelet-healthz'?: string;
+  },
 ): string[] {
+  const all: Record<CommandPlaceholder, string> = {
+    'kubelet-healthz': UpstreamKubeletHealthzUrl,
+    ...values,
+  };
   return argv.map((a) =>
-    a.replace(/\{(name|root|dir|kubeconfig)\}/g, (_, key: keyof typeof values) => values[key]),
+    a.replace(
+      /\{(name|root|dir|kubeconfig|kubelet-healthz)\}/g,
+      (_, key: CommandPlaceholder) => all[key],
+    ),
   );
 }
+
+/** Upstream's `--kubelet-healthz-endpoint` default. */
+export const UpstreamKubeletHealthzUrl = 'http://localhost:10248/healthz';
 
 const isAborted = (signal?: AbortSignal): boolean => signal?.aborted === true;
 
@@ -98,6 +116,8 @@ export interface NodeSupervisorOptions {
   readonly identity?: NodeIdentity;
   /** Creates workload pods (an admin identity). */
   readonly workloadClient?: ResourceClient;
+  /** The kubelet's healthz endpoint: healthy from registration until the node goes down. */
+  readonly kubeletHealth?: KubeletHealthEndpoint;
   /** The daemon command line (placeholders as in expandCommand); none: no daemon. */
   readonly daemonCommand?: readonly string[];
   /** Shows the daemon as its DaemonSet's pod on this node (pod, status, container record). */
@@ -202,6 +222,7 @@ export class NodeSupervisor {
           heartbeatMs: this.#o.heartbeatMs ?? 10_000,
         });
         await this.#register(this.#kubelet, booted, signal);
+        this.#o.kubeletHealth?.setHealthy(true);
       }
       if (credentials !== undefined) this.#o.daemonPod?.useKubelet(credentials.client);
       await this.#o.daemonPod?.sync(true);
@@ -304,6 +325,9 @@ export class NodeSupervisor {
       root: this.#o.machine.root,
       dir: this.#o.machine.dir,
       kubeconfig: this.#credentials?.kubeconfig ?? def.nodeKubeconfig ?? '',
+      ...(this.#o.kubeletHealth === undefined
+        ? {}
+        : { 'kubelet-healthz': this.#o.kubeletHealth.url }),
     });
   }
 
@@ -388,6 +412,7 @@ export class NodeSupervisor {
   }
 
   async #notReady(message: string): Promise<void> {
+    this.#o.kubeletHealth?.setHealthy(false);
     try {
       await this.#kubelet?.notReady(message);
     } catch (e) {

@@ -11,6 +11,12 @@
  * stops, as the kubelet's does); afterwards the pod shows one restart, `--previous` has the run
  * that rebooted and the current log has the run that came back. Run with the oldest and the
  * newest kubectl the machine ships.
+ *
+ * Every endpoint's exposition passes `promtool check metrics`; every daemon asks its node's
+ * kubelet healthz endpoint (`mcd_kubelet_state` 0). Last, a PodDisruptionBudget that allows no
+ * eviction blocks the drain of the next worker update: past the drain timeout (`mco start
+ * --drain-timeout 10s`) the controller records DrainFailed and `mcc_drain_err{node="worker-0"}`,
+ * and Prometheus shows the MCCDrainError alert firing.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,8 +59,23 @@ const parse = (text: string): LogLine[] =>
 
 interface PromResult {
   readonly metric: Record<string, string>;
+  readonly value?: [number, string];
   readonly values?: [number, string][];
 }
+
+const BlockingBudget = `apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: block-drains, namespace: default}
+spec:
+  maxUnavailable: 0
+  selector:
+    matchExpressions: [{key: mco.simulator/workload, operator: Exists}]
+`;
+
+const SecondWorkerFile = WorkerFile.replace(
+  '99-worker-pod-logs',
+  '99-worker-drain-blocked',
+).replace('pod-logs-test.conf', 'drain-blocked.conf');
 
 describe('the box observed: Prometheus and kubectl logs', () => {
   let work = '';
@@ -90,6 +111,8 @@ describe('the box observed: Prometheus and kubectl logs', () => {
         '1',
         '--port-base',
         String(await freePortBase()),
+        '--drain-timeout',
+        '10s',
       ],
       { stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -164,7 +187,7 @@ describe('the box observed: Prometheus and kubectl logs', () => {
       'every target up',
       async () => {
         const d = await prom<{
-          activeTargets: { labels: Record<string, string>; health: string }[];
+          activeTargets: { labels: Record<string, string>; health: string; scrapeUrl: string }[];
         }>('/api/v1/targets');
         return d.activeTargets.length === 6 && d.activeTargets.every((t) => t.health === 'up')
           ? d.activeTargets
@@ -195,6 +218,31 @@ describe('the box observed: Prometheus and kubectl logs', () => {
       Minute,
     );
     expect(daemons.map((r) => r.metric['node']).sort()).toEqual(['master-0', 'worker-0']);
+    const kubelets = await prom<{ result: PromResult[] }>(
+      `/api/v1/query?query=${encodeURIComponent('mcd_kubelet_state')}`,
+    );
+    expect(kubelets.result.map((r) => [r.metric['node'], r.value?.[1]]).sort()).toEqual([
+      ['master-0', '0'],
+      ['worker-0', '0'],
+    ]);
+    // Upstream's names are its contract; promtool's naming lint flags five of them (a gauge
+    // named `_total`, four gauges named `_count`). Those are the only findings allowed.
+    const UpstreamNames = [
+      'mcd_pivot_errors_total non-counter metrics should not have "_total" suffix',
+      ...['mco_machine_count', 'mco_updated_machine_count', 'mco_degraded_machine_count']
+        .concat('mco_unavailable_machine_count')
+        .map((m) => `${m} non-histogram and non-summary metrics should not have "_count" suffix`),
+    ];
+    for (const t of targets) {
+      const text = await (await fetch(t.scrapeUrl)).text();
+      const check = spawnSync('promtool', ['check', 'metrics'], { input: text, encoding: 'utf8' });
+      const findings = `${check.stdout}${check.stderr}`.trim().split('\n').filter(Boolean);
+      expect(
+        findings.filter((f) => !UpstreamNames.includes(f)),
+        t.scrapeUrl,
+      ).toEqual([]);
+      expect(check.status, t.scrapeUrl).toBe(findings.length === 0 ? 0 : 3);
+    }
   });
 
   it(
@@ -306,5 +354,43 @@ describe('the box observed: Prometheus and kubectl logs', () => {
       expect(bad.stderr).toContain('container nope is not valid for pod');
     },
     15 * Minute,
+  );
+
+  it(
+    'raises DrainFailed and fires MCCDrainError when a PodDisruptionBudget blocks the drain',
+    async () => {
+      const pdb = join(work, 'pdb.yaml');
+      writeFileSync(pdb, BlockingBudget);
+      const created = kubectl(33, '-n', 'default', 'apply', '-f', pdb);
+      expect(created.code, created.stderr).toBe(0);
+      const mcFile = join(work, 'mc-blocked.yaml');
+      writeFileSync(mcFile, SecondWorkerFile);
+      expect(kubectl(33, 'apply', '-f', mcFile).code).toBe(0);
+      const firing = await until(
+        'MCCDrainError firing for worker-0',
+        async () => {
+          const q = encodeURIComponent('ALERTS{alertname="MCCDrainError",alertstate="firing"}');
+          const d = await prom<{ result: PromResult[] }>(`/api/v1/query?query=${q}`);
+          return d.result.find((r) => r.metric['node'] === 'worker-0');
+        },
+        5 * Minute,
+      );
+      expect(firing.metric['severity']).toBe('warning');
+      const events = kubectl(
+        33,
+        'get',
+        'events',
+        '-A',
+        '--field-selector',
+        'reason=DrainFailed',
+        '-o',
+        'jsonpath={.items[*].message}',
+      );
+      expect(events.stdout).toContain(
+        'node worker-0: drain exceeded timeout: 10s. Will continue to retry.',
+      );
+      expect(kubectl(33, '-n', 'default', 'delete', '-f', pdb).code).toBe(0);
+    },
+    8 * Minute,
   );
 });

@@ -363,6 +363,22 @@ export class DaemonCluster {
     };
   }
 
+  /** Powers a node off: its supervisor stops (the daemon with it), SIGKILL after 30 s. */
+  async stopNode(n: SimNode): Promise<void> {
+    if (n.supervisor.exitCode !== null || n.supervisor.signalCode !== null) return;
+    n.supervisor.kill('SIGTERM');
+    const t = setTimeout(() => n.supervisor.kill('SIGKILL'), 30_000);
+    await n.exited;
+    clearTimeout(t);
+  }
+
+  /** Starts a stopped node's supervisor again (a boot of what it has on disk). */
+  startNode(n: SimNode): void {
+    const i = this.nodes.indexOf(n);
+    if (i < 0) throw new Error(`no node ${n.name}`);
+    this.#runNode(i);
+  }
+
   #runNode(i: number): void {
     const node = this.nodes[i];
     if (node === undefined) throw new Error(`no node ${i}`);
@@ -494,16 +510,8 @@ export class DaemonCluster {
 
   async dispose(): Promise<void> {
     for (const n of this.nodes) {
-      if (
-        n.supervisor !== undefined &&
-        n.supervisor.exitCode === null &&
-        n.supervisor.signalCode === null
-      ) {
-        n.supervisor.kill('SIGTERM');
-        const t = setTimeout(() => n.supervisor.kill('SIGKILL'), 30_000);
-        await n.exited;
-        clearTimeout(t);
-      }
+      // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- unset when start failed
+      if (n.supervisor !== undefined) await this.stopNode(n);
       const processes = join(n.dir, 'state/processes.json');
       if (existsSync(processes)) {
         for (const pid of Object.values(

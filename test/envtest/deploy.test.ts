@@ -452,6 +452,10 @@ suite('deploy/ on a real kube-apiserver', () => {
     try {
       expect((await client.list(Resources.node)).items.length).toBeGreaterThan(0);
       expect((await client.list(Resources.machineConfig)).items.length).toBeGreaterThan(0);
+      // adoption reads the pools to find the node's one
+      expect(
+        (await client.list(Resources.machineConfigPool)).items.map((p) => p.metadata.name),
+      ).toContain('worker');
       await annotate('worker-1', 'Done');
       const seen = await getJson<{ metadata: { annotations?: Record<string, string> } }>([
         'get',

@@ -39,6 +39,24 @@ export class RecordingMetrics implements McoMetrics {
   clearDrainError(node: string): void {
     this.drainErrors.delete(node);
   }
+  readonly osImageUrlOverrides = new Map<string, boolean>();
+  setOsImageUrlOverride(pool: string, overridden: boolean): void {
+    this.osImageUrlOverrides.set(pool, overridden);
+  }
+  readonly poolAlerts = new Map<string, boolean>();
+  setPoolAlert(node: string, alert: boolean): void {
+    this.poolAlerts.set(node, alert);
+  }
+  /** mco_state's labels per node: `pool state reason`. */
+  readonly poolStates = new Map<string, string>();
+  setPoolState(node: string, pool: string, state: string, reason: string): void {
+    this.poolStates.set(node, `${pool} ${state} ${reason}`.trim());
+  }
+  /** mcc_sub_controller_state's series: `subcontroller/state/object`. */
+  readonly subControllerStates = new Set<string>();
+  subControllerSynced(subcontroller: string, state: string, object: string): void {
+    this.subControllerStates.add(`${subcontroller}/${state}/${object}`);
+  }
 }
 
 /** Logs to stderr when MCO_TEST_LOG is set, else nothing. */

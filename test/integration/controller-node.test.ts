@@ -400,6 +400,14 @@ describe('a rollout through the node controller', () => {
       degradedMachineCount: 0,
       unavailableMachineCount: 0,
     });
+    for (const n of ['z-a-new', 'z-b', 'z-none'])
+      expect(h.metrics.poolStates.get(n)).toBe(`${pool} Updated`);
+    expect(h.metrics.subControllerStates).toContain(
+      `machine-config-controller-node/Sync Machine Config Pool/${pool}`,
+    );
+    expect(h.metrics.subControllerStates).toContain(
+      `machine-config-controller-render/Sync Machine Config Pool with new MC/${pool}`,
+    );
   });
 
   it('puts the UpdateInProgress taint on every node not yet pointed at the target', async () => {
@@ -467,6 +475,24 @@ async function completedCount(ns: readonly string[], target: string): Promise<nu
     (n) => n.metadata.annotations?.['machineconfiguration.openshift.io/currentConfig'] === target,
   ).length;
 }
+
+describe('mcc_pool_alert', () => {
+  it('is 1 for a node that matches master and a custom pool, 0 for a node in the custom pool alone', async () => {
+    await h.pool('master').catch(() => renderedPool('master'));
+    await renderedPool('alert', { paused: true });
+    await createNode(h, 'alert-master', {
+      labels: { [roleLabel('master')]: '', [roleLabel('alert')]: '' },
+    });
+    await createNode(h, 'alert-only', { labels: { [roleLabel('alert')]: '' } });
+    await eventually('alerts recorded', async () =>
+      Promise.resolve(
+        h.metrics.poolAlerts.has('alert-master') && h.metrics.poolAlerts.has('alert-only'),
+      ),
+    );
+    expect(h.metrics.poolAlerts.get('alert-master')).toBe(true);
+    expect(h.metrics.poolAlerts.get('alert-only')).toBe(false);
+  });
+});
 
 describe('pause', () => {
   it('a paused pool renders but retargets no node; unpausing resumes', async () => {

@@ -307,6 +307,7 @@ async function checkVector(v: Vector, created: MachineConfigPool): Promise<void>
     },
   ]);
   if (v.spec !== undefined) expect(rendered.spec).toMatchObject(v.spec);
+  expect(h.metrics.osImageUrlOverrides.get(poolName)).toBe(false);
   await eventually('RenderDegraded=False', async () => {
     const c = (await h.pool(poolName)).status?.conditions?.find((x) => x.type === 'RenderDegraded');
     return c?.status === 'False' && c.message === '' && c.reason === '';
@@ -319,6 +320,32 @@ async function checkVector(v: Vector, created: MachineConfigPool): Promise<void>
 async function renderDegraded(pool: string) {
   return (await h.pool(pool)).status?.conditions?.find((c) => c.type === 'RenderDegraded');
 }
+
+describe('os_image_url_override', () => {
+  it('is 1 for a pool whose MachineConfig overrides the OS image, 0 once the override is gone', async () => {
+    await h.completeControllerConfig({ baseOSContainerImage: 'quay.io/openshift/os@sha256:aaaa' });
+    const poolName = 'override';
+    await h.create(Resources.machineConfigPool, pool(poolName));
+    await h.create(Resources.machineConfig, mc('00-override', poolName));
+    await eventually('rendered', async () => (await targetOf(poolName)) !== '');
+    expect(h.metrics.osImageUrlOverrides.get(poolName)).toBe(false);
+    await h.create(
+      Resources.machineConfig,
+      mc('99-override-os', poolName, { osImageURL: 'registry.example/custom/os@sha256:cccc' }),
+    );
+    await eventually('override counted', async () =>
+      Promise.resolve(h.metrics.osImageUrlOverrides.get(poolName) === true),
+    );
+    const rendered = await h.get<MachineConfig>(Resources.machineConfig, await targetOf(poolName));
+    expect(
+      rendered.metadata.annotations?.['machineconfiguration.openshift.io/os-image-url-overridden'],
+    ).toBe('true');
+    await h.admin.delete(Resources.machineConfig, '99-override-os');
+    await eventually('override cleared', async () =>
+      Promise.resolve(h.metrics.osImageUrlOverrides.get(poolName) === false),
+    );
+  });
+});
 
 describe('RenderDegraded through the API, and healing', () => {
   it('no MachineConfigs, then a config from an older controller, then a good one', async () => {

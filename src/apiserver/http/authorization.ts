@@ -4,7 +4,7 @@
  * `<resource>.<group> "<name>" is forbidden: User "<u>" cannot <verb> resource "<resource>" in API
  * group "<group>" in the namespace "<ns>"` (or `at the cluster scope`, or `cannot get path "/x"`).
  */
-import { goQuote } from '../../api/meta/v1/go-quote.js';
+import { goQuote } from '../../lib/go/quote.js';
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { RequestAttributes } from '../auth.js';
 import type { UserInfo } from '../resource-store.js';

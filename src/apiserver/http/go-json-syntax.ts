@@ -6,7 +6,7 @@
  * `maxDepth` is an error too, as in Go (`invalid character '[' exceeded max depth`), at this
  * server's limit rather than Go's 10,000 (see request-limits.ts).
  */
-import { goQuote } from '../../api/meta/v1/go-quote.js';
+import { goQuote } from '../../lib/go/quote.js';
 import { MaxNestingDepth } from '../request-limits.js';
 
 class Syntax extends Error {

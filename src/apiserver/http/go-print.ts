@@ -3,7 +3,7 @@
  * numbers as Go's `%v` (integers plainly, other floats in `%g` form such as `1.5e+06`), booleans as
  * `true`/`false`, maps and lists as compact JSON with sorted keys, and JSON null as `<no value>`.
  */
-import { goJson } from '../../api/meta/v1/go-quote.js';
+import { goJson } from '../../lib/go/json-string.js';
 
 export function goPrint(value: unknown): string {
   if (value === null || value === undefined) return '<no value>';

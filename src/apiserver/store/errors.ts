@@ -2,7 +2,7 @@
  * Naming a ResourceType in errors, and turning Storage failures into the Status errors the real
  * API server answers with (NotFound, AlreadyExists, Conflict, Expired; 413 for a value too large).
  */
-import { goQuote } from '../../api/meta/v1/go-quote.js';
+import { goQuote } from '../../lib/go/quote.js';
 import {
   formatGroupResource,
   StatusError,

@@ -6,7 +6,7 @@
  * GuaranteedUpdate does.
  */
 import { FieldErrorType } from '../../api/meta/v1/field-error.js';
-import { goQuote } from '../../api/meta/v1/go-quote.js';
+import { goQuote } from '../../lib/go/quote.js';
 import { formatGroupKind, StatusError } from '../../api/meta/v1/status-error.js';
 import { rfc3339 } from '../../ports/clock.js';
 import { isStorageError, StorageErrorCode } from '../../ports/storage.js';

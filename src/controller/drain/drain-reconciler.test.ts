@@ -7,7 +7,7 @@ import { silentLogger } from '../../ports/logger.js';
 import type { ReconcileResult } from '../../runtime/reconciler.js';
 import { FakeClock } from '../../../test/support/fake-clock.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
-import type { McoMetrics } from '../common/mco-metrics.js';
+import { noMcoMetrics, type McoMetrics } from '../common/mco-metrics.js';
 import { FakeClient } from '../testing/fake-client.js';
 import { DrainReconciler } from './drain-reconciler.js';
 import { UpstreamDrainTimings } from './drain-timings.js';
@@ -20,6 +20,7 @@ function setup(options: { pod?: boolean } = {}) {
   const client = new FakeClient();
   const events: string[] = [];
   const drainErrors = new Set<string>();
+  const synced: string[] = [];
   const recorder: EventRecorder = {
     event: (_ref, _o, type, reason, message) => {
       events.push(`${type} ${reason}: ${message}`);
@@ -27,9 +28,10 @@ function setup(options: { pod?: boolean } = {}) {
     },
   };
   const metrics: McoMetrics = {
-    setPoolCounts: () => undefined,
+    ...noMcoMetrics,
     setDrainError: (n) => drainErrors.add(n),
     clearDrainError: (n) => drainErrors.delete(n),
+    subControllerSynced: (sub, state, object) => synced.push(`${sub} ${state} ${object}`),
   };
   client.seed<Node>(Resources.node, {
     metadata: { name: 'n', annotations: { [`${A}desiredDrain`]: 'drain-rendered-1' } },
@@ -68,6 +70,7 @@ function setup(options: { pod?: boolean } = {}) {
     client,
     events,
     drainErrors,
+    synced,
     reconciler,
     evictions: () => evictions,
     allow: () => {
@@ -172,6 +175,7 @@ describe('DrainReconciler: one write where one is enough', () => {
     ]);
     const node = await t.client.get<Node>(Resources.node, 'n');
     expect(node.spec?.unschedulable).toBe(true);
+    expect(t.synced).toEqual(['machine-config-controller-drain drain n']);
   });
 
   it('uncordons and records lastAppliedDrain in one write', async () => {
@@ -194,6 +198,7 @@ describe('DrainReconciler: one write where one is enough', () => {
       },
     ]);
     expect((await t.client.get<Node>(Resources.node, 'n')).spec?.unschedulable).toBeUndefined();
+    expect(t.synced).toEqual(['machine-config-controller-drain uncordon n']);
   });
 
   it('does not drain again when woken by its own write before the cache has it', async () => {
@@ -207,11 +212,7 @@ describe('DrainReconciler: one write where one is enough', () => {
       clock: t.clock,
       log: silentLogger,
       events: { event: () => Promise.resolve() },
-      metrics: {
-        setPoolCounts: () => undefined,
-        setDrainError: () => undefined,
-        clearDrainError: () => undefined,
-      },
+      metrics: noMcoMetrics,
       timings: UpstreamDrainTimings,
     });
     await reconciler.reconcile('n', signal);

@@ -25,7 +25,7 @@ import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { fresher } from '../common/fresher.js';
 import { goDuration } from '../common/go-duration.js';
-import type { McoMetrics } from '../common/mco-metrics.js';
+import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
 import { drainPods, podsToEvict, type PodCache } from './drain-pods.js';
 import type { DrainTimings } from './drain-timings.js';
 
@@ -76,9 +76,14 @@ export class DrainReconciler implements Reconciler {
     switch (verb) {
       case DrainVerb.Uncordon:
         await this.#uncordon(node, desired, signal);
+        this.#o.metrics.subControllerSynced(SubControllerMetricName.drain, verb, name);
         return undefined;
-      case DrainVerb.Drain:
-        return this.#drainAndRecord(node, desired, signal);
+      case DrainVerb.Drain: {
+        const result = await this.#drainAndRecord(node, desired, signal);
+        if (result === undefined)
+          this.#o.metrics.subControllerSynced(SubControllerMetricName.drain, verb, name);
+        return result;
+      }
       default:
         throw new Error(`node ${name}: non-recognized drain verb detected ${verb}`);
     }

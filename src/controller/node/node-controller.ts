@@ -4,7 +4,7 @@
  * burst of node changes becomes one pass over the pool.
  */
 import type { Node } from '../../api/core/v1/node.js';
-import { poolsForNode } from '../../logic/rollout/pool-membership.js';
+import { hasPoolAlert, poolsForNode } from '../../logic/rollout/pool-membership.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
@@ -58,11 +58,14 @@ export function createNodeController(options: NodeControllerOptions): Controller
     controller.enqueueAfter(key, delay);
   };
   const forNode = (node: Node): void => {
-    const pools = poolsForNode(informers.pools.list(), node);
+    const all = informers.pools.list();
+    const pools = poolsForNode(all, node);
     if (!pools.ok) {
       log.error('error finding pools for node', { node: node.metadata.name });
       return;
     }
+    if (pools.value.length > 0)
+      metrics.setPoolAlert(node.metadata.name ?? '', hasPoolAlert(all, node));
     for (const pool of pools.value) later(objectKey(pool));
   };
   waitForCache(controller, informers.pools);

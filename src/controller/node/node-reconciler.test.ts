@@ -14,6 +14,7 @@ import { silentLogger } from '../../ports/logger.js';
 import { FakeClock } from '../../../test/support/fake-clock.js';
 import { noEvents } from '../../runtime/event-recorder.js';
 import { FakeClient } from '../testing/fake-client.js';
+import { noMcoMetrics } from '../common/mco-metrics.js';
 import { NodeReconciler } from './node-reconciler.js';
 
 const A = 'machineconfiguration.openshift.io/';
@@ -70,11 +71,7 @@ function setup(options: { staleNode?: string } = {}) {
     clock: new FakeClock(),
     log: silentLogger,
     events: noEvents,
-    metrics: {
-      setPoolCounts: () => undefined,
-      setDrainError: () => undefined,
-      clearDrainError: () => undefined,
-    },
+    metrics: noMcoMetrics,
   });
   return { client, reconciler };
 }

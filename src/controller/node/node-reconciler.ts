@@ -26,6 +26,7 @@ import type {
   MachineConfigPoolStatus,
 } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../../api/resource-refs.js';
+import { latestTrueCondition } from '../../lib/conditions.js';
 import { isEmptySelector } from '../../lib/label-selector.js';
 import { chooseNodesToUpdate, getAllCandidateMachines } from '../../logic/rollout/candidates.js';
 import {
@@ -40,8 +41,8 @@ import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
-import { mapLimit } from '../common/map-limit.js';
-import type { McoMetrics } from '../common/mco-metrics.js';
+import { forEachLimit } from '../../lib/for-each-limit.js';
+import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
 import { fresher } from '../common/fresher.js';
 import { sameJson } from '../common/same-json.js';
 import {
@@ -195,11 +196,16 @@ export class NodeReconciler implements Reconciler {
       const patch = nodeMetadataPatch(node, topology);
       return patch === undefined ? [] : [{ name: node.metadata.name ?? '', patch }];
     });
-    await mapLimit(patches, WriteConcurrency, async ({ name, patch }) => {
-      nodes.wrote(
-        await this.#o.client.patch<Node>(Resources.node, name, patch, 'strategic', { signal }),
-      );
-    });
+    await forEachLimit(
+      patches,
+      WriteConcurrency,
+      async ({ name, patch }) => {
+        nodes.wrote(
+          await this.#o.client.patch<Node>(Resources.node, name, patch, 'strategic', { signal }),
+        );
+      },
+      { stopOnError: false },
+    );
   }
 
   /**
@@ -211,18 +217,23 @@ export class NodeReconciler implements Reconciler {
     const changes = nodes
       .list()
       .filter((node) => hasUpdateInProgressTaint(node) === isDesiredEqualToPool(node, target));
-    await mapLimit(changes, WriteConcurrency, async (node) => {
-      const want = !isDesiredEqualToPool(node, target);
-      try {
-        nodes.wrote(await setUpdateInProgressTaint(this.#o.client, node, want, signal));
-      } catch (e) {
-        // Upstream logs taint failures and carries on with the rollout.
-        this.#o.log.error('failed updating UpdateInProgress taint', {
-          node: node.metadata.name,
-          error: e instanceof Error ? e.message : String(e),
-        });
-      }
-    });
+    await forEachLimit(
+      changes,
+      WriteConcurrency,
+      async (node) => {
+        const want = !isDesiredEqualToPool(node, target);
+        try {
+          nodes.wrote(await setUpdateInProgressTaint(this.#o.client, node, want, signal));
+        } catch (e) {
+          // Upstream logs taint failures and carries on with the rollout.
+          this.#o.log.error('failed updating UpdateInProgress taint', {
+            node: node.metadata.name,
+            error: e instanceof Error ? e.message : String(e),
+          });
+        }
+      },
+      { stopOnError: false },
+    );
   }
 
   #operatorNodeName(): string | undefined {
@@ -253,20 +264,30 @@ export class NodeReconciler implements Reconciler {
         `Deferring update of machine config operator node ${operatorNodeName}`,
       );
     }
-    await mapLimit(chosen.nodes, WriteConcurrency, async (node) => {
-      const nodeName = node.metadata.name ?? '';
-      log.info('setting node target', { pool: pool.metadata.name, node: nodeName, target });
-      try {
-        nodes.wrote(await setDesiredConfig(client, node, target, signal));
-        const mcn = caches.machineConfigNodes.get(nodeName);
-        await setMachineConfigNodeDesired(client, nodeName, mcn, target, signal);
-      } catch (e) {
-        throw new Error(
-          `setting desired ${updateLine(target)} for node ${nodeName}: ${e instanceof Error ? e.message : String(e)}`,
-          { cause: e },
-        );
-      }
-    });
+    await forEachLimit(
+      chosen.nodes,
+      WriteConcurrency,
+      async (node) => {
+        const nodeName = node.metadata.name ?? '';
+        log.info('setting node target', { pool: pool.metadata.name, node: nodeName, target });
+        try {
+          nodes.wrote(await setDesiredConfig(client, node, target, signal));
+          const mcn = caches.machineConfigNodes.get(nodeName);
+          await setMachineConfigNodeDesired(client, nodeName, mcn, target, signal);
+        } catch (e) {
+          throw new Error(
+            `setting desired ${updateLine(target)} for node ${nodeName}: ${e instanceof Error ? e.message : String(e)}`,
+            { cause: e },
+          );
+        }
+      },
+      { stopOnError: false },
+    );
+    this.#o.metrics.subControllerSynced(
+      SubControllerMetricName.node,
+      'Sync Machine Config Pool',
+      pool.metadata.name ?? '',
+    );
     const [only] = chosen.nodes;
     const message =
       chosen.nodes.length === 1 && only !== undefined
@@ -323,6 +344,14 @@ export class NodeReconciler implements Reconciler {
       degradedMachineCount: status.degradedMachineCount ?? 0,
       unavailableMachineCount: status.unavailableMachineCount ?? 0,
     });
+    const latest = latestTrueCondition(status.conditions ?? []);
+    for (const node of nodes)
+      metrics.setPoolState(
+        node.metadata.name ?? '',
+        name,
+        latest?.type ?? '',
+        latest?.reason ?? '',
+      );
     if (sameJson(pool.status, status)) return;
     this.#statusWritten.set(
       name,

@@ -22,6 +22,7 @@ import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { UpstreamRetryLimit, withRetryLimit, type RetryLimit } from '../common/retry-limit.js';
 import { sameJson } from '../common/same-json.js';
 import { waitForCache } from '../common/wait-for-caches.js';
+import type { McoMetrics } from '../common/mco-metrics.js';
 import type { McoInformers } from '../mco-informers.js';
 import { describePoolsForConfigError, poolsForMachineConfig } from './pools-for-machine-config.js';
 import { RenderReconciler } from './render-reconciler.js';
@@ -36,6 +37,7 @@ export interface RenderControllerOptions {
   readonly log: Logger;
   readonly events: EventRecorder;
   readonly version: ControllerVersion;
+  readonly metrics?: Pick<McoMetrics, 'setOsImageUrlOverride' | 'subControllerSynced'>;
   readonly renderDelayMs?: number;
   readonly retryLimit?: RetryLimit;
   readonly rateLimiter?: RateLimiterOptions;
@@ -63,6 +65,7 @@ export function createRenderController(options: RenderControllerOptions): Contro
     log,
     events: options.events,
     version: options.version,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   const controller = new Controller({
     name: RenderControllerName,

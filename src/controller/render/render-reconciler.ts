@@ -34,6 +34,7 @@ import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import { applyMachineConfig, applyMachineConfigOver } from '../common/apply-machine-config.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import type { ClusterMachineConfiguration } from '../mco-informers.js';
+import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
 import { sameJson } from '../common/same-json.js';
 import { controllerConfigGate, describeGateError, generatorsGate } from './render-gates.js';
 
@@ -57,6 +58,8 @@ export interface RenderReconcilerOptions {
   readonly log: Logger;
   readonly events: EventRecorder;
   readonly version: ControllerVersion;
+  /** `os_image_url_override{pool}` after each render; none when absent. */
+  readonly metrics?: Pick<McoMetrics, 'setOsImageUrlOverride' | 'subControllerSynced'>;
 }
 
 /** A gate that is still closed: retried with backoff, the pool's conditions untouched. */
@@ -141,6 +144,10 @@ export class RenderReconciler implements Reconciler {
       await this.#fail(pool, message, signal);
       throw new RenderFailedError(message);
     }
+    this.#o.metrics?.setOsImageUrlOverride(
+      name,
+      rendered.value.config.metadata.annotations?.[Annotation.osImageUrlOverridden] === 'true',
+    );
     const updated = await this.#persist(pool, rendered.value, cc, signal);
     await this.#setRenderDegraded(updated, 'False', '', signal);
     return undefined;
@@ -198,11 +205,17 @@ export class RenderReconciler implements Reconciler {
         to: name,
       });
     }
-    return client.update<MachineConfigPool>(
+    const updated = await client.update<MachineConfigPool>(
       Resources.machineConfigPool,
       { ...pool, spec: { ...pool.spec, configuration: { name, source } } },
       { signal },
     );
+    this.#o.metrics?.subControllerSynced(
+      SubControllerMetricName.render,
+      'Sync Machine Config Pool with new MC',
+      pool.metadata.name ?? '',
+    );
+    return updated;
   }
 
   async #create(

@@ -11,6 +11,7 @@ import { Controller } from '../../runtime/controller.js';
 import type { RateLimiterOptions } from '../../runtime/work-queue.js';
 import { UpstreamRetryLimit, withRetryLimit, type RetryLimit } from '../common/retry-limit.js';
 import type { McoInformers } from '../mco-informers.js';
+import type { McoMetrics } from '../common/mco-metrics.js';
 import { TemplateReconciler } from './template-reconciler.js';
 
 export const TemplateControllerName = 'machineconfigcontroller-templatecontroller';
@@ -22,6 +23,7 @@ export interface TemplateControllerOptions {
   readonly clock: Clock;
   readonly log: Logger;
   readonly version: { readonly raw: string; readonly hash: string };
+  readonly metrics?: Pick<McoMetrics, 'subControllerSynced'>;
   readonly retryLimit?: RetryLimit;
   readonly rateLimiter?: RateLimiterOptions;
 }
@@ -43,6 +45,7 @@ export function createTemplateController(options: TemplateControllerOptions): Co
     clock: options.clock,
     log,
     version: options.version,
+    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   return new Controller({
     name: TemplateControllerName,

@@ -16,6 +16,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import { applyMachineConfig } from '../common/apply-machine-config.js';
+import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
 import { sameJson } from '../common/same-json.js';
 import { completedStatus, failingStatus, runningStatus } from './template-status.js';
 
@@ -27,6 +28,7 @@ export interface TemplateReconcilerOptions {
   readonly log: Logger;
   /** upstream version.Raw (status messages) and version.Hash (MC annotation). */
   readonly version: { readonly raw: string; readonly hash: string };
+  readonly metrics?: Pick<McoMetrics, 'subControllerSynced'>;
 }
 
 export class TemplateReconciler implements Reconciler {
@@ -62,6 +64,11 @@ export class TemplateReconciler implements Reconciler {
         const outcome = await applyMachineConfig(client, mc, signal);
         if (outcome !== 'unchanged')
           log.info(`machineconfig ${outcome}`, { name: mc.metadata.name });
+        this.#o.metrics?.subControllerSynced(
+          SubControllerMetricName.template,
+          'Sync Controller Config',
+          mc.metadata.name ?? '',
+        );
       } catch (e) {
         return this.#fail(cc, e instanceof Error ? e.message : String(e), signal);
       }

@@ -2,7 +2,7 @@
  * Ignition's validation texts (config/shared/errors/errors.go and vcontext), verbatim: reports must
  * match what `ignition-validate` prints, byte for byte.
  */
-import { goQuote } from './go-quote.js';
+import { goQuoteBytes } from '../../lib/go/quote.js';
 
 export const Msg = {
   duplicate: 'duplicate entry defined',
@@ -76,7 +76,7 @@ export const Msg = {
   invalidS3ObjectVersionId: 'invalid S3 object VersionId',
 } as const;
 
-const q = (s: string): string => goQuote(new TextEncoder().encode(s));
+const q = (s: string): string => goQuoteBytes(new TextEncoder().encode(s));
 
 export function noInstallSection(unit: string): string {
   return `unit ${q(unit)} is enabled, but has no install section so enable does nothing`;

@@ -11,7 +11,13 @@
  */
 import type { ConfigPath } from '../report.js';
 import type { GoStruct, GoValue } from './decode.js';
-import { goPathClean, goPathExt, goPathIsAbs, goPathIsCleanAbs, goPathJoin } from './go-path.js';
+import {
+  goPathClean,
+  goPathExt,
+  goPathIsAbs,
+  goPathIsCleanAbs,
+  goPathJoin,
+} from '../../lib/go/path.js';
 import { Msg, noInstallSection, noInstallSectionForTemplate } from './messages.js';
 import type { Minor3 } from './schema.js';
 import { parseUnitContents } from './systemd-unit.js';

@@ -4,7 +4,7 @@
  * with no `=`, an always-empty section name in the garbage message). Only the outcome matters to
  * validation: an error text, or the sections that carry at least one option.
  */
-import { decodeRune, goQuote } from './go-quote.js';
+import { decodeRune, goQuoteBytes } from '../../lib/go/quote.js';
 
 const LINE_MAX = 2048;
 const BUF_SIZE = 4096;
@@ -181,7 +181,7 @@ class UnitLexer {
   sectionSuffix(name: string): Step | Failure {
     const garbage = trimSpace(this.toEol().line);
     if (garbage.length > 0)
-      return new Failure(`found garbage after section name : ${goQuote(garbage)}`);
+      return new Failure(`found garbage after section name : ${goQuoteBytes(garbage)}`);
     this.sections.push(name);
     return () => this.sectionOrOption(name);
   }

@@ -7,8 +7,8 @@
  */
 import type { ConfigPath, ReportEntry } from '../report.js';
 import { decodeConfig, structDef, type GoStruct, type GoValue } from './decode.js';
-import { goPathExt, goPathIsAbs } from './go-path.js';
-import { goQuote } from './go-quote.js';
+import { goPathExt, goPathIsAbs } from '../../lib/go/path.js';
+import { goQuoteBytes } from '../../lib/go/quote.js';
 import { Msg, noInstallSection } from './messages.js';
 import type { FieldDef, GoType, Schema, StructDef } from './schema.js';
 import { parseUnitContents } from './systemd-unit.js';
@@ -222,7 +222,7 @@ const list = (v: GoStruct, k: string): readonly GoValue[] => {
 };
 const obj = (v: GoValue): GoStruct =>
   typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as GoStruct) : {};
-const q = (x: string): string => goQuote(new TextEncoder().encode(x));
+const q = (x: string): string => goQuoteBytes(new TextEncoder().encode(x));
 
 const pathErr = (p: string): string | undefined => (goPathIsAbs(p) ? undefined : Msg.pathRelative);
 const modeErr = (m: number | null): string | undefined =>

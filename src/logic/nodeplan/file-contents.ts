@@ -5,7 +5,7 @@
  * which is plain computation (no I/O).
  */
 import { gunzipSync } from 'node:zlib';
-import { goQuote } from '../../api/meta/v1/go-quote.js';
+import { goQuote } from '../../lib/go/quote.js';
 import { describeDataUrlError, parseDataUrl } from '../../ignition/data-url.js';
 import { err, ok, type Result } from '../../lib/result.js';
 

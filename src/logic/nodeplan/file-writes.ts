@@ -4,7 +4,7 @@
  * group by id or by name; names are resolved by the caller on the node). kubelet-ca.crt belongs
  * to the certificate writer and is skipped on normal updates.
  */
-import { goQuote } from '../../api/meta/v1/go-quote.js';
+import { goQuote } from '../../lib/go/quote.js';
 import type { IgnitionConfig, NodeOwner } from '../../ignition/types.js';
 import { err, ok, type Result } from '../../lib/result.js';
 import {

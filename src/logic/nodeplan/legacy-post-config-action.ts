@@ -3,7 +3,7 @@
  * docs/reference/daemon.md §7.4 "Legacy path"). Used at firstboot only, where the cluster's node
  * disruption policies cannot be read. Cases: docs/reference/vectors.md §D3.
  */
-import { goPathClean } from '../../ignition/translate-up.js';
+import { goPathClean } from '../../lib/go/path.js';
 import type { MachineConfigDiff } from './machine-config-diff.js';
 import {
   ContainerRegistryConfPath,

@@ -4,7 +4,7 @@
  * MachineConfiguration/cluster `spec.nodeDisruptionPolicy`. This is the normal (non-firstboot)
  * path; the legacy table is in legacy-post-config-action.ts.
  */
-import { goPathClean } from '../../ignition/translate-up.js';
+import { goPathClean } from '../../lib/go/path.js';
 import { unitNameProblem } from '../render/systemd-names.js';
 import type { MachineConfigDiff } from './machine-config-diff.js';
 import {

@@ -5,7 +5,7 @@
  * after a reboot (OS image, kernel arguments, files, units) and by the drift monitor (files and
  * units only).
  */
-import { goQuote } from '../../api/meta/v1/go-quote.js';
+import { goQuote } from '../../lib/go/quote.js';
 import type { IgnitionConfig, IgnitionUnit } from '../../ignition/types.js';
 import { err, ok, type Result } from '../../lib/result.js';
 import {

@@ -49,6 +49,17 @@ export function poolsForNode(
   return ok(worker === undefined ? [] : [worker]);
 }
 
+/**
+ * `mcc_pool_alert`'s value for the node: it matches master and one custom pool, so master won and
+ * the custom pool's configuration does not reach it (upstream's GetPoolsForNode metric).
+ */
+export function hasPoolAlert(pools: readonly MachineConfigPool[], node: Node): boolean {
+  if (node.metadata.labels?.[Label.os] === 'windows') return false;
+  const matching = pools.filter((p) => selects(p, node)).map((p) => p.metadata.name);
+  const custom = matching.filter((n) => n !== 'master' && n !== 'worker');
+  return matching.includes('master') && custom.length === 1;
+}
+
 /** getNodesForPool: the nodes whose primary pool is `pool` (nodes in error are skipped). */
 export function nodesForPool(
   pool: MachineConfigPool,

@@ -3,7 +3,8 @@
  * (`spec.config.ignition.version`), the bad value and a detail. They become the `details.causes` of
  * a 422 Invalid Status, and their text follows upstream exactly (`spec.x: Invalid value: "y": why`).
  */
-import { goJson, goQuote } from './go-quote.js';
+import { goQuote } from '../../../lib/go/quote.js';
+import { goJson } from '../../../lib/go/json-string.js';
 
 /** field.ErrorType; the value is also the StatusCause `reason`. */
 export const FieldErrorType = {

@@ -7,7 +7,7 @@
  * the API server's negotiation errors, message for message.
  */
 import { aggregateFieldErrors, fieldErrorBody, type FieldError } from './field-error.js';
-import { goQuote } from './go-quote.js';
+import { goQuote } from '../../../lib/go/quote.js';
 import { StatusReason, type Status, type StatusCause, type StatusDetails } from './status.js';
 
 /** schema.GroupResource: `{group: '', resource: 'pods'}` prints as `pods`. */

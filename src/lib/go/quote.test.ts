@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goQuote } from './go-quote.js';
+import { goQuote, goQuoteBytes } from './quote.js';
 
 describe('goQuote (Go strconv.Quote)', () => {
   it.each<[string, number[], string]>([
@@ -23,6 +23,29 @@ describe('goQuote (Go strconv.Quote)', () => {
     ],
     ['truncated sequence', [0xe2, 0x82], '"\\xe2\\x82"'],
   ])('%s', (_name, bytes, out) => {
-    expect(goQuote(Uint8Array.from(bytes))).toBe(out);
+    expect(goQuoteBytes(Uint8Array.from(bytes))).toBe(out);
+  });
+});
+
+describe('goQuote of a string', () => {
+  it.each<[string, string]>([
+    ['plain', '"plain"'],
+    ['', '""'],
+    ['a"b\\c', '"a\\"b\\\\c"'],
+    ['\n\t\r', '"\\n\\t\\r"'],
+    ['\x07\b\f\v', '"\\a\\b\\f\\v"'],
+    ['\x01\x7f', '"\\x01\\x7f"'],
+    ['héllo ünï', '"héllo ünï"'],
+    ['\u00a0', '"\\u00a0"'],
+    ['\u200b', '"\\u200b"'],
+    ['😀', '"😀"'],
+    ['\u{e0001}', '"\\U000e0001"'],
+  ])('%j → %s', (input, expected) => {
+    expect(goQuote(input)).toBe(expected);
+    expect(goQuoteBytes(new TextEncoder().encode(input))).toBe(expected);
+  });
+
+  it('quotes a lone surrogate as the U+FFFD it becomes in UTF-8', () => {
+    expect(goQuote('a\ud800b')).toBe('"a\ufffdb"');
   });
 });

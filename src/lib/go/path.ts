@@ -1,6 +1,7 @@
 /**
- * Go's `path` package (slash-separated, lexical) as Ignition uses it: Clean decides whether a
- * config path is "fully simplified", Ext decides unit and drop-in name suffixes.
+ * Go's `path` package (slash-separated, lexical): Ignition's validation uses Clean to decide
+ * whether a config path is "fully simplified" and Ext for unit and drop-in name suffixes; the
+ * config translation joins paths with Join; the MCS cleans request paths as net/http does.
  */
 
 /** Go's path.Clean: the shortest equivalent path, by purely lexical processing. */
@@ -34,9 +35,9 @@ export function goPathExt(p: string): string {
   return '';
 }
 
-/** Go's path.Join of two elements: empty elements are ignored, the result is cleaned. */
-export function goPathJoin(a: string, b: string): string {
-  const parts = [a, b].filter((x) => x !== '');
+/** Go's path.Join: empty elements are ignored, the result is cleaned; no elements give "". */
+export function goPathJoin(...elems: string[]): string {
+  const parts = elems.filter((x) => x !== '');
   return parts.length === 0 ? '' : goPathClean(parts.join('/'));
 }
 

@@ -1,6 +1,8 @@
 /**
- * Go's strconv.Quote (the `%q` verb), for messages that embed user text the way upstream prints it.
- * Input is raw bytes so that invalid UTF-8 is escaped byte by byte, as Go does.
+ * Go's strconv.Quote (the `%q` verb), for messages that embed user text the way upstream and the
+ * API server print it (`pods "x" not found`, `Invalid value: "a b"`). On raw bytes invalid UTF-8
+ * is escaped byte by byte, as Go does; a string is quoted as its UTF-8 bytes (a lone surrogate
+ * becomes U+FFFD, as Go's JSON decoding makes it).
  */
 
 const NAMED: Readonly<Record<number, string>> = {
@@ -40,7 +42,7 @@ function isPrint(cp: number): boolean {
   return /^[\p{L}\p{M}\p{N}\p{P}\p{S}]$/u.test(String.fromCodePoint(cp));
 }
 
-export function goQuote(bytes: Uint8Array): string {
+export function goQuoteBytes(bytes: Uint8Array): string {
   let out = '"';
   for (let i = 0; i < bytes.length;) {
     const b = bytes[i] ?? 0;
@@ -63,4 +65,11 @@ export function goQuote(bytes: Uint8Array): string {
     i += r.size;
   }
   return `${out}"`;
+}
+
+const utf8 = new TextEncoder();
+
+/** strconv.Quote of a string. */
+export function goQuote(value: string): string {
+  return goQuoteBytes(utf8.encode(value));
 }

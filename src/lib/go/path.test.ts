@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { goPathClean, goPathExt, goPathIsAbs, goPathIsCleanAbs, goPathJoin } from './go-path.js';
+import { goPathClean, goPathExt, goPathIsAbs, goPathIsCleanAbs, goPathJoin } from './path.js';
 
 describe('goPathClean (Go path.Clean)', () => {
   it.each<[string, string]>([
@@ -80,5 +80,29 @@ describe('goPathIsCleanAbs', () => {
         expect(goPathIsCleanAbs(p)).toBe(goPathClean(p) === p);
       }),
     );
+  });
+});
+
+describe('goPathClean, as Ignition translation uses it', () => {
+  it.each([
+    ['', '.'],
+    ['/', '/'],
+    ['//etc//x/', '/etc/x'],
+    ['/etc/./x/../y', '/etc/y'],
+    ['/../x', '/x'],
+    ['a/../../b', '../b'],
+  ])('%j → %j', (p, expected) => {
+    expect(goPathClean(p)).toBe(expected);
+  });
+});
+
+describe('goPathJoin of several elements', () => {
+  it.each([
+    [['/', 'sysroot', 'etc/x'], '/sysroot/etc/x'],
+    [['', 'etc', ''], 'etc'],
+    [[], ''],
+    [['a', '..', '..', 'b'], '../b'],
+  ])('%j → %j', (elems, expected) => {
+    expect(goPathJoin(...elems)).toBe(expected);
   });
 });
