@@ -14,7 +14,9 @@ export const ServiceAccountSchema = kindSchema(
   'ServiceAccount binds together a name understood by users and a principal that can be authenticated and authorized.',
   {
     secrets: Type.Optional(Type.Array(ObjectReference)),
-    imagePullSecrets: Type.Optional(Type.Array(Type.Object({ name: Type.Optional(Type.String()) }))),
+    imagePullSecrets: Type.Optional(
+      Type.Array(Type.Object({ name: Type.Optional(Type.String()) })),
+    ),
     automountServiceAccountToken: Type.Optional(Type.Boolean()),
   },
 );
