@@ -49,3 +49,26 @@ export interface Authorizer {
     loadObject: () => Promise<KubeObject | undefined>,
   ): Promise<Decision>;
 }
+
+/** A policy rule as reviews report it (resource rules, or non-resource URLs). */
+export interface ReviewedRule {
+  readonly verbs: readonly string[];
+  readonly apiGroups?: readonly string[];
+  readonly resources?: readonly string[];
+  readonly resourceNames?: readonly string[];
+  readonly nonResourceURLs?: readonly string[];
+}
+
+/** What SelfSubjectRulesReview reports: every authorizer's rules for a user in a namespace. */
+export interface SubjectRules {
+  readonly resourceRules: readonly ReviewedRule[];
+  readonly nonResourceRules: readonly ReviewedRule[];
+  /** Some authorizer cannot enumerate what it allows (the Node authorizer, for nodes). */
+  readonly incomplete: boolean;
+  readonly evaluationError: string;
+}
+
+/** The authorizers' rules for a user, as upstream's `RuleResolver`. */
+export interface RulesResolver {
+  rulesFor(user: UserInfo, namespace: string): SubjectRules;
+}

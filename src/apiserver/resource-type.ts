@@ -10,6 +10,8 @@ import type { JsonObject } from '../api/schema.js';
 export type Verb =
   'create' | 'delete' | 'deletecollection' | 'get' | 'list' | 'patch' | 'update' | 'watch';
 
+export type Subresource = 'status' | 'approval' | 'eviction' | 'log' | 'token';
+
 export interface ResourceType {
   readonly group: string;
   readonly version: string;
@@ -21,8 +23,11 @@ export interface ResourceType {
   readonly shortNames: readonly string[];
   readonly categories: readonly string[];
   readonly verbs: readonly Verb[];
-  /** `status` for kinds with a status subresource; `eviction` and `log` for pods; `approval` for CSRs. */
-  readonly subresources: readonly ('status' | 'approval' | 'eviction' | 'log')[];
+  /**
+   * `status` for kinds with a status subresource; `eviction` and `log` for pods; `approval` for
+   * CSRs; `token` (TokenRequest) for ServiceAccounts.
+   */
+  readonly subresources: readonly Subresource[];
   /** Native Kubernetes kinds: strategic merge patch allowed, hand-written printers. */
   readonly builtIn: boolean;
   /** Structural OpenAPI v3 schema: admission validates against it; OpenAPI publishes it. */

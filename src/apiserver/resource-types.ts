@@ -18,7 +18,14 @@ import { CertificateSigningRequestSchema } from '../api/certificates/v1/certific
 import { CustomKinds, type CustomKind } from '../api/crds.js';
 import { PodDisruptionBudgetSchema } from '../api/policy/v1/pod-disruption-budget.js';
 import { crdOpenApiV3Schema, plainJson, type JsonObject } from '../api/schema.js';
-import type { ResourceType, Verb } from './resource-type.js';
+import { ServiceAccountSchema } from '../api/core/v1/service-account.js';
+import {
+  ClusterRoleBindingSchema,
+  ClusterRoleSchema,
+  RoleBindingSchema,
+  RoleSchema,
+} from '../api/rbac/v1/rbac-kinds.js';
+import type { ResourceType, Subresource, Verb } from './resource-type.js';
 
 /** Every verb of an ordinary resource, in discovery's (alphabetical) order. */
 export const AllVerbs: readonly Verb[] = [
@@ -54,7 +61,7 @@ interface BuiltInSpec {
   readonly shortNames?: readonly string[];
   readonly categories?: readonly string[];
   readonly verbs?: readonly Verb[];
-  readonly subresources?: readonly ('status' | 'approval' | 'eviction' | 'log')[];
+  readonly subresources?: readonly Subresource[];
 }
 
 function builtIn(spec: BuiltInSpec): ResourceType {
@@ -124,6 +131,56 @@ const CustomResourceDefinitionType: ResourceType = {
   schema: CustomResourceDefinitionSchema,
   printerColumns: [],
 };
+
+const Rbac = 'rbac.authorization.k8s.io';
+
+/** A review's body: spec in, status out; nothing of it is stored. */
+const ReviewSchema: JsonObject = {
+  type: 'object',
+  properties: {
+    apiVersion: { type: 'string' },
+    kind: { type: 'string' },
+    metadata: { type: 'object' },
+    spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+    status: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+  },
+};
+
+function review(group: string, version: string, kind: string): ResourceType {
+  return {
+    group,
+    version,
+    kind,
+    listKind: `${kind}List`,
+    plural: `${kind.toLowerCase()}s`,
+    singular: kind.toLowerCase(),
+    namespaced: false,
+    shortNames: [],
+    categories: [],
+    verbs: ['create'],
+    subresources: [],
+    builtIn: true,
+    schema: ReviewSchema,
+    printerColumns: [],
+  };
+}
+
+/**
+ * The create-only review kinds (answered, never stored: review-handlers.ts). kubectl 1.27's
+ * `auth whoami` asks authentication.k8s.io v1alpha1 or v1beta1; 1.28 and later v1 first.
+ */
+export const ReviewTypes: readonly ResourceType[] = [
+  review('authorization.k8s.io', 'v1', 'SelfSubjectAccessReview'),
+  review('authorization.k8s.io', 'v1', 'SelfSubjectRulesReview'),
+  review('authentication.k8s.io', 'v1', 'SelfSubjectReview'),
+  review('authentication.k8s.io', 'v1beta1', 'SelfSubjectReview'),
+  review('authentication.k8s.io', 'v1alpha1', 'SelfSubjectReview'),
+];
+
+/** Whether the type is a review kind, answered from the request instead of stored. */
+export function isReviewType(rt: ResourceType): boolean {
+  return ReviewTypes.includes(rt);
+}
 
 /** Every kind served, built-ins first (core, then the other groups), then the custom kinds. */
 export function servedResourceTypes(): ResourceType[] {
@@ -215,6 +272,38 @@ export function servedResourceTypes(): ResourceType[] {
       shortNames: ['csr'],
       subresources: ['approval', 'status'],
     }),
+    builtIn({
+      group: '',
+      kind: 'ServiceAccount',
+      plural: 'serviceaccounts',
+      namespaced: true,
+      schema: ServiceAccountSchema,
+      shortNames: ['sa'],
+      subresources: ['token'],
+    }),
+    builtIn({
+      group: Rbac,
+      kind: 'ClusterRole',
+      plural: 'clusterroles',
+      namespaced: false,
+      schema: ClusterRoleSchema,
+    }),
+    builtIn({
+      group: Rbac,
+      kind: 'ClusterRoleBinding',
+      plural: 'clusterrolebindings',
+      namespaced: false,
+      schema: ClusterRoleBindingSchema,
+    }),
+    builtIn({ group: Rbac, kind: 'Role', plural: 'roles', namespaced: true, schema: RoleSchema }),
+    builtIn({
+      group: Rbac,
+      kind: 'RoleBinding',
+      plural: 'rolebindings',
+      namespaced: true,
+      schema: RoleBindingSchema,
+    }),
+    ...ReviewTypes,
     CustomResourceDefinitionType,
     ...CustomKinds.map(custom),
   ];

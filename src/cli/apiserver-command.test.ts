@@ -37,6 +37,8 @@ describe('ensureCredentials', () => {
       'controller',
       'mcs',
       'operator',
+      'daemon',
+      'dashboard',
       'bootstrap',
     ]);
     expect(statSync(join(dir, 'tokens.csv')).mode & 0o777).toBe(0o600);
@@ -53,6 +55,14 @@ describe('ensureCredentials', () => {
       ],
       [
         'system:serviceaccount:openshift-machine-config-operator:machine-config-operator',
+        ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator'],
+      ],
+      [
+        'system:serviceaccount:openshift-machine-config-operator:machine-config-daemon',
+        ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator'],
+      ],
+      [
+        'system:serviceaccount:openshift-machine-config-operator:machine-config-dashboard',
         ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator'],
       ],
       [

@@ -33,6 +33,7 @@ interface ServeOptions {
   readonly retainedRevisions: string;
   readonly gcInterval: string;
   readonly nodesDir?: string;
+  readonly componentRbac: boolean;
 }
 
 /** `host:port`, `[v6]:port` or `:port` (all interfaces). */
@@ -98,6 +99,7 @@ function serveConfig(options: ServeOptions): ApiServerConfig {
     gcIntervalMs: seconds('--gc-interval', options.gcInterval),
     kubernetesVersion: ServedKubernetesVersion,
     ...(options.nodesDir === undefined ? {} : { nodesDir: resolve(options.nodesDir) }),
+    componentRbac: options.componentRbac,
   };
 }
 
@@ -194,6 +196,10 @@ export function apiserverCommand(io: CliIo): Command {
       '10000',
     )
     .option('--gc-interval <seconds>', 'how often owner-reference garbage collection sweeps', '60')
+    .option(
+      '--no-component-rbac',
+      "do not keep deploy/'s ServiceAccounts, roles and bindings of the components in storage",
+    )
     .option(
       '--nodes-dir <dir>',
       "serve pods/log from the simulated nodes' folders here (the cluster in a box's DIR/nodes)",

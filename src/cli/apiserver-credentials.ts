@@ -1,10 +1,11 @@
 /**
  * The credentials `mco apiserver` keeps in its data directory: `tokens.csv` (kube-apiserver's
  * token-file format, mode 0600) with one token per built-in identity, created on first start and
- * completed if an identity is missing; and one kubeconfig per identity (`admin.kubeconfig`,
+ * completed if an identity is missing; `sa.key`, which signs ServiceAccount tokens; and one
+ * kubeconfig per identity (`admin.kubeconfig`,
  * `controller.kubeconfig`, ...; mode 0600), rewritten on every start because the address may change.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -22,6 +23,8 @@ import { CliError } from './cli-io.js';
 import { formatKubeconfig } from './kubeconfig.js';
 
 export const TokenFileName = 'tokens.csv';
+/** The key ServiceAccount tokens are signed with (kube-apiserver's `--service-account-signing-key-file`). */
+export const ServiceAccountKeyFileName = 'sa.key';
 
 export function kubeconfigFileName(identity: SystemIdentityName): string {
   return `${identity}.kubeconfig`;
@@ -83,4 +86,14 @@ export function writeKubeconfigs(
     const kubeconfig = formatKubeconfig({ server, caPem, userName: identity, token });
     writePrivateFile(join(dir, kubeconfigFileName(identity)), kubeconfig);
   }
+}
+
+/** Loads `sa.key`, making an ECDSA P-256 key (PKCS#8 PEM, mode 0600) on first start. */
+export function ensureServiceAccountKey(dir: string): string {
+  const path = join(dir, ServiceAccountKeyFileName);
+  if (existsSync(path)) return readFileSync(path, 'utf8');
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  const pem = privateKey.export({ format: 'pem', type: 'pkcs8' }).toString();
+  writePrivateFile(path, pem);
+  return pem;
 }

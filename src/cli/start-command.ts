@@ -56,6 +56,7 @@ import { ensureMachine } from './box-machines.js';
 import { parseGoDuration } from './controller-command.js';
 import { CliError, type CliIo } from './cli-io.js';
 import { clusterLayout, DefaultDataDir, type ClusterLayout } from './cluster-layout.js';
+import { KubeletKubeconfigPath } from '../simulator/kubelet-credentials.js';
 import { readKubeconfig } from './kubeconfig.js';
 import {
   killGroup,
@@ -548,6 +549,32 @@ export function metricsTargets(
   ];
 }
 
+/**
+ * Each node's daemon as upstream's DaemonSet runs it: it reads the cluster as the
+ * `machine-config-daemon` ServiceAccount (its token, RBAC from deploy/) and writes its Node and
+ * events with the kubelet's credentials on the node (`/var/lib/kubelet/kubeconfig`, which TLS
+ * bootstrapping writes), so the Node authorizer and NodeRestriction decide those.
+ */
+function daemonCommand(layout: ClusterLayout, metricsPort: number): string[] {
+  return [
+    process.execPath,
+    McoBin,
+    'daemon',
+    '--node',
+    '{name}',
+    '--root',
+    '{root}',
+    '--kubeconfig',
+    join(layout.apiserverDir, 'daemon.kubeconfig'),
+    '--node-kubeconfig',
+    KubeletKubeconfigPath,
+    '--host',
+    'ostree',
+    '--metrics-port',
+    String(metricsPort),
+  ];
+}
+
 async function createNode(ctx: Ctx, client: ResourceClient, spec: NodeSpec): Promise<void> {
   const { layout, record } = ctx;
   const nodes = nodeSpecs(record.masters, record.workers);
@@ -576,8 +603,8 @@ async function createNode(ctx: Ctx, client: ResourceClient, spec: NodeSpec): Pro
     pointer,
     '--pods',
     '2',
-    '--daemon-metrics-port',
-    String(daemonMetricsPort(ctx.ports, nodes, spec.name)),
+    '--daemon-command',
+    JSON.stringify(daemonCommand(layout, daemonMetricsPort(ctx.ports, nodes, spec.name))),
     ...(firstboot === undefined ? [] : ['--firstboot-command', JSON.stringify(firstboot)]),
   ];
   const log = openSync(layout.log(`create-${spec.name}`), 'a');

@@ -26,7 +26,18 @@ import { PromApiServerMetrics } from '../adapters/prom-apiserver-metrics.js';
 import { SqliteStorage } from '../adapters/sqlite-storage.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { certificateAdmission } from '../apiserver/auth/certificate-admission.js';
+import { ensureBootstrapPolicy } from '../apiserver/auth/bootstrap-policy.js';
 import { DefaultAuthorizer } from '../apiserver/auth/default-authorizer.js';
+import { RbacAuthorizer } from '../apiserver/auth/rbac-authorizer.js';
+import { reconcileRbacObjects } from '../apiserver/auth/reconcile-rbac.js';
+import type { KubeObject } from '../apiserver/resource-store.js';
+import { boxControllerRbac, componentRbac } from '../deploy/component-rbac.js';
+import { RbacGroup, RbacPolicyCache } from '../apiserver/auth/rbac-policy-cache.js';
+import { withRbacWriteThrough } from '../apiserver/auth/rbac-write-through.js';
+import { ServiceAccountAuthenticator } from '../apiserver/auth/service-account-authenticator.js';
+import { ServiceAccountTokens } from '../apiserver/auth/service-account-tokens.js';
+import { TokenRequestHandler } from '../apiserver/http/token-request-handler.js';
+import type { ResourceType } from '../apiserver/resource-type.js';
 import { nodeRestrictionAdmission } from '../apiserver/auth/node-restriction.js';
 import { withRestrictionAdmission } from '../apiserver/auth/restriction-admission.js';
 import { TokenAuthenticator } from '../apiserver/auth/token-authenticator.js';
@@ -41,6 +52,7 @@ import { compactHistory } from '../apiserver/store/compaction.js';
 import { createResourceStore } from '../apiserver/store/create-resource-store.js';
 import {
   ensureCredentials,
+  ensureServiceAccountKey,
   writeKubeconfigs,
   type Credentials,
 } from '../cli/apiserver-credentials.js';
@@ -73,6 +85,12 @@ export interface ApiServerConfig {
   readonly kubernetesVersion: string;
   /** The simulated nodes' folders (one per Node name), whose daemon pods' logs `pods/log` serves. */
   readonly nodesDir?: string;
+  /**
+   * Keep the components' ServiceAccounts, roles and bindings (deploy/'s, and the box's extras for
+   * the controller) in storage, so the identities the server issues credentials for may do what
+   * deploy/ grants them (default true).
+   */
+  readonly componentRbac?: boolean;
 }
 
 export const StateFileName = 'state.db';
@@ -195,13 +213,30 @@ export async function initPki(
   dir: string,
   hosts: readonly string[],
   log: Logger,
-): Promise<{ pki: ApiServerPki; credentials: Credentials }> {
+): Promise<{ pki: ApiServerPki; credentials: Credentials; serviceAccountKeyPem: string }> {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   tightened(dir, log);
   const pki = await ensurePki({ dir, hosts, now: systemClock.now() });
   if (pki.issued.ca) log.info('created the cluster CA', { dir });
   if (pki.issued.serving) log.info('issued the serving certificate', { hosts });
-  return { pki, credentials: ensureCredentials(dir) };
+  return {
+    pki,
+    credentials: ensureCredentials(dir),
+    serviceAccountKeyPem: ensureServiceAccountKey(dir),
+  };
+}
+
+/** deploy/'s ServiceAccounts and RBAC of every component, then the box's controller extras. */
+function componentRbacObjects(): KubeObject[] {
+  const manifests = [...Object.values(componentRbac()).flat(), ...boxControllerRbac()];
+  return manifests;
+}
+
+/** A kind the server always serves. */
+function served(registry: ResourceTypeRegistry, group: string, kind: string): ResourceType {
+  const rt = registry.byKind(group, kind);
+  if (rt === undefined) throw new Error(`${kind}.${group} is not served`);
+  return rt;
 }
 
 export async function startApiServer(
@@ -211,11 +246,28 @@ export async function startApiServer(
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   tightened(config.dataDir, log);
   const hosts = [...(isWildcard(config.host) ? [] : [config.host]), ...config.advertiseAddresses];
-  const { pki, credentials } = await initPki(config.pkiDir ?? config.dataDir, hosts, log);
+  const { pki, credentials, serviceAccountKeyPem } = await initPki(
+    config.pkiDir ?? config.dataDir,
+    hosts,
+    log,
+  );
 
   const storage = await openStorage(config, log);
   const registry = new ResourceTypeRegistry();
-  const authorizer = new DefaultAuthorizer();
+  const rbacTypes = {
+    ClusterRole: served(registry, RbacGroup, 'ClusterRole'),
+    ClusterRoleBinding: served(registry, RbacGroup, 'ClusterRoleBinding'),
+    Role: served(registry, RbacGroup, 'Role'),
+    RoleBinding: served(registry, RbacGroup, 'RoleBinding'),
+  };
+  const coreTypes = {
+    serviceAccount: served(registry, '', 'ServiceAccount'),
+    pod: served(registry, '', 'Pod'),
+    secret: served(registry, '', 'Secret'),
+    node: served(registry, '', 'Node'),
+  };
+  const policy = new RbacPolicyCache();
+  const authorizer = new DefaultAuthorizer(new RbacAuthorizer(policy));
   const approvals = certificateAdmission(authorizer);
   const store = createResourceStore({
     storage,
@@ -229,17 +281,37 @@ export async function startApiServer(
     },
   });
   await store.seedNamespaces();
+  await ensureBootstrapPolicy(store, {
+    clusterRole: rbacTypes.ClusterRole,
+    clusterRoleBinding: rbacTypes.ClusterRoleBinding,
+  });
+  if (config.componentRbac !== false)
+    await reconcileRbacObjects(store, registry, componentRbacObjects());
+  const policyWatch = new AbortController();
+  await policy.start(store, rbacTypes, policyWatch.signal, log.child({ part: 'rbac' }));
+  const serviceAccountTokens = new ServiceAccountTokens({
+    privateKeyPem: serviceAccountKeyPem,
+    clock: systemClock,
+  });
   const authnLog = log.child({ part: 'authn' });
   const streams = new OpenStreams();
   const app = createApiServerApp({
-    store: withRestrictionAdmission(store, registry.byKind('', 'Pod')),
+    store: withRbacWriteThrough(withRestrictionAdmission(store, coreTypes.pod), policy),
     registry,
-    // Client certificates first, as kube-apiserver's union: nodes, then the static tokens.
+    // Client certificates first, as kube-apiserver's union: nodes, then the static tokens, then
+    // the ServiceAccount tokens TokenRequest issued.
     authenticator: new UnionAuthenticator([
       new X509Authenticator({ caPem: pki.caCertPem, clock: systemClock, log: authnLog }),
       new TokenAuthenticator({ staticTokens: credentials.tokens }),
+      new ServiceAccountAuthenticator({ tokens: serviceAccountTokens, store, types: coreTypes }),
     ]),
     authorizer,
+    rules: authorizer,
+    tokenRequests: new TokenRequestHandler({
+      store,
+      tokens: serviceAccountTokens,
+      types: coreTypes,
+    }),
     clock: systemClock,
     log: log.child({ part: 'http' }),
     version: config.kubernetesVersion,
@@ -309,6 +381,7 @@ export async function startApiServer(
     port,
     close: async () => {
       for (const stop of stops) stop();
+      policyWatch.abort();
       let done = false;
       const closed = new Promise<void>((resolve) => {
         server.close(() => {

@@ -203,3 +203,31 @@ export function componentRbac(): Readonly<Record<Component, readonly Manifest[]>
     dashboard: dashboardRbac(),
   };
 }
+
+/** The kubelet client signer, which the box's controller approves and signs for. */
+const KubeletClientSigner = 'kubernetes.io/kube-apiserver-client-kubelet';
+
+/**
+ * What the controller needs in the box only, where it also plays OpenShift's machine approver
+ * (approving node client CSRs), kube-controller-manager's csrsigning (signing them) and machine-api's
+ * node link (Machine status): the grants of those components (`system:controller:certificate-
+ * controller`, the machine approver's ClusterRole), bound to the controller's ServiceAccount. Not
+ * in deploy/: on a real cluster those components run with their own identities.
+ */
+export function boxControllerRbac(): Manifest[] {
+  const sa = ServiceAccountName.controller;
+  const name = 'mco-box:machine-config-controller';
+  return [
+    clusterRole(name, [
+      rule(['certificates.k8s.io'], ['certificatesigningrequests'], Read),
+      rule(
+        ['certificates.k8s.io'],
+        ['certificatesigningrequests/approval', 'certificatesigningrequests/status'],
+        ['update', 'patch'],
+      ),
+      rule(['certificates.k8s.io'], ['signers'], ['approve', 'sign'], [KubeletClientSigner]),
+      rule(['machine.openshift.io'], ['machines/status'], ['update', 'patch']),
+    ]),
+    clusterRoleBinding(name, name, [serviceAccountSubject(sa)]),
+  ];
+}

@@ -127,16 +127,11 @@ describe('mco apiserver authentication', () => {
     expect(patched.status).toBe(200);
   });
 
-  it('keeps the MCS identity to reading', async () => {
-    const answer = await api(
-      server,
-      'DELETE',
-      '/apis/machineconfiguration.openshift.io/v1/machineconfigs/x',
-      { token: server.token('mcs') },
-    );
+  it('keeps the MCS identity to what deploy/ grants it', async () => {
+    const answer = await api(server, 'DELETE', '/api/v1/nodes/x', { token: server.token('mcs') });
     expect(answer.status).toBe(403);
     expect(answer.json()['message']).toBe(
-      'machineconfigs.machineconfiguration.openshift.io "x" is forbidden: User "system:serviceaccount:openshift-machine-config-operator:machine-config-server" cannot delete resource "machineconfigs" in API group "machineconfiguration.openshift.io" at the cluster scope',
+      'nodes "x" is forbidden: User "system:serviceaccount:openshift-machine-config-operator:machine-config-server" cannot delete resource "nodes" in API group "" at the cluster scope',
     );
     expect(
       (
@@ -245,11 +240,23 @@ describe('node identities', () => {
     );
   });
 
-  it('may read MachineConfigs and list pods on their node only', async () => {
+  it('may not read MachineConfigs (the daemon reads as its ServiceAccount), and list pods on their node only', async () => {
+    const mcs = await api(
+      server,
+      'GET',
+      '/apis/machineconfiguration.openshift.io/v1/machineconfigs',
+      {
+        clientCertificate: n1Cert,
+      },
+    );
+    expect(mcs.status).toBe(403);
+    expect(mcs.json()['message']).toBe(
+      'machineconfigs.machineconfiguration.openshift.io is forbidden: User "system:node:n1" cannot list resource "machineconfigs" in API group "machineconfiguration.openshift.io" at the cluster scope',
+    );
     expect(
       (
         await api(server, 'GET', '/apis/machineconfiguration.openshift.io/v1/machineconfigs', {
-          clientCertificate: n1Cert,
+          token: server.token('daemon'),
         })
       ).status,
     ).toBe(200);

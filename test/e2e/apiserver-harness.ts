@@ -17,7 +17,8 @@ export const KubectlDir = dirname(
   realpathSync(execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim()),
 );
 
-export type Identity = 'admin' | 'controller' | 'mcs' | 'operator' | 'bootstrap';
+export type Identity =
+  'admin' | 'controller' | 'mcs' | 'operator' | 'daemon' | 'dashboard' | 'bootstrap';
 
 export interface StartOptions {
   readonly dataDir?: string;

@@ -5,7 +5,9 @@
  * with two managers: the 409 names the field and the other manager, `--force-conflicts` takes it,
  * `--show-managed-fields` shows both. `describe node` shows the events the daemon's recorder
  * writes about its Node (named without a uid, as the daemon names it). The API server's `/metrics`
- * is read with `kubectl get --raw` and passes `promtool check metrics`.
+ * is read with `kubectl get --raw` and passes `promtool check metrics`. `auth can-i` (also
+ * `--list` and `--as` a ServiceAccount), `auth whoami` (1.27 asks SelfSubjectReview v1alpha1 or
+ * v1beta1, later ones v1) and `create token` answer from the server's RBAC and TokenRequest.
  */
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { Resources } from '../../src/api/resource-refs.js';
 import { systemClock } from '../../src/adapters/system-clock.js';
 import { ApiEventRecorder } from '../../src/runtime/event-recorder.js';
 import { silentLogger } from '../../src/ports/logger.js';
+import { parseCanIList } from '../envtest/granted-rules.js';
 import {
   api,
   kubectl,
@@ -26,6 +29,8 @@ import {
 } from './apiserver-harness.js';
 
 const Group = 'machineconfiguration.openshift.io';
+const McoNamespace = 'openshift-machine-config-operator';
+const DaemonSa = `system:serviceaccount:${McoNamespace}:machine-config-daemon`;
 const Versions = ['1.27', '1.28', '1.29', '1.30', '1.31', '1.32', '1.33'];
 const Promtool = '/usr/bin/promtool';
 
@@ -305,9 +310,95 @@ describe.each(Versions)('kubectl %s, without --validate=false', (v) => {
     );
   });
 
-  // `auth can-i` and `auth whoami` need SelfSubjectAccessReview / SelfSubjectReview, which come with
-  // the RBAC API; they belong here then.
-  it.todo('auth can-i and auth whoami');
+  it('auth can-i, as the caller and impersonating the daemon’s ServiceAccount', async () => {
+    expect(await k(v, ['auth', 'can-i', 'delete', 'nodes'])).toMatchObject({
+      code: 0,
+      stdout: 'yes\n',
+    });
+    const asDaemon = [`--as=${DaemonSa}`];
+    expect(await k(v, ['auth', 'can-i', 'list', 'machineconfigs', ...asDaemon])).toMatchObject({
+      code: 0,
+      stdout: 'yes\n',
+    });
+    // kubectl exits 1 on "no"
+    expect(await k(v, ['auth', 'can-i', 'patch', 'nodes', ...asDaemon])).toMatchObject({
+      code: 1,
+      stdout: 'no\n',
+    });
+    expect(
+      await k(v, ['auth', 'can-i', 'get', 'configmaps', '-n', McoNamespace, ...asDaemon]),
+    ).toMatchObject({ code: 0, stdout: 'yes\n' });
+    expect(
+      await k(v, ['auth', 'can-i', 'get', 'configmaps', '-n', 'default', ...asDaemon]),
+    ).toMatchObject({ code: 1, stdout: 'no\n' });
+    const list = await k(v, ['auth', 'can-i', '--list', '-n', McoNamespace, ...asDaemon]);
+    expect(list.code).toBe(0);
+    const rows = parseCanIList(list.stdout);
+    expect(rows.get('machineconfignodes.machineconfiguration.openshift.io/status []')).toEqual(
+      new Set(['create', 'update', 'patch', 'get', 'list', 'watch']),
+    );
+    expect(rows.get('configmaps []')).toEqual(new Set(['get', 'patch']));
+    expect(rows.has('secrets []')).toBe(false);
+    // the daemon's ServiceAccount may not impersonate anyone
+    const daemon = await kubectl(['auth', 'can-i', 'get', 'nodes', '--as=system:admin'], {
+      kubeconfig: server.kubeconfig('daemon'),
+      cacheDir: join(work, `cache-daemon-${t}`),
+      version: v,
+    });
+    expect(daemon.code).not.toBe(0);
+    expect(daemon.stderr).toContain(
+      `users "system:admin" is forbidden: User "${DaemonSa}" cannot impersonate resource "users" in API group "" at the cluster scope`,
+    );
+  });
+
+  it('auth whoami', async () => {
+    const me = await k(v, ['auth', 'whoami', '-o', 'json']);
+    expect(me.code).toBe(0);
+    const userInfo = (JSON.parse(me.stdout) as { status: { userInfo: unknown } }).status.userInfo;
+    expect(userInfo).toMatchObject({
+      username: 'system:admin',
+      groups: ['system:masters', 'system:authenticated'],
+    });
+    const asDaemon = await k(v, ['auth', 'whoami', `--as=${DaemonSa}`]);
+    expect(asDaemon.code).toBe(0);
+    expect(asDaemon.stdout).toMatch(new RegExp(`Username\\s+${DaemonSa}`));
+    expect(asDaemon.stdout).toContain(`system:serviceaccounts:${McoNamespace}`);
+  });
+
+  it('create token: a bound token that authenticates as the ServiceAccount', async () => {
+    const token = await k(v, [
+      'create',
+      'token',
+      'machine-config-daemon',
+      '-n',
+      McoNamespace,
+      '--duration=15m',
+    ]);
+    expect(token.code).toBe(0);
+    const jwt = token.stdout.trim();
+    expect(jwt.split('.')).toHaveLength(3);
+    const who = await api(server, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+      token: jwt,
+      body: JSON.stringify({ apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' }),
+      contentType: 'application/json',
+    });
+    expect(who.status).toBe(201);
+    expect(who.json()['status']).toMatchObject({ userInfo: { username: DaemonSa } });
+    // a tampered token is no identity
+    const tampered = `${jwt.slice(0, -4)}AAAA`;
+    expect((await api(server, 'GET', '/api/v1/nodes', { token: tampered })).status).toBe(401);
+    // below kube's 10-minute minimum
+    const short = await k(v, [
+      'create',
+      'token',
+      'machine-config-daemon',
+      '-n',
+      McoNamespace,
+      '--duration=1m',
+    ]);
+    expect(short.code).not.toBe(0);
+    expect(short.stderr).toContain('may not specify a duration less than 10 minutes');
+  });
 });
 
 describe('the API server /metrics', () => {

@@ -42,6 +42,19 @@ import { freePortBase } from '../support/ports.js';
 
 const Minute = 60_000;
 const Readme = readFileSync(join(RepoRoot, 'README.md'), 'utf8');
+
+/** The box's component logs: DIR/logs/*.log and each node's daemon.log. */
+function boxLogFiles(dir: string): string[] {
+  const logs = readdirSync(join(dir, 'logs'))
+    .filter((f) => f.endsWith('.log'))
+    .map((f) => join(dir, 'logs', f));
+  const nodes = existsSync(join(dir, 'nodes'))
+    ? readdirSync(join(dir, 'nodes'))
+        .map((n) => join(dir, 'nodes', n, 'daemon.log'))
+        .filter((f) => existsSync(f))
+    : [];
+  return [...logs, ...nodes];
+}
 const OutputDir = join(RepoRoot, 'test-output');
 const ChromiumFlags = [
   '--headless',
@@ -541,6 +554,16 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
       const logs = await sh(work, 'mco logs node/worker-0');
       expect(logs.code, logs.stderr).toBe(0);
       expect(logs.stdout).toContain(`node is Done node=worker-0 config=${target}`);
+
+      // Every component ran under deploy/'s RBAC (each daemon as machine-config-daemon, its Node
+      // written as the node) and none was refused anything.
+      const forbidden = boxLogFiles(dataDir).flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((line) => /forbidden/i.test(line))
+          .map((line) => `${file}: ${line}`),
+      );
+      expect(forbidden).toEqual([]);
 
       // The rollout's progress lines met the closed pipe: mco start noted it and runs on.
       expect(start!.child.exitCode).toBeNull();

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { RequestAttributes } from '../auth.js';
 import type { KubeObject, UserInfo } from '../resource-store.js';
-import { DefaultAuthorizer } from './default-authorizer.js';
 import { nodeIdentity, SystemIdentity } from './identities.js';
 import { fieldSelectorValue } from './node-authorizer.js';
-import { attrs } from './testing.js';
+import { attrs, boxAuthorizer } from './testing.js';
 
 const Mco = 'machineconfiguration.openshift.io';
 const n1 = nodeIdentity('n1');
@@ -16,6 +15,8 @@ const admin = withAuth(SystemIdentity.admin);
 const controller = withAuth(SystemIdentity.controller);
 const mcs = withAuth(SystemIdentity.mcs);
 const bootstrap = withAuth(SystemIdentity.bootstrap);
+const daemon = withAuth(SystemIdentity.daemon);
+const operator = withAuth(SystemIdentity.operator);
 const node = withAuth(n1);
 const stranger: UserInfo = { name: 'alice', groups: ['system:authenticated'] };
 
@@ -94,7 +95,19 @@ const cases: Case[] = [
     true,
   ],
   ['controller patches nodes', controller, { verb: 'patch', resource: 'nodes', name: 'n1' }, true],
-  ['controller reads namespaces', controller, { verb: 'list', resource: 'namespaces' }, true],
+  ['controller reads secrets', controller, { verb: 'list', resource: 'secrets' }, true],
+  [
+    'controller writes configmaps in its namespace (a Role)',
+    controller,
+    { verb: 'create', resource: 'configmaps', namespace: 'openshift-machine-config-operator' },
+    true,
+  ],
+  [
+    'controller cannot write configmaps elsewhere',
+    controller,
+    { verb: 'create', resource: 'configmaps', namespace: 'default' },
+    '',
+  ],
   [
     'controller cannot delete namespaces',
     controller,
@@ -102,8 +115,8 @@ const cases: Case[] = [
     '',
   ],
   [
-    'controller updates clusteroperator status',
-    controller,
+    'operator (cluster-admin) updates clusteroperator status',
+    operator,
     {
       verb: 'update',
       group: 'config.openshift.io',
@@ -120,9 +133,9 @@ const cases: Case[] = [
     true,
   ],
   [
-    'mcs cannot write machineconfigs',
+    'mcs cannot read secrets',
     mcs,
-    { verb: 'create', group: Mco, resource: 'machineconfigs' },
+    { verb: 'get', resource: 'secrets', namespace: 'openshift-machine-config-operator', name: 's' },
     '',
   ],
   [
@@ -242,15 +255,50 @@ const cases: Case[] = [
   ],
   ['node cannot delete its Node', node, { verb: 'delete', resource: 'nodes', name: 'n1' }, ''],
   [
-    'node reads machineconfigs',
+    'node cannot read machineconfigs (no blanket rules: the daemon reads as its ServiceAccount)',
     node,
+    { verb: 'list', group: Mco, resource: 'machineconfigs' },
+    '',
+  ],
+  [
+    'node cannot read controllerconfigs',
+    node,
+    { verb: 'get', group: Mco, resource: 'controllerconfigs', name: 'machine-config-controller' },
+    '',
+  ],
+  [
+    'machine-config-daemon reads machineconfigs',
+    daemon,
     { verb: 'list', group: Mco, resource: 'machineconfigs' },
     true,
   ],
   [
-    'node reads controllerconfigs',
-    node,
-    { verb: 'get', group: Mco, resource: 'controllerconfigs', name: 'machine-config-controller' },
+    'machine-config-daemon patches MachineConfigNode status',
+    daemon,
+    {
+      verb: 'patch',
+      group: Mco,
+      resource: 'machineconfignodes',
+      subresource: 'status',
+      name: 'n1',
+    },
+    true,
+  ],
+  [
+    'machine-config-daemon cannot patch Nodes (that is the node identity)',
+    daemon,
+    { verb: 'patch', resource: 'nodes', name: 'n1' },
+    '',
+  ],
+  [
+    'machine-config-daemon reads MachineConfiguration/cluster',
+    daemon,
+    {
+      verb: 'get',
+      group: 'operator.openshift.io',
+      resource: 'machineconfigurations',
+      name: 'cluster',
+    },
     true,
   ],
   [
@@ -260,7 +308,7 @@ const cases: Case[] = [
     '',
   ],
   [
-    'node patches its own MachineConfigNode status',
+    "node cannot patch its MachineConfigNode (Kubernetes' Node authorizer knows no CRDs)",
     node,
     {
       verb: 'patch',
@@ -269,7 +317,7 @@ const cases: Case[] = [
       subresource: 'status',
       name: 'n1',
     },
-    true,
+    '',
   ],
   [
     'node cannot delete a MachineConfigNode',
@@ -389,7 +437,7 @@ const cases: Case[] = [
 ];
 
 describe('DefaultAuthorizer', () => {
-  const authorizer = new DefaultAuthorizer();
+  const authorizer = boxAuthorizer();
 
   it.each(cases)('%s', async (_title, user, partial, expected) => {
     const a = attrs(partial);

@@ -24,14 +24,18 @@ function serviceAccount(name: string): UserInfo {
 }
 
 /**
- * The identities `mco apiserver` creates credentials for on first start. Groups are as stored;
- * the authenticator adds `system:authenticated` to every identity, as Kubernetes does.
+ * The identities `mco apiserver` creates credentials for on first start (an identity added in a
+ * later release gets its token on the next start). Groups are as stored; the authenticator adds
+ * `system:authenticated` to every identity, as Kubernetes does. What each ServiceAccount may do
+ * is RBAC's call: the roles of deploy/ (src/deploy/component-rbac.ts).
  */
 export const SystemIdentity = {
   admin: { name: 'system:admin', groups: [Group.masters] },
   controller: serviceAccount('machine-config-controller'),
   mcs: serviceAccount('machine-config-server'),
   operator: serviceAccount('machine-config-operator'),
+  daemon: serviceAccount('machine-config-daemon'),
+  dashboard: serviceAccount('machine-config-dashboard'),
   bootstrap: serviceAccount('node-bootstrapper'),
 } as const satisfies Record<string, UserInfo>;
 export type SystemIdentityName = keyof typeof SystemIdentity;

@@ -7,10 +7,13 @@
  *   update, patch (also `/status`);
  * - pods: get one bound to it, list/watch only with `spec.nodeName=<name>`, evict, update status;
  * - events: create, update, patch;
- * - its own Lease in kube-node-lease; MachineConfigNodes: create, update, patch (also `/status`);
+ * - its own Lease in kube-node-lease;
  * - CertificateSigningRequests: create, get, list, watch (certificate renewals), as `NodeRules()`.
  *
- * Which Node, MachineConfigNode, Lease or pod a write may touch is NodeRestriction's job, done at
+ * Nothing of any custom kind (docs/reference/security.md §2.3): a node cannot read MachineConfigs
+ * or write MachineConfigNodes; the daemon does that as its ServiceAccount, through RBAC.
+ *
+ * Which Node, Lease or pod a write may touch is NodeRestriction's job, done at
  * admission (restriction-admission.ts), so the 403 carries NodeRestriction's message. Secrets and
  * configmaps need a pod→object graph upstream; we keep none, so a node gets none.
  */
@@ -18,7 +21,6 @@ import type { RequestAttributes } from '../auth.js';
 import type { KubeObject } from '../resource-store.js';
 
 export const NodeLeaseNamespace = 'kube-node-lease';
-const Mco = 'machineconfiguration.openshift.io';
 
 /** `allow`, or `noOpinion` with the Node authorizer's reason ('' when it gives none). */
 export type NodeDecision =
@@ -129,12 +131,6 @@ function authorizeLease(node: string, a: RequestAttributes): NodeDecision {
   return allow;
 }
 
-function authorizeMachineConfigNode(a: RequestAttributes): NodeDecision {
-  if (a.subresource !== '' && a.subresource !== 'status') return noOpinion();
-  if (a.verb === 'create') return a.subresource === '' ? allow : noOpinion();
-  return a.verb === 'update' || a.verb === 'patch' ? allow : noOpinion();
-}
-
 function readsRelatedObject(node: string, a: RequestAttributes): NodeDecision {
   if (!['get', 'list', 'watch'].includes(a.verb))
     return noOpinion('can only read resources of this type');
@@ -164,8 +160,6 @@ export async function authorizeNodeRequest(
         : noOpinion();
     case 'coordination.k8s.io:leases':
       return authorizeLease(node, a);
-    case `${Mco}:machineconfignodes`:
-      return authorizeMachineConfigNode(a);
     case 'certificates.k8s.io:certificatesigningrequests':
       return a.subresource === '' && ['create', 'get', 'list', 'watch'].includes(a.verb)
         ? allow

@@ -3,15 +3,15 @@ import { certificateRequest, csrObject, makeTestCa } from '../../../test/support
 import type { KubeObject, UserInfo } from '../resource-store.js';
 import { admin, failure, newTestStore } from '../store/testing.js';
 import { certificateAdmission } from './certificate-admission.js';
-import { DefaultAuthorizer } from './default-authorizer.js';
 import { nodeIdentity, SystemIdentity } from './identities.js';
 import { isForbiddenNodeLabel, nodeRestrictionAdmission } from './node-restriction.js';
+import { boxAuthorizer } from './testing.js';
 
 const as = (user: UserInfo) => ({ user, dryRun: false });
 const w1 = as(nodeIdentity('worker-1'));
 
 async function store() {
-  const approvals = certificateAdmission(new DefaultAuthorizer());
+  const approvals = certificateAdmission(boxAuthorizer());
   return newTestStore(undefined, async (a) => {
     await nodeRestrictionAdmission(a);
     await approvals(a);

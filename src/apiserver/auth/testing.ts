@@ -6,6 +6,33 @@ import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { RequestAttributes } from '../auth.js';
 import type { KubeObject, ResourceStore } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
+import { boxControllerRbac, componentRbac } from '../../deploy/component-rbac.js';
+import { BootstrapClusterRoleBindings, BootstrapClusterRoles } from './bootstrap-policy.js';
+import { DefaultAuthorizer } from './default-authorizer.js';
+import { RbacAuthorizer } from './rbac-authorizer.js';
+import { isRbacKind, RbacPolicyCache } from './rbac-policy-cache.js';
+
+/** A policy cache holding `objects` (other kinds are skipped). */
+export function policyOf(objects: readonly KubeObject[]): RbacPolicyCache {
+  const cache = new RbacPolicyCache();
+  for (const o of objects) if (isRbacKind(o.kind)) cache.observe(o.kind, 'ADDED', o);
+  return cache;
+}
+
+/** The objects the embedded server starts with: bootstrap policy and the components' RBAC. */
+export function boxRbacObjects(): KubeObject[] {
+  return [
+    ...BootstrapClusterRoles,
+    ...BootstrapClusterRoleBindings,
+    ...Object.values(componentRbac()).flat(),
+    ...boxControllerRbac(),
+  ] as unknown as KubeObject[];
+}
+
+/** The embedded server's authorizer over boxRbacObjects(). */
+export function boxAuthorizer(): DefaultAuthorizer {
+  return new DefaultAuthorizer(new RbacAuthorizer(policyOf(boxRbacObjects())));
+}
 
 export function attrs(partial: Partial<RequestAttributes>): RequestAttributes {
   return {

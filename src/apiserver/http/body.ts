@@ -20,6 +20,7 @@ import { BodyFormat, bodyFormatOf } from './negotiate.js';
 import {
   decodeCertificateSigningRequest,
   decodeNamespace,
+  decodeReview,
   describeProtobufError,
   hasProtobufMagic,
 } from './protobuf.js';
@@ -100,7 +101,7 @@ export interface BodyTarget {
   /** The Kind the body must decode into (the resource's, or `Eviction`). */
   readonly kind: string;
   readonly builtIn: boolean;
-  /** Only Namespaces and CertificateSigningRequests can be sent as protobuf here. */
+  /** Only Namespaces, CertificateSigningRequests, reviews and TokenRequests can be sent as protobuf here. */
   readonly acceptsProtobuf: boolean;
 }
 
@@ -132,7 +133,9 @@ export function decodeObjectBody(
     const object =
       target.kind === 'CertificateSigningRequest'
         ? decodeCertificateSigningRequest(body)
-        : decodeNamespace(body);
+        : target.kind === 'Namespace'
+          ? decodeNamespace(body)
+          : decodeReview(target.kind, body);
     decoded = object.ok ? object : err(StatusError.badRequest(describeProtobufError(object.error)));
   } else {
     return err(StatusError.unsupportedMediaType(acceptedBodyTypes(target)));

@@ -12,10 +12,11 @@ import { Hono } from 'hono';
 import { isStatusError, StatusError } from '../../api/meta/v1/status-error.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
-import type { Authenticator, Authorizer, ClientConnection } from '../auth.js';
+import type { Authenticator, Authorizer, ClientConnection, RulesResolver } from '../auth.js';
+import { impersonatedUser } from '../auth/impersonation.js';
 import type { PodLogSource } from '../../ports/pod-log-source.js';
 import type { KubeObject, ResourceStore, UserInfo } from '../resource-store.js';
-import type { ResourceTypeRegistry } from '../resource-types.js';
+import { isReviewType, type ResourceTypeRegistry } from '../resource-types.js';
 import { forbidden, requestAttributes } from './authorization.js';
 import { OpenStreams } from './open-streams.js';
 import { noRequestMetrics, requestLabels, type RequestMetrics } from './request-metrics.js';
@@ -28,7 +29,9 @@ import { OpenApiV2Handler } from './openapi-v2-handler.js';
 import { requestInfo, type ResourceInfo } from './request-info.js';
 import { serveResource } from './resource-handlers.js';
 import { resolveTarget, type ResourceTarget } from './resource-target.js';
-import { statusResponse } from './responses.js';
+import { serveReview } from './review-handlers.js';
+import type { TokenRequests } from './token-request-handler.js';
+import { resourceNotFound, statusResponse } from './responses.js';
 
 export interface ApiServerAppOptions {
   readonly store: ResourceStore;
@@ -45,7 +48,20 @@ export interface ApiServerAppOptions {
   readonly streams?: OpenStreams;
   /** Where `pods/log` reads containers' logs (default: none has one). */
   readonly podLogs?: PodLogSource;
+  /** The rules SelfSubjectRulesReview reports (default: none, incomplete). */
+  readonly rules?: RulesResolver;
+  /** Issues `serviceaccounts/token` (default: the subresource answers 404). */
+  readonly tokenRequests?: TokenRequests;
 }
+
+const NoRules: RulesResolver = {
+  rulesFor: () => ({
+    resourceRules: [],
+    nonResourceRules: [],
+    incomplete: true,
+    evaluationError: 'no rule resolver',
+  }),
+};
 
 /** What one request came to, for its metrics and its log line. */
 interface Handled {
@@ -110,8 +126,16 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     connection: ClientConnection,
     dropConnection: () => void,
   ): Promise<Handled> {
-    const user: UserInfo | undefined = await authenticator.authenticate(request, connection);
-    if (user === undefined) return { response: statusResponse(StatusError.unauthorized()) };
+    const authenticated = await authenticator.authenticate(request, connection);
+    if (authenticated === undefined)
+      return { response: statusResponse(StatusError.unauthorized()) };
+    let user: UserInfo;
+    try {
+      user = await impersonatedUser(request.headers, authenticated, authorizer, forbidden);
+    } catch (e) {
+      if (e instanceof StatusError) return { response: statusResponse(e), user: authenticated };
+      throw e;
+    }
     const url = new URL(request.url);
     const info = requestInfo(request.method, url.pathname, url.searchParams);
     const attributes = requestAttributes(info, url.searchParams);
@@ -136,6 +160,28 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
       return answered(await serveNonResource(request, url, nonResource));
     try {
       if (!target.ok) throw target.error;
+      if (isReviewType(target.value.rt))
+        return answered(
+          await serveReview({
+            rt: target.value.rt,
+            user,
+            request,
+            body,
+            authorizer,
+            rules: options.rules ?? NoRules,
+          }),
+        );
+      if (target.value.subresource === 'token') {
+        if (options.tokenRequests === undefined) throw resourceNotFound();
+        return answered(
+          await options.tokenRequests.serve({
+            namespace: target.value.namespace ?? '',
+            name: target.value.name,
+            request,
+            body,
+          }),
+        );
+      }
       return answered(
         await serveResource({
           store,

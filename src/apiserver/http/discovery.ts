@@ -4,13 +4,22 @@
  * with `<plural>/status` and `pods/eviction` entries), and aggregated discovery
  * (APIGroupDiscoveryList, apidiscovery.k8s.io v2 or v2beta1) for `/api` and `/apis`.
  */
-import type { ResourceType, Verb } from '../resource-type.js';
+import type { ResourceType, Subresource, Verb } from '../resource-type.js';
 import { compareStrings } from './json-access.js';
 
-/** The verbs of a subresource entry. */
-const StatusVerbs: readonly Verb[] = ['get', 'patch', 'update'];
-const EvictionVerbs: readonly Verb[] = ['create'];
-const LogVerbs: readonly Verb[] = ['get'];
+/** The verbs of a subresource entry, and the kind it answers with when not the resource's own. */
+const SubresourceEntries: Readonly<
+  Record<Subresource, { readonly verbs: readonly Verb[]; readonly kind?: GroupVersionKind }>
+> = {
+  status: { verbs: ['get', 'patch', 'update'] },
+  approval: { verbs: ['get', 'patch', 'update'] },
+  log: { verbs: ['get'] },
+  eviction: { verbs: ['create'], kind: { group: 'policy', version: 'v1', kind: 'Eviction' } },
+  token: {
+    verbs: ['create'],
+    kind: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+  },
+};
 
 export interface GroupVersions {
   readonly group: string;
@@ -89,15 +98,16 @@ function legacyResources(rt: ResourceType): LegacyResource[] {
   if (rt.categories.length > 0) main.categories = [...rt.categories];
   const subs = rt.subresources.map((sub): LegacyResource => {
     const base = { name: `${rt.plural}/${sub}`, singularName: '', namespaced: rt.namespaced };
-    if (sub === 'eviction')
+    const entry = SubresourceEntries[sub];
+    if (entry.kind !== undefined)
       return {
         ...base,
-        group: 'policy',
-        version: 'v1',
-        kind: 'Eviction',
-        verbs: [...EvictionVerbs],
+        group: entry.kind.group,
+        version: entry.kind.version,
+        kind: entry.kind.kind,
+        verbs: [...entry.verbs],
       };
-    return { ...base, kind: rt.kind, verbs: [...(sub === 'log' ? LogVerbs : StatusVerbs)] };
+    return { ...base, kind: rt.kind, verbs: [...entry.verbs] };
   });
   return [main, ...subs];
 }
@@ -155,19 +165,14 @@ function resourceDiscovery(rt: ResourceType): ResourceDiscovery {
   if (rt.shortNames.length > 0) out.shortNames = [...rt.shortNames];
   if (rt.categories.length > 0) out.categories = [...rt.categories];
   if (rt.subresources.length > 0) {
-    out.subresources = rt.subresources.map((sub) =>
-      sub === 'eviction'
-        ? {
-            subresource: sub,
-            responseKind: { group: 'policy', version: 'v1', kind: 'Eviction' },
-            verbs: [...EvictionVerbs],
-          }
-        : {
-            subresource: sub,
-            responseKind: { ...responseKind },
-            verbs: [...(sub === 'log' ? LogVerbs : StatusVerbs)],
-          },
-    );
+    out.subresources = rt.subresources.map((sub) => {
+      const entry = SubresourceEntries[sub];
+      return {
+        subresource: sub,
+        responseKind: { ...(entry.kind ?? responseKind) },
+        verbs: [...entry.verbs],
+      };
+    });
   }
   return out;
 }

@@ -264,3 +264,98 @@ export function decodeCertificateSigningRequest(
     return err({ kind: 'ProtobufDecodeError', reason: (e as Error).message });
   }
 }
+
+/** A message's string fields by number, as JSON keys (empty strings left out). */
+function stringFields(
+  buf: Uint8Array,
+  names: Readonly<Record<number, string>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const f of fields(buf)) {
+    const key = names[f.number];
+    if (key !== undefined && f.bytes !== undefined && text(f) !== '') out[key] = text(f);
+  }
+  return out;
+}
+
+/** The spec of a review or TokenRequest (k8s.io/api authorization/v1, authentication/v1 generated.proto). */
+function reviewSpec(kind: string, buf: Uint8Array): Record<string, unknown> {
+  const top = fields(buf);
+  const part = (n: number): Uint8Array | undefined => top.find((f) => f.number === n)?.bytes;
+  switch (kind) {
+    case 'SelfSubjectAccessReview': {
+      const resource = part(1);
+      const nonResource = part(2);
+      return {
+        ...(resource === undefined
+          ? {}
+          : {
+              resourceAttributes: stringFields(resource, {
+                1: 'namespace',
+                2: 'verb',
+                3: 'group',
+                4: 'version',
+                5: 'resource',
+                6: 'subresource',
+                7: 'name',
+              }),
+            }),
+        ...(nonResource === undefined
+          ? {}
+          : { nonResourceAttributes: stringFields(nonResource, { 1: 'path', 2: 'verb' }) }),
+      };
+    }
+    case 'SelfSubjectRulesReview':
+      return stringFields(buf, { 1: 'namespace' });
+    case 'TokenRequest': {
+      const audiences = top.filter((f) => f.number === 1).map(text);
+      const expiration = top.find((f) => f.number === 4)?.varint;
+      const bound = part(3);
+      return {
+        ...(audiences.length === 0 ? {} : { audiences }),
+        ...(expiration === undefined ? {} : { expirationSeconds: Number(expiration) }),
+        ...(bound === undefined
+          ? {}
+          : {
+              boundObjectRef: stringFields(bound, {
+                1: 'kind',
+                2: 'apiVersion',
+                3: 'name',
+                4: 'uid',
+              }),
+            }),
+      };
+    }
+    default:
+      return {};
+  }
+}
+
+/**
+ * SelfSubjectAccessReview, SelfSubjectRulesReview, SelfSubjectReview and TokenRequest as kubectl
+ * 1.32 and later send them (protobuf): the metadata a client sets and the spec.
+ */
+export function decodeReview(
+  expectedKind: string,
+  body: Uint8Array,
+): Result<Record<string, unknown>, ProtobufError> {
+  const unknown = decodeUnknown(body);
+  if (!unknown.ok) return unknown;
+  const { apiVersion, kind, raw } = unknown.value;
+  if (kind !== expectedKind)
+    return err({ kind: 'ProtobufDecodeError', reason: `unexpected kind ${JSON.stringify(kind)}` });
+  try {
+    const top = fields(raw);
+    const metadata = top.find((f) => f.number === 1)?.bytes;
+    // SelfSubjectReview has no spec (field 2 is its status)
+    const spec = kind === 'SelfSubjectReview' ? undefined : top.find((f) => f.number === 2)?.bytes;
+    return ok({
+      apiVersion,
+      kind,
+      metadata: metadata === undefined ? {} : objectMeta(metadata),
+      ...(spec === undefined ? {} : { spec: reviewSpec(kind, spec) }),
+    });
+  } catch (e) {
+    return err({ kind: 'ProtobufDecodeError', reason: (e as Error).message });
+  }
+}

@@ -5,7 +5,7 @@
  */
 import type { StatusError } from '../../api/meta/v1/status-error.js';
 import { err, ok, type Result } from '../../lib/result.js';
-import type { ResourceType } from '../resource-type.js';
+import type { ResourceType, Subresource } from '../resource-type.js';
 import type { ResourceTypeRegistry } from '../resource-types.js';
 import type { ResourceInfo } from './request-info.js';
 import { methodNotAllowed, resourceNotFound } from './responses.js';
@@ -14,7 +14,7 @@ export interface ResourceTarget {
   readonly rt: ResourceType;
   readonly namespace: string | undefined;
   readonly name: string;
-  readonly subresource: '' | 'status' | 'approval' | 'eviction' | 'log';
+  readonly subresource: '' | Subresource;
 }
 
 function subresourceOf(rt: ResourceType, sub: string): ResourceTarget['subresource'] | undefined {
@@ -41,13 +41,12 @@ function locate(info: ResourceInfo, registry: ResourceTypeRegistry): ResourceTar
   };
 }
 
-const SubresourceVerbs: Readonly<
-  Record<'status' | 'approval' | 'eviction' | 'log', readonly string[]>
-> = {
+const SubresourceVerbs: Readonly<Record<Subresource, readonly string[]>> = {
   status: ['get', 'update', 'patch'],
   approval: ['get', 'update', 'patch'],
   eviction: ['create'],
   log: ['get'],
+  token: ['create'],
 };
 
 /** Whether a route exists for the verb: upstream registers no other (405). */

@@ -1,7 +1,7 @@
 /**
  * ObjectMeta validation every write passes (apimachinery's ValidateObjectMeta and
  * ValidateObjectMetaUpdate): a name that is a DNS subdomain (a DNS label for namespaces, a path
- * segment for CSRs), valid
+ * segment for CSRs and RBAC objects), valid
  * label keys and values, qualified annotation keys within the 256 KiB budget, an immutable uid,
  * and no new finalizers once deletion has started.
  */
@@ -49,7 +49,9 @@ export function pathSegmentNameProblems(value: string): string[] {
 
 function nameRule(rt: ResourceType): (name: string) => string[] {
   if (rt.group === '' && rt.kind === 'Namespace') return dns1123LabelProblems;
-  if (rt.group === 'certificates.k8s.io') return pathSegmentNameProblems;
+  // RBAC names are path segments too (ValidateRBACName): `system:discovery`
+  if (rt.group === 'certificates.k8s.io' || rt.group === 'rbac.authorization.k8s.io')
+    return pathSegmentNameProblems;
   return dns1123SubdomainProblems;
 }
 
