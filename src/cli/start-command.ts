@@ -572,6 +572,8 @@ function daemonCommand(layout: ClusterLayout, metricsPort: number): string[] {
     'ostree',
     '--metrics-port',
     String(metricsPort),
+    '--kubelet-healthz-endpoint',
+    '{kubelet-healthz}',
   ];
 }
 

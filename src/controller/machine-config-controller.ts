@@ -204,7 +204,7 @@ export function createMachineConfigController(
       ...limiter,
     });
     controllers.push(build.controller);
-    buildInformers.push(build.informer as unknown as Informer);
+    buildInformers.push(build.informer);
   }
   return {
     informers: [...allInformers(informers), ...extra.informers, ...buildInformers],

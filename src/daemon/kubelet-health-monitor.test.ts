@@ -9,7 +9,10 @@ import { monitorKubeletHealth } from './kubelet-health-monitor.js';
 let server: Server | undefined;
 
 afterEach(async () => {
-  await new Promise((resolve) => server?.close(resolve) ?? resolve(undefined));
+  await new Promise((resolve) => {
+    if (server === undefined) resolve(undefined);
+    else server.close(resolve);
+  });
   server = undefined;
 });
 
