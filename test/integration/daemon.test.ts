@@ -1,6 +1,7 @@
 /**
- * The Daemon (src/daemon/daemon.ts) against a real `mco apiserver`, as its node identity through
- * the HTTPS ResourceClient, on a plain-folder host (which passes the Host contract). The test
+ * The Daemon (src/daemon/daemon.ts) against a real `mco apiserver` through the HTTPS
+ * ResourceClient, reading as the machine-config-daemon ServiceAccount and writing its Node as the
+ * node's own identity (what `mco daemon --kubeconfig --node-kubeconfig` does), on a plain-folder host (which passes the Host contract). The test
  * plays the drain controller (copies desiredDrain to lastAppliedDrain, cordons) and the node
  * supervisor (on a reboot request: stop the daemon, reboot the host, start a new daemon).
  *
@@ -17,17 +18,20 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fsFileWatcher } from '../../src/adapters/fs-file-watcher.js';
 import { HttpsResourceClient } from '../../src/adapters/https-resource-client.js';
+import { routeNodeWrites } from '../../src/adapters/node-writes-router.js';
 import { systemClock } from '../../src/adapters/system-clock.js';
 import type { Node } from '../../src/api/core/v1/node.js';
 import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigNode } from '../../src/api/machineconfiguration/v1/machine-config-node.js';
 import { Resources } from '../../src/api/resource-refs.js';
+import { kubeconfigFileName } from '../../src/cli/apiserver-credentials.js';
 import { issueNodeKubeconfig } from '../../src/cli/node-kubeconfig.js';
 import { Daemon, UpstreamDaemonTimings } from '../../src/daemon/daemon.js';
 import type { DaemonEvents } from '../../src/daemon/daemon-events.js';
 import { noDaemonMetrics } from '../../src/daemon/daemon-metrics.js';
 import { silentLogger, type Logger } from '../../src/ports/logger.js';
+import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { startApiServerProcess, type ApiServerHandle } from '../support/apiserver-process.js';
 import { file, mc } from '../support/daemon-fixtures.js';
 import { createPlainHost, type PlainHost } from '../support/plain-host.js';
@@ -40,6 +44,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let server: ApiServerHandle;
 let admin: HttpsResourceClient;
 let nodeClient: HttpsResourceClient;
+/** Reads as the machine-config-daemon ServiceAccount, writes its Node as the node (as in a cluster). */
+let daemonClient: ResourceClient;
+let daemonReads: HttpsResourceClient;
 let work: TmpDir;
 let p: PlainHost;
 const states: string[] = [];
@@ -94,7 +101,7 @@ class NodeRunner {
     this.#daemon = new Daemon({
       nodeName: NodeName,
       host: p.host,
-      client: nodeClient,
+      client: daemonClient,
       clock: systemClock,
       log: process.env['DAEMON_TEST_LOG'] === undefined ? silentLogger : stderrLogger,
       events,
@@ -219,6 +226,10 @@ beforeAll(async () => {
     await issueNodeKubeconfig({ dataDir: server.dataDir, node: NodeName, now: Date.now() }),
   );
   nodeClient = HttpsResourceClient.fromKubeconfig(kubeconfig);
+  daemonReads = HttpsResourceClient.fromKubeconfig(
+    join(server.dataDir, kubeconfigFileName('daemon')),
+  );
+  daemonClient = routeNodeWrites(daemonReads, nodeClient);
   for (const c of [v1, v2, v3, v4]) await createMc(c);
   p = createPlainHost();
   // the node as Ignition left it: v1's files, the seeded annotations, no currentconfig yet
@@ -262,6 +273,7 @@ afterAll(async () => {
   p?.dispose();
   admin?.close();
   nodeClient?.close();
+  daemonReads?.close();
   await server?.dispose();
   work?.remove();
 }, 60_000);

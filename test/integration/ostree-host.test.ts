@@ -230,6 +230,7 @@ describe('ostree host: what only OSTree shows', () => {
       image: `ostree-local:${repo}#testos/v2`,
       version: '2',
       kernelArguments: ['console=ttyS0', 'mco.test=1'],
+      extensions: [],
     });
   });
 
@@ -256,7 +257,12 @@ describe('ostree host: what only OSTree shows', () => {
       bootedV1,
     ]);
     const pending = (await host.os.status()).pending;
-    expect(pending).toEqual({ checksum: bootedV1, version: '1', kernelArguments: ['by-hand=1'] });
+    expect(pending).toEqual({
+      checksum: bootedV1,
+      version: '1',
+      kernelArguments: ['by-hand=1'],
+      extensions: [],
+    });
     await host.os.cleanupPending();
     expect((await host.os.status()).pending).toBeUndefined();
     expect(ostreeStatus(sysroot).split('\n')[0]).toBe(`  testos ${v2Checksum}.0`);
