@@ -4,11 +4,12 @@ import { CommandExamples } from './command-examples.js';
 import { bashCompletion, commandTree, fishCompletion } from './completion-command.js';
 import { mcoProgram } from './mco-program.js';
 
-const program = (): Command =>
+const program = (only?: string): Promise<Command> =>
   mcoProgram(
     { out: () => undefined, err: () => undefined },
     { kubeconfigEnv: undefined, cwd: '/', home: '/' },
     { node: 'v20.0.0', platform: 'linux', arch: 'x64' },
+    only,
   );
 
 function everyCommand(root: Command): [string, Command][] {
@@ -35,8 +36,10 @@ function helpOf(c: Command): string {
   return text;
 }
 
+const wholeTree = await program();
+
 describe('every command', () => {
-  const commands = everyCommand(program());
+  const commands = everyCommand(wholeTree);
 
   it.each(commands)('%s --help has an Examples section that runs mco', (path, command) => {
     const help = helpOf(command);
@@ -52,9 +55,9 @@ describe('every command', () => {
 });
 
 describe('completion scripts come from the command tree', () => {
-  const tree = commandTree(program());
+  const tree = commandTree(wholeTree);
 
-  it('lists every command, its options and their choices', () => {
+  it('lists every command, its options and their choices', async () => {
     const get = tree.find((n) => n.path === 'mco get');
     expect(get?.options.flatMap((o) => o.flags)).toEqual(
       expect.arrayContaining(['--kubeconfig', '--context', '-l', '--selector', '-o', '--output']),
@@ -66,14 +69,31 @@ describe('completion scripts come from the command tree', () => {
     expect(root?.subcommands.map((s) => s.name)).toEqual(
       expect.arrayContaining(['get', 'rollout', 'version', 'completion', 'start']),
     );
-    expect(tree.map((n) => n.path)).toEqual(everyCommand(program()).map(([p]) => p));
+    expect(tree.map((n) => n.path)).toEqual(everyCommand(await program()).map(([p]) => p));
   });
 
-  it('a command added to the tree shows up in the scripts', () => {
-    const p = program();
+  it('a command added to the tree shows up in the scripts', async () => {
+    const p = await program();
     p.command('brand-new').option('--shiny <level>');
     const t = commandTree(p);
     expect(bashCompletion(t)).toContain("'mco brand-new') words='--shiny -h --help'");
     expect(fishCompletion(t)).toContain("-a 'brand-new'");
+  });
+});
+
+describe('one subcommand on its command line', () => {
+  it('loads that subcommand alone; help, completion and unknown names load every one', async () => {
+    expect((await program('daemon')).commands.map((c) => c.name())).toEqual(['daemon']);
+    expect((await program('rollout')).commands[0]?.commands.map((c) => c.name())).toEqual([
+      'status',
+      'preview',
+      'resume',
+      'history',
+      'undo',
+    ]);
+    const all = (await program()).commands.map((c) => c.name());
+    expect(all).toContain('completion');
+    expect((await program('--help')).commands.map((c) => c.name())).toEqual(all);
+    expect((await program('no-such')).commands.map((c) => c.name())).toEqual(all);
   });
 });

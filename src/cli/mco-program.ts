@@ -3,44 +3,73 @@
  * entry point (src/cmd/mco.ts) and by tests that walk the tree (help, completion).
  */
 import { Command } from 'commander';
-import { apiserverCommand } from './apiserver-command.js';
-import { bootstrapCommand } from './bootstrap-command.js';
 import type { CliIo } from './cli-io.js';
 import type { KubeconfigEnvironment } from './kubeconfig-loading.js';
 import { addExamples } from './command-examples.js';
 import { completionCommand } from './completion-command.js';
-import { controllerCommand } from './controller-command.js';
-import { dashboardCommand } from './dashboard-command.js';
-import { firstbootCommand } from './firstboot-command.js';
-import { getCommand } from './get-command.js';
-import { logsCommand } from './logs-command.js';
-import { manifestsCommand } from './manifests-command.js';
-import { daemonCommand } from './daemon-command.js';
-import { haCommand } from './ha-command.js';
-import { nodeCommand } from './node-command.js';
-import { operatorCommand } from './operator-command.js';
-import { osImageCommand } from './os-image-command.js';
-import { extensionsImageCommand } from './extensions-image-command.js';
-import { pointerConfigCommand } from './pointer-config-command.js';
-import { releaseCommand } from './release-command.js';
-import { renderCommand } from './render-command.js';
-import { rolloutCommand } from './rollout-command.js';
-import { rolloutPreviewCommand } from './rollout-preview-command.js';
-import { rolloutResumeCommand } from './rollout-resume-command.js';
-import { rolloutHistoryCommand } from './rollout-history-command.js';
-import { rolloutUndoCommand } from './rollout-undo-command.js';
-import { serverCommand } from './server-command.js';
-import { startCommand } from './start-command.js';
-import { upgradeCommand } from './upgrade-command.js';
-import { versionCommand } from './version-command.js';
 import { McoVersion } from '../version.js';
 
-/** The `mco` command tree; `env` is what the entry point read from the environment. */
-export function mcoProgram(
+type Runtime = { node: string; platform: string; arch: string };
+type CommandLoader = (io: CliIo, env: KubeconfigEnvironment, runtime: Runtime) => Promise<Command>;
+
+/**
+ * Each subcommand, by name, loaded on demand: a process imports only the command it runs (the API
+ * server does not load the dashboard's client-node, the operator not the OSTree adapters), which
+ * keeps every component's resident set and start-up to its own code.
+ */
+const Subcommands: Readonly<Record<string, CommandLoader>> = {
+  render: async (io) => (await import('./render-command.js')).renderCommand(io),
+  apiserver: async (io) => (await import('./apiserver-command.js')).apiserverCommand(io),
+  operator: async () => (await import('./operator-command.js')).operatorCommand(),
+  controller: async () => (await import('./controller-command.js')).controllerCommand(),
+  daemon: async () => (await import('./daemon-command.js')).daemonCommand(),
+  server: async () => (await import('./server-command.js')).serverCommand(),
+  bootstrap: async (io) => (await import('./bootstrap-command.js')).bootstrapCommand(io),
+  'pointer-config': async (io) =>
+    (await import('./pointer-config-command.js')).pointerConfigCommand(io),
+  node: async (io) => (await import('./node-command.js')).nodeCommand(io),
+  ha: async (io) => (await import('./ha-command.js')).haCommand(io),
+  dashboard: async () => (await import('./dashboard-command.js')).dashboardCommand(),
+  rollout: async (io, env) => {
+    const [rollout, preview, resume, history, undo] = await Promise.all([
+      import('./rollout-command.js'),
+      import('./rollout-preview-command.js'),
+      import('./rollout-resume-command.js'),
+      import('./rollout-history-command.js'),
+      import('./rollout-undo-command.js'),
+    ]);
+    return rollout
+      .rolloutCommand(io, env)
+      .addCommand(preview.rolloutPreviewCommand(io, env))
+      .addCommand(resume.rolloutResumeCommand(io, env))
+      .addCommand(history.rolloutHistoryCommand(io, env))
+      .addCommand(undo.rolloutUndoCommand(io, env));
+  },
+  get: async (io, env) => (await import('./get-command.js')).getCommand(io, env),
+  logs: async (io) => (await import('./logs-command.js')).logsCommand(io),
+  start: async (io) => (await import('./start-command.js')).startCommand(io),
+  'os-image': async (io) => (await import('./os-image-command.js')).osImageCommand(io),
+  'extensions-image': async (io) =>
+    (await import('./extensions-image-command.js')).extensionsImageCommand(io),
+  release: async (io) => (await import('./release-command.js')).releaseCommand(io),
+  upgrade: async (io, env) => (await import('./upgrade-command.js')).upgradeCommand(io, env),
+  firstboot: async (io) => (await import('./firstboot-command.js')).firstbootCommand(io),
+  manifests: async (io) => (await import('./manifests-command.js')).manifestsCommand(io),
+  version: async (io, env, runtime) =>
+    (await import('./version-command.js')).versionCommand(io, env, runtime),
+};
+
+/**
+ * The `mco` command tree; `env` is what the entry point read from the environment. With `only`
+ * (the subcommand the command line names), that one subcommand is loaded; otherwise (help,
+ * completion, an unknown name) every one is, so help and errors list them all.
+ */
+export async function mcoProgram(
   io: CliIo,
   env: KubeconfigEnvironment,
-  runtime: { node: string; platform: string; arch: string },
-): Command {
+  runtime: Runtime,
+  only?: string,
+): Promise<Command> {
   const program: Command = new Command('mco')
     .description('Machine Config Operator: render, serve and roll out machine configs')
     .version(McoVersion.raw)
@@ -54,36 +83,12 @@ export function mcoProgram(
       writeErr: (t) => {
         io.err(t);
       },
-    })
-    .addCommand(renderCommand(io))
-    .addCommand(apiserverCommand(io))
-    .addCommand(operatorCommand())
-    .addCommand(controllerCommand())
-    .addCommand(daemonCommand())
-    .addCommand(serverCommand())
-    .addCommand(bootstrapCommand(io))
-    .addCommand(pointerConfigCommand(io))
-    .addCommand(nodeCommand(io))
-    .addCommand(haCommand(io))
-    .addCommand(dashboardCommand())
-    .addCommand(
-      rolloutCommand(io, env)
-        .addCommand(rolloutPreviewCommand(io, env))
-        .addCommand(rolloutResumeCommand(io, env))
-        .addCommand(rolloutHistoryCommand(io, env))
-        .addCommand(rolloutUndoCommand(io, env)),
-    )
-    .addCommand(getCommand(io, env))
-    .addCommand(logsCommand(io))
-    .addCommand(startCommand(io))
-    .addCommand(osImageCommand(io))
-    .addCommand(extensionsImageCommand(io))
-    .addCommand(releaseCommand(io))
-    .addCommand(upgradeCommand(io, env))
-    .addCommand(firstbootCommand(io))
-    .addCommand(manifestsCommand(io))
-    .addCommand(versionCommand(io, env, runtime));
-  program.addCommand(completionCommand(io, () => program));
+    });
+  const one = only === undefined ? undefined : Subcommands[only];
+  const loaders = one === undefined ? Object.values(Subcommands) : [one];
+  for (const command of await Promise.all(loaders.map((load) => load(io, env, runtime))))
+    program.addCommand(command);
+  if (one === undefined) program.addCommand(completionCommand(io, () => program));
   addExamples(program);
   return program;
 }

@@ -47,14 +47,17 @@ function exitWith(code: number): never {
 
 async function main(argv: readonly string[]): Promise<void> {
   try {
-    await mcoProgram(
-      io,
-      {
-        kubeconfigEnv: process.env['KUBECONFIG'],
-        cwd: process.cwd(),
-        home: homedir(),
-      },
-      { node: process.version, platform: process.platform, arch: process.arch },
+    await (
+      await mcoProgram(
+        io,
+        {
+          kubeconfigEnv: process.env['KUBECONFIG'],
+          cwd: process.cwd(),
+          home: homedir(),
+        },
+        { node: process.version, platform: process.platform, arch: process.arch },
+        argv[2],
+      )
     ).parseAsync(argv);
   } catch (e) {
     if (e instanceof CommanderError) exitWith(e.exitCode);
