@@ -11,6 +11,7 @@
  * `ostree-local:<repo>#<ref>`, so nodes boot into what their rendered config names. Every
  * process is stopped by PID; the temp folder is removed.
  */
+import { KubeletKubeconfigPath } from '../../src/simulator/kubelet-credentials.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -293,8 +294,11 @@ export class DaemonCluster {
       '{name}',
       '--root',
       '{root}',
+      // as upstream's DaemonSet: reads as machine-config-daemon, writes its Node as the node
       '--kubeconfig',
-      '{kubeconfig}',
+      this.api.kubeconfig('daemon'),
+      '--node-kubeconfig',
+      KubeletKubeconfigPath,
       '--host',
       'ostree',
       '--log-level',

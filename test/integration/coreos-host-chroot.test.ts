@@ -195,6 +195,7 @@ describe.skipIf(unavailable !== undefined)(
         checksum: booted,
         version,
         kernelArguments: ['root=/dev/vda1', 'rw'],
+        extensions: [],
       });
       await host.os.updateKernelArguments({ delete: [], append: ['nosmt'] });
       await host.os.cleanupPending();
