@@ -9,8 +9,8 @@
  *    root and the sentinel are exactly as they were (paths, modes, owners, contents, mtimes).
  * 3. Pointed back at its good config, the node is Done again.
  */
-import { symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpsResourceClient } from '../../src/adapters/https-resource-client.js';
 import { SqliteStorage } from '../../src/adapters/sqlite-storage.js';
@@ -21,7 +21,9 @@ import type { MachineConfigNode } from '../../src/api/machineconfiguration/v1/ma
 import { Resources } from '../../src/api/resource-refs.js';
 import { StatusError } from '../../src/api/meta/v1/status-error.js';
 import { encodeObject } from '../../src/apiserver/store/codec.js';
+import { kubeconfigFileName } from '../../src/cli/apiserver-credentials.js';
 import { issueNodeKubeconfig } from '../../src/cli/node-kubeconfig.js';
+import { KubeletKubeconfigPath } from '../../src/simulator/kubelet-credentials.js';
 import type { IgnitionConfig } from '../../src/ignition/types.js';
 import { startApiServerProcess, type ApiServerHandle } from '../support/apiserver-process.js';
 import { mc } from '../support/daemon-fixtures.js';
@@ -238,9 +240,11 @@ describe('hostile MachineConfigs in the cluster in a box', () => {
         h.name,
       );
 
-    const kubeconfig = join(layout.dir.path, 'node.kubeconfig');
+    // As upstream's DaemonSet: reads as machine-config-daemon, writes its Node with the kubelet's
+    // kubeconfig on the node.
+    mkdirSync(join(layout.root, dirname(KubeletKubeconfigPath)), { recursive: true });
     writeFileSync(
-      kubeconfig,
+      join(layout.root, KubeletKubeconfigPath),
       await issueNodeKubeconfig({ dataDir: server.dataDir, node: NodeName, now: Date.now() }),
     );
     drainer = new AbortController();
@@ -252,7 +256,9 @@ describe('hostile MachineConfigs in the cluster in a box', () => {
       '--root',
       layout.root,
       '--kubeconfig',
-      kubeconfig,
+      join(server.dataDir, kubeconfigFileName('daemon')),
+      '--node-kubeconfig',
+      KubeletKubeconfigPath,
       '--host',
       'ostree',
     ]);
@@ -268,7 +274,7 @@ describe('hostile MachineConfigs in the cluster in a box', () => {
 
     const snapshot = (): { root: TreeSnapshot; outside: TreeSnapshot } => ({
       root: snapshotTree(layout.root),
-      outside: snapshotOutside(layout, ['node.kubeconfig']),
+      outside: snapshotOutside(layout, []),
     });
     const before = snapshot();
     for (const h of Hostile) {
@@ -295,7 +301,7 @@ describe('hostile MachineConfigs in the cluster in a box', () => {
       `Done on ${Good} again`,
       (a) => a[Annotation.state] === 'Done' && a[Annotation.reason] === '',
     );
-    expect(snapshotOutside(layout, ['node.kubeconfig'])).toEqual(before.outside);
+    expect(snapshotOutside(layout, [])).toEqual(before.outside);
     expect(daemon.running).toBe(true);
   }, 600_000);
 });
