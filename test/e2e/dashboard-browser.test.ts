@@ -67,6 +67,14 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
   let profile = '';
   const consoleErrors: { text: string; expected: boolean }[] = [];
   let expecting403 = false;
+  /** Waits until the browser logged `count` refusals in all: its console reports them late under load. */
+  const refusalsLogged = (count: number) =>
+    until(
+      `${String(count)} refusals in the console`,
+      () =>
+        Promise.resolve(consoleErrors.filter((e) => e.expected).length >= count ? true : undefined),
+      { timeoutMs: 15_000, intervalMs: 50 },
+    );
 
   const kubectl = (...args: string[]) => {
     const r = spawnSync(Kubectl, args, {
@@ -221,7 +229,7 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
       await page.waitForFunction(
         `document.querySelector('[data-testid="action-result-master"]')?.textContent?.includes('cannot patch')`,
       );
-      await page.waitForTimeout(500);
+      await refusalsLogged(2);
       expecting403 = false;
       expect(
         kubectl('get', 'mcp', 'master', '-o', 'jsonpath={.spec.maxUnavailable}|{.spec.paused}'),
@@ -307,7 +315,7 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
       await page.waitForFunction(
         `document.querySelector('[data-testid="forcefile-result"]')?.textContent?.startsWith('403: nodes "worker-0" is forbidden')`,
       );
-      await page.waitForTimeout(500);
+      await refusalsLogged(3);
       expecting403 = false;
       await useToken(tokenOf(AdminUser));
       await page.getByTestId('forcefile').click();
