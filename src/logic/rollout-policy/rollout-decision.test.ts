@@ -3,7 +3,12 @@ import type { Node } from '../../api/core/v1/node.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import { RolloutAnnotation } from '../../api/machineconfiguration/v1/rollout-policy.js';
 import { parseRolloutPolicy, type ParsedRolloutPolicy } from './parse-rollout-policy.js';
-import { decideRollout, HoldReason, type RolloutObservations } from './rollout-decision.js';
+import {
+  decideRollout,
+  GateRecheckMs,
+  HoldReason,
+  type RolloutObservations,
+} from './rollout-decision.js';
 
 const A = 'machineconfiguration.openshift.io/';
 const Now = Date.parse('2026-12-02T05:00:00Z');
@@ -116,6 +121,22 @@ describe('rollout decision', () => {
       obs({ doneSince: new Map([['w1', Now - 60_000]]) }),
     );
     expect(soaked.hold).toBe(false);
+  });
+
+  it('asks a gate query again within the soak, where a finding is a revert', () => {
+    const d = decideRollout(
+      policy({
+        gates: { soak: '60s', prometheus: { url: 'http://127.0.0.1:1', query: 'ALERTS' } },
+      }),
+      pool(),
+      [node('w1', updated), node('w2', old)],
+      obs({ doneSince: new Map([['w1', Now - 20_000]]), prometheus: { ok: true, series: [] } }),
+    );
+    expect(d).toMatchObject({
+      hold: true,
+      reason: HoldReason.soaking,
+      recheckAfterMs: GateRecheckMs,
+    });
   });
 
   it('the soak restarts when the node turned Ready after it was Done', () => {

@@ -240,7 +240,8 @@ export function decideRollout(
       `Waiting for ${soaking.map((g) => g.node).join(', ')} to soak until ${rfc3339(now + left)}` +
         (waits.length > 0 ? ` (${waits.join('; ')})` : ''),
       false,
-      atLeast(Math.min(left, waits.length > 0 ? GateRecheckMs : left)),
+      // A query is asked again during the soak too: what it finds there is a revert.
+      atLeast(Math.min(left, waits.length > 0 || prom !== undefined ? GateRecheckMs : left)),
     );
   }
 
