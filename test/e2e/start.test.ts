@@ -659,6 +659,21 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
       expect(status.code).toBe(1);
       expect(status.stderr).toContain(`error: mcp "worker" is degraded: ${failed.message}`);
       expect((await run(work, 'kubectl delete mc 99-worker-alice')).code).toBe(0);
+      // The pool stays degraded until the controller has rendered again without the bad MC.
+      await until(
+        'RenderDegraded to clear',
+        async () => {
+          const p = JSON.parse((await run(work, 'kubectl get mcp worker -o json')).stdout) as {
+            status: { conditions: { type: string; status: string }[] };
+          };
+          return p.status.conditions.some(
+            (c) => c.type === 'RenderDegraded' && c.status === 'False',
+          )
+            ? true
+            : undefined;
+        },
+        3 * Minute,
+      );
       const healed = await sh(work, 'mco rollout status mcp/worker', 3 * Minute);
       expect(healed.code, healed.stderr).toBe(0);
 
