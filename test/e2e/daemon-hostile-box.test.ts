@@ -21,7 +21,6 @@ import type { MachineConfigNode } from '../../src/api/machineconfiguration/v1/ma
 import { Resources } from '../../src/api/resource-refs.js';
 import { StatusError } from '../../src/api/meta/v1/status-error.js';
 import { encodeObject } from '../../src/apiserver/store/codec.js';
-import { kubeconfigFileName } from '../../src/cli/apiserver-credentials.js';
 import { issueNodeKubeconfig } from '../../src/cli/node-kubeconfig.js';
 import { KubeletKubeconfigPath } from '../../src/simulator/kubelet-credentials.js';
 import type { IgnitionConfig } from '../../src/ignition/types.js';
@@ -256,7 +255,7 @@ describe('hostile MachineConfigs in the cluster in a box', () => {
       '--root',
       layout.root,
       '--kubeconfig',
-      join(server.dataDir, kubeconfigFileName('daemon')),
+      server.kubeconfig('daemon'),
       '--node-kubeconfig',
       KubeletKubeconfigPath,
       '--host',

@@ -25,7 +25,6 @@ import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigNode } from '../../src/api/machineconfiguration/v1/machine-config-node.js';
 import { Resources } from '../../src/api/resource-refs.js';
-import { kubeconfigFileName } from '../../src/cli/apiserver-credentials.js';
 import { issueNodeKubeconfig } from '../../src/cli/node-kubeconfig.js';
 import { Daemon, UpstreamDaemonTimings } from '../../src/daemon/daemon.js';
 import type { DaemonEvents } from '../../src/daemon/daemon-events.js';
@@ -226,9 +225,7 @@ beforeAll(async () => {
     await issueNodeKubeconfig({ dataDir: server.dataDir, node: NodeName, now: Date.now() }),
   );
   nodeClient = HttpsResourceClient.fromKubeconfig(kubeconfig);
-  daemonReads = HttpsResourceClient.fromKubeconfig(
-    join(server.dataDir, kubeconfigFileName('daemon')),
-  );
+  daemonReads = HttpsResourceClient.fromKubeconfig(server.kubeconfig('daemon'));
   daemonClient = routeNodeWrites(daemonReads, nodeClient);
   for (const c of [v1, v2, v3, v4]) await createMc(c);
   p = createPlainHost();

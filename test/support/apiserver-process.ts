@@ -7,11 +7,13 @@
  * Process handling is the e2e harness's (test/e2e/apiserver-harness.ts); this adds readiness,
  * the SIGKILL fallback and restart.
  */
-import { ApiServerProcess, api } from '../e2e/apiserver-harness.js';
+import { ApiServerProcess, api, type Identity } from '../e2e/apiserver-harness.js';
 
 export interface ApiServerHandle {
   /** The admin kubeconfig the server wrote. */
   readonly kubeconfigPath: string;
+  /** The kubeconfig the server wrote for one of its identities. */
+  kubeconfig(identity: Identity): string;
   readonly url: string;
   readonly dataDir: string;
   readonly pid: number;
@@ -83,6 +85,7 @@ export async function startApiServerProcess(
   await waitReady(server, readyTimeout);
   return {
     kubeconfigPath: server.kubeconfig('admin'),
+    kubeconfig: (identity) => server.kubeconfig(identity),
     get url() {
       return server.url;
     },
