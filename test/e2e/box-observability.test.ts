@@ -19,10 +19,10 @@
  * and Prometheus shows the MCCDrainError alert firing.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McoBin, RepoRoot } from '../support/run-mco.js';
 import { until } from '../support/until.js';
 import { freePortBase } from '../support/ports.js';
@@ -153,6 +153,11 @@ describe('the box observed: Prometheus and kubectl logs', () => {
     );
   }, 9 * Minute);
 
+  let failed = false;
+  afterEach((ctx) => {
+    if (ctx.task.result?.state === 'fail') failed = true;
+  });
+
   afterAll(async () => {
     const prom = prometheus;
     if (prom?.pid !== undefined && prom.exitCode === null) {
@@ -169,6 +174,11 @@ describe('the box observed: Prometheus and kubectl logs', () => {
       clearTimeout(timer);
     }
     if (work !== '') {
+      // the components' logs outlive a failed run, for whoever reads the failure
+      if (failed)
+        cpSync(join(work, 'cluster', 'logs'), join(RepoRoot, 'test-output', 'box-observability'), {
+          recursive: true,
+        });
       // OSTree deployments are immutable; chattr also complains about the bin/ link: no check.
       spawnSync('chattr', ['-R', '-i', work], { stdio: 'ignore' });
       rmSync(work, { recursive: true, force: true });
@@ -356,11 +366,31 @@ describe('the box observed: Prometheus and kubectl logs', () => {
     15 * Minute,
   );
 
-  // Passed before the RBAC authorizer landed; since then the alert has not fired within 5 minutes
-  // (cause not yet found), so it is skipped visibly until fixed.
-  it.skip(
+  it(
     'raises DrainFailed and fires MCCDrainError when a PodDisruptionBudget blocks the drain',
     async () => {
+      // The last rollout's drain evicted the worker's pods; its kubelet schedules them again on
+      // a heartbeat once the node is schedulable. A drain with nothing to evict would succeed.
+      await until(
+        'workload pods running on worker-0 again',
+        () => {
+          const r = kubectl(
+            33,
+            '-n',
+            'default',
+            'get',
+            'pods',
+            '-l',
+            'mco.simulator/workload=worker-0',
+            '--field-selector',
+            'status.phase=Running',
+            '-o',
+            'name',
+          );
+          return Promise.resolve(r.stdout.trim() === '' ? undefined : true);
+        },
+        2 * Minute,
+      );
       const pdb = join(work, 'pdb.yaml');
       writeFileSync(pdb, BlockingBudget);
       const created = kubectl(33, '-n', 'default', 'apply', '-f', pdb);
