@@ -92,6 +92,11 @@ export interface ClusterOptions {
   readonly operatorArgs?: readonly string[];
   /** The first-boot step: `mco daemon --once-from` (default) or `mco firstboot-complete-machineconfig`. */
   readonly firstboot?: 'once-from' | 'firstboot-command';
+  /**
+   * `mco node create`'s own daemon command line, given `--daemon-kubeconfig` (the
+   * machine-config-daemon ServiceAccount's), instead of the harness's debug-logging one.
+   */
+  readonly defaultDaemon?: boolean;
 }
 
 export class DaemonCluster {
@@ -351,8 +356,9 @@ export class DaemonCluster {
       join(this.work.path, `${role}.ign`),
       '--pods',
       String(this.#options.pods ?? 2),
-      '--daemon-command',
-      JSON.stringify(daemon),
+      ...(this.#options.defaultDaemon === true
+        ? ['--daemon-kubeconfig', this.api.kubeconfig('daemon')]
+        : ['--daemon-command', JSON.stringify(daemon)]),
       '--firstboot-command',
       JSON.stringify(firstboot),
     ]);
