@@ -23,7 +23,7 @@ import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../../src/api/resource-refs.js';
-import { ensureMachine } from '../../src/cli/box-machines.js';
+import { ensureMachine } from '../../src/box/box-machines.js';
 import { McoProcess } from '../support/mco-processes.js';
 import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
 import { kubectl, startApiServer, type ApiServerProcess } from './apiserver-harness.js';

@@ -13,7 +13,7 @@
  * - `delete`: removes the node folder (ostree's immutable deployment folders included).
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
-import { logFormatOption } from './log-format-option.js';
+import { logFormatOption } from '../shell/log-format-option.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,10 +41,10 @@ import {
 } from '../simulator/kubelet-credentials.js';
 import { createNode, NodeSupervisor, ProvisioningError } from '../simulator/node-supervisor.js';
 import { McoVersion } from '../version.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-/** bin/mco.js, whether this runs from src/cli or dist/src/cli. */
+/** bin/mco.js, whether this runs from src/box or dist/src/box. */
 const McoBin = join(here, here.includes('/dist/') ? '../../../bin/mco.js' : '../../bin/mco.js');
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];

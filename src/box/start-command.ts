@@ -53,11 +53,11 @@ import { describePointerConfigError, pointerConfig } from '../logic/pointer-conf
 import type { ResourceClient } from '../ports/resource-client.js';
 import { McoVersion } from '../version.js';
 import { ensureMachine } from './box-machines.js';
-import { parseGoDuration } from './controller-command.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { parseGoDuration } from '../shell/go-duration.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 import { clusterLayout, DefaultDataDir, type ClusterLayout } from './cluster-layout.js';
 import { daemonCommandLine } from '../simulator/daemon-command-line.js';
-import { readKubeconfig } from './kubeconfig.js';
+import { readKubeconfig } from '../shell/kubeconfig.js';
 import {
   killGroup,
   processAlive,
