@@ -2,7 +2,7 @@
 // A layer may import only the layers below it; pure layers get no I/O, no clock, no env.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
-import importX from 'eslint-plugin-import-x';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 
 const IO_MODULES = [
   'fs',
@@ -63,6 +63,33 @@ const L3 = [
 ];
 const sideways = (self) => L3.filter((d) => d !== self);
 
+// The entry layer (docs/adr/0026-entry-layer.md), top to bottom: cmd/ (the composition root
+// bin/mco.js runs), cli/ (the user-facing commands), box/ (the cluster-in-a-box supervisor),
+// shell/ (what they share). Each imports only those below it; cmd/ takes from cli/ only the
+// program it starts. Nothing under the entry layer imports any of it.
+const ENTRY = ['cmd', 'cli', 'box', 'shell'];
+const LOWER = ['lib', 'api', 'ignition', 'logic', 'ports', 'runtime', ...L3, 'adapters'];
+const entryZones = [
+  {
+    target: './src/cmd',
+    from: './src/cli',
+    except: ['./mco-program.ts'],
+    message: 'entry layer: cmd/ starts the cli program (mco-program.ts), nothing else of cli/',
+  },
+  ...ENTRY.slice(1).flatMap((dir, i) =>
+    ENTRY.slice(0, i + 1).map((above) => ({
+      target: `./src/${dir}`,
+      from: `./src/${above}`,
+      message: `entry layer: ${dir}/ may not import ${above}/, which is above it`,
+    })),
+  ),
+  ...LOWER.map((dir) => ({
+    target: `./src/${dir}`,
+    from: ENTRY.map((e) => `./src/${e}`),
+    message: 'layering: only the entry layer imports cmd/, cli/, box/ and shell/',
+  })),
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.mco/**', 'test-output/**'] },
   js.configs.recommended,
@@ -72,6 +99,10 @@ export default tseslint.config(
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },
     plugins: { 'import-x': importX },
+    // The sources import `./x.js` for `./x.ts` (NodeNext); unresolved imports pass every path rule.
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })],
+    },
     rules: {
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/explicit-module-boundary-types': 'error',
@@ -81,6 +112,7 @@ export default tseslint.config(
       eqeqeq: ['error', 'always', { null: 'ignore' }],
       'no-empty': ['error', { allowEmptyCatch: false }],
       'import-x/no-cycle': 'error',
+      'import-x/no-restricted-paths': ['error', { zones: entryZones }],
       'max-depth': ['warn', 3],
       complexity: ['warn', 15],
     },

@@ -1,7 +1,7 @@
 /**
  * Authentication and authorization contracts of the API server. The HTTP layer authenticates every
  * request (no identity → 401) and asks the authorizer before acting (denied → 403 with the real
- * server's message). Implementations live beside this file; `cmd/apiserver` wires them.
+ * server's message). Implementations live beside this file; `shell/apiserver.ts` wires them.
  */
 import type { KubeObject, UserInfo } from './resource-store.js';
 

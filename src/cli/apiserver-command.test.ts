@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseTokenFile } from '../apiserver/auth/token-file.js';
 import { parseListen } from './apiserver-command.js';
-import { ensureCredentials, writeKubeconfigs } from './apiserver-credentials.js';
-import { readKubeconfig } from './kubeconfig.js';
+import { ensureCredentials, writeKubeconfigs } from '../shell/apiserver-credentials.js';
+import { readKubeconfig } from '../shell/kubeconfig.js';
 
 describe('parseListen', () => {
   it.each([

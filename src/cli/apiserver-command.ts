@@ -6,13 +6,13 @@
  * servers sharing one etcd cluster use (`--pki-dir`).
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
-import { logFormatOption } from './log-format-option.js';
+import { logFormatOption } from '../shell/log-format-option.js';
 import { Command, Option } from 'commander';
 import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { createPinoLogger } from '../adapters/pino-logger.js';
-import { initPki, runApiServer, type ApiServerConfig } from '../cmd/apiserver.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { initPki, runApiServer, type ApiServerConfig } from '../shell/apiserver.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 import { issueNodeKubeconfig } from './node-kubeconfig.js';
 
 /** The Kubernetes release `/version` reports: kubectl's version dispatcher runs the matching minor. */

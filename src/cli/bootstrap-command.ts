@@ -26,8 +26,8 @@ import {
   type TemplateFile,
 } from '../logic/template/generate-template-configs.js';
 import { McoVersion } from '../version.js';
-import { CliError, type CliIo } from './cli-io.js';
-import { loadManifests } from './load-manifests.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
+import { loadManifests } from '../shell/load-manifests.js';
 import { defaultTemplatesDir, loadTemplates } from './load-templates.js';
 import { generatedRegistriesConfigs } from './registries-inputs.js';
 

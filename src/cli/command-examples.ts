@@ -104,6 +104,10 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
       'Create a simulated node from the boot image',
       'mco node create --dir nodes/worker-0 --name worker-0 --boot-repo boot.repo --ref testos/1',
     ],
+    [
+      'Join `mco apiserver --data-dir state` with the pool’s pointer config; the daemon reads as machine-config-daemon',
+      'mco node create --dir nodes/worker-0 --name worker-0 --boot-repo boot.repo --ref testos/1 --pointer-config worker.ign --kubeconfig state/admin.kubeconfig --daemon-kubeconfig state/daemon.kubeconfig',
+    ],
   ],
   'mco node run': [['Boot and supervise a simulated node', 'mco node run --dir nodes/worker-0']],
   'mco node status': [

@@ -9,8 +9,8 @@
  *   mco completion fish | source
  */
 import { Argument, Command, type Option } from 'commander';
-import type { CliIo } from './cli-io.js';
-import { CliError } from './cli-io.js';
+import type { CliIo } from '../shell/cli-io.js';
+import { CliError } from '../shell/cli-io.js';
 
 interface OptionNode {
   readonly flags: readonly string[];

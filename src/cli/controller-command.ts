@@ -13,7 +13,7 @@
 import { resolve } from 'node:path';
 import { createBuildahOsImageBuilder } from '../adapters/oci/buildah-image-build.js';
 import type { LogFormat } from '../adapters/pino-logger.js';
-import { logFormatOption } from './log-format-option.js';
+import { logFormatOption } from '../shell/log-format-option.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Command } from 'commander';
@@ -42,7 +42,8 @@ import { DefaultRenderDelayMs } from '../controller/render/render-controller.js'
 import { Manager, type ManagerLeaderElection } from '../runtime/manager.js';
 import { UpstreamLeaderElectionTimings } from '../runtime/leader-election.js';
 import { McoVersion } from '../version.js';
-import { CliError } from './cli-io.js';
+import { CliError } from '../shell/cli-io.js';
+import { parseGoDuration } from '../shell/go-duration.js';
 import { defaultTemplatesDir, loadTemplates } from './load-templates.js';
 import { createResourceClient } from '../adapters/resource-client-factory.js';
 
@@ -76,21 +77,6 @@ interface ControllerOptions {
   readonly clusterSigningKeyFile?: string;
   readonly clusterSigningDuration: string;
   readonly buildDir: string;
-}
-
-const UnitMs: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/**
- * A Go-style duration (`5s`, `500ms`, `1m30s`, `1h`; a bare number is seconds) in ms. `0` is
- * allowed (no delay); negative values are not.
- */
-export function parseGoDuration(flag: string, value: string): number {
-  const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
-  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text)
-    throw new CliError(`${flag} ${value}: expected a duration such as 500ms, 5s, 1m30s, 1h`);
-  return parts.reduce((sum, p) => sum + Number(p[1]) * (UnitMs[p[2] ?? 's'] ?? 1000), 0);
 }
 
 /** A duration as these flags print their defaults (`5s`, `90s`, `1m0s` style avoided). */

@@ -17,7 +17,7 @@
  * stamps.
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
-import { logFormatOption } from './log-format-option.js';
+import { logFormatOption } from '../shell/log-format-option.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { Command } from 'commander';
@@ -61,8 +61,8 @@ import { runOnceFrom } from '../daemon/once-from.js';
 import type { Host } from '../ports/host.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
-import { CliError } from './cli-io.js';
-import { parseGoDuration } from './controller-command.js';
+import { CliError } from '../shell/cli-io.js';
+import { parseGoDuration } from '../shell/go-duration.js';
 
 /** The env vars of the crash drill: `<step>[:<n>],…`, and a folder for fire-once stamps. */
 export const CrashAtEnv = 'MCO_DAEMON_CRASH_AT';

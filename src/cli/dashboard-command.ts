@@ -4,7 +4,7 @@
  * its snapshot stream and `/metrics` on its own port (docs/dashboard.md). Stops on SIGTERM/SIGINT.
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
-import { logFormatOption } from './log-format-option.js';
+import { logFormatOption } from '../shell/log-format-option.js';
 import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -25,7 +25,7 @@ import {
   type KubeconfigSelection,
 } from '../lib/kubeconfig.js';
 import { parseListen } from './apiserver-command.js';
-import { CliError } from './cli-io.js';
+import { CliError } from '../shell/cli-io.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 /** dist/web, whether this runs from src/cli (tsx, tests) or dist/src/cli. */

@@ -13,7 +13,7 @@ import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
 import { buildExtensionsImage } from '../adapters/extensions-image.js';
 import { publishImage } from '../adapters/oci/image-locations.js';
 import { OciLayout } from '../adapters/oci/oci-layout.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 import {
   asCliError,
   parseLocation,

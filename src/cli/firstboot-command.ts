@@ -11,7 +11,7 @@
  * (`Completing firstboot provisioning to <config>`).
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
-import { logFormatOption } from './log-format-option.js';
+import { logFormatOption } from '../shell/log-format-option.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Command, Option } from 'commander';
@@ -27,7 +27,7 @@ import { EncapsulatedConfigPath } from '../daemon/daemon-paths.js';
 import { runOnceFrom } from '../daemon/once-from.js';
 import type { Host } from '../ports/host.js';
 import type { Logger } from '../ports/logger.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 import { promDaemonMetrics } from './daemon-command.js';
 
 interface FirstbootOptions {

@@ -25,7 +25,7 @@ import {
   type SnapshotInputs,
 } from '../dashboard/dashboard-snapshot.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../ports/resource-client.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 import { kubectlError, serverErrorText } from './kubectl-errors.js';
 import {
   clusterClient,

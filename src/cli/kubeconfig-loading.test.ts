@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeTmpDir } from '../../test/support/tmp-dir.js';
 import { credentialsFromSelection } from '../adapters/https-resource-client.js';
-import { CliError } from './cli-io.js';
+import { CliError } from '../shell/cli-io.js';
 import { ClusterInABoxKubeconfig, kubeconfigFiles, loadKubeconfig } from './kubeconfig-loading.js';
 
 const dir = makeTmpDir('mco-kubeconfig-');

@@ -17,7 +17,7 @@ import {
   type KubeconfigSelection,
 } from '../lib/kubeconfig.js';
 import type { ResourceClient } from '../ports/resource-client.js';
-import { CliError } from './cli-io.js';
+import { CliError } from '../shell/cli-io.js';
 
 /** The admin kubeconfig `mco start` writes in its data folder. */
 export const ClusterInABoxKubeconfig = join('.mco', 'admin.kubeconfig');

@@ -4,7 +4,7 @@
  * the server HOST was refused - did you specify the right host or port?`.
  */
 import { StatusError } from '../api/meta/v1/status-error.js';
-import { CliError } from './cli-io.js';
+import { CliError } from '../shell/cli-io.js';
 
 function refused(e: unknown): boolean {
   for (let c: unknown = e, depth = 0; c instanceof Error && depth < 5; c = c.cause, depth++) {

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TemplateFile } from '../logic/template/generate-template-configs.js';
-import { CliError } from './cli-io.js';
+import { CliError } from '../shell/cli-io.js';
 
 /** The package's `templates/`, from src/cli (tests) or dist/src/cli (the built binary). */
 export function defaultTemplatesDir(): string {

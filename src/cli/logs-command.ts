@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { open, stat } from 'node:fs/promises';
 import { Command } from 'commander';
 import { fieldsText, levelName } from '../adapters/log-text.js';
-import { CliError, type CliIo } from './cli-io.js';
-import { clusterLayout, DefaultDataDir } from './cluster-layout.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
+import { clusterLayout, DefaultDataDir } from '../box/cluster-layout.js';
 
 /** One pino JSON line as text; any other line as it is. */
 export function formatLogLine(line: string): string {

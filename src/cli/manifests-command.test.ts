@@ -7,7 +7,7 @@ import { customResourceDefinitions } from '../api/crds.js';
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
 import { ClusterScopedEventNamespace } from '../runtime/event-recorder.js';
 import type { ManifestObject } from '../lib/manifests.js';
-import { loadManifests } from './load-manifests.js';
+import { loadManifests } from '../shell/load-manifests.js';
 import { shippedCustomResourceDefinitions } from '../deploy/deploy-files.js';
 import { manifestDifferences, writeManifests } from './manifests-command.js';
 

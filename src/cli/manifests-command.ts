@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from 'node:path';
 import { Command } from 'commander';
 import { deployFiles, formatDeployFile } from '../deploy/deploy-files.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 
 const Subfolders = ['', 'crds'];
 

@@ -3,7 +3,7 @@
  * entry point (src/cmd/mco.ts) and by tests that walk the tree (help, completion).
  */
 import { Command } from 'commander';
-import type { CliIo } from './cli-io.js';
+import type { CliIo } from '../shell/cli-io.js';
 import type { KubeconfigEnvironment } from './kubeconfig-loading.js';
 import { addExamples } from './command-examples.js';
 import { completionCommand } from './completion-command.js';
@@ -27,8 +27,8 @@ const Subcommands: Readonly<Record<string, CommandLoader>> = {
   bootstrap: async (io) => (await import('./bootstrap-command.js')).bootstrapCommand(io),
   'pointer-config': async (io) =>
     (await import('./pointer-config-command.js')).pointerConfigCommand(io),
-  node: async (io) => (await import('./node-command.js')).nodeCommand(io),
-  ha: async (io) => (await import('./ha-command.js')).haCommand(io),
+  node: async (io) => (await import('../box/node-command.js')).nodeCommand(io),
+  ha: async (io) => (await import('../box/ha-command.js')).haCommand(io),
   dashboard: async () => (await import('./dashboard-command.js')).dashboardCommand(),
   rollout: async (io, env) => {
     const [rollout, preview, resume, history, undo] = await Promise.all([
@@ -47,7 +47,7 @@ const Subcommands: Readonly<Record<string, CommandLoader>> = {
   },
   get: async (io, env) => (await import('./get-command.js')).getCommand(io, env),
   logs: async (io) => (await import('./logs-command.js')).logsCommand(io),
-  start: async (io) => (await import('./start-command.js')).startCommand(io),
+  start: async (io) => (await import('../box/start-command.js')).startCommand(io),
   'os-image': async (io) => (await import('./os-image-command.js')).osImageCommand(io),
   'extensions-image': async (io) =>
     (await import('./extensions-image-command.js')).extensionsImageCommand(io),

@@ -13,9 +13,9 @@ import { join } from 'node:path';
 import { KubeletClientUsages } from '../api/certificates/v1/certificate-signing-request.js';
 import { loadCertificateAuthority, PkiFile } from '../adapters/pki.js';
 import { nodeIdentity } from '../apiserver/auth/identities.js';
-import { kubeconfigFileName } from './apiserver-credentials.js';
-import { CliError } from './cli-io.js';
-import { formatKubeconfig, readKubeconfig } from './kubeconfig.js';
+import { kubeconfigFileName } from '../shell/apiserver-credentials.js';
+import { CliError } from '../shell/cli-io.js';
+import { formatKubeconfig, readKubeconfig } from '../shell/kubeconfig.js';
 
 export interface NodeKubeconfigOptions {
   readonly dataDir: string;

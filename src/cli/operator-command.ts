@@ -6,7 +6,7 @@
  * `openshift-machine-config-operator/machine-config` Lease. Stops cleanly on SIGTERM or SIGINT.
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
-import { logFormatOption } from './log-format-option.js';
+import { logFormatOption } from '../shell/log-format-option.js';
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -27,7 +27,7 @@ import {
 } from '../operator/operator-config.js';
 import { UpstreamLeaderElectionTimings } from '../runtime/leader-election.js';
 import { McoVersion } from '../version.js';
-import { CliError } from './cli-io.js';
+import { CliError } from '../shell/cli-io.js';
 import { createResourceClient } from '../adapters/resource-client-factory.js';
 
 interface OperatorOptions {

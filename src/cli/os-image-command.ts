@@ -29,7 +29,7 @@ import { createRegistryClient, type RegistrySettings } from '../adapters/oci/reg
 import { readModesFile } from '../adapters/ostree-repo.js';
 import { OstreeCli } from '../adapters/ostree.js';
 import { pullOsImage } from '../adapters/registry-os-image-fetcher.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 
 export interface RegistryFlags {
   readonly authfile?: string;

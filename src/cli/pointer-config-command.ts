@@ -12,7 +12,7 @@ import {
   PointerSpecVersions,
   type PointerSpecVersion,
 } from '../logic/pointer-config.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 
 interface PointerConfigOptions {
   readonly pool: string;

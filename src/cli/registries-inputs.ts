@@ -17,7 +17,7 @@ import {
   type RegistriesDocuments,
 } from '../logic/registries/registries-machine-config.js';
 import type { TemplateFile } from '../logic/template/generate-template-configs.js';
-import { CliError } from './cli-io.js';
+import { CliError } from '../shell/cli-io.js';
 
 function ofKind<T>(objects: readonly ManifestObject[], kind: string): T[] {
   return objects.filter((o) => o.kind === kind) as unknown as T[];

@@ -25,7 +25,7 @@ import {
   type ReleaseComponentImage,
 } from '../adapters/oci/release-payload.js';
 import { McoVersion } from '../version.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 import {
   asCliError,
   parseLocation,

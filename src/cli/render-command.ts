@@ -20,10 +20,10 @@ import {
   type RenderedPool,
 } from '../logic/render/render-pool.js';
 import { McoVersion } from '../version.js';
-import { loadManifests } from './load-manifests.js';
+import { loadManifests } from '../shell/load-manifests.js';
 import { defaultTemplatesDir, loadTemplates } from './load-templates.js';
 import { generatedRegistriesConfigs } from './registries-inputs.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 import type { MachineConfiguration } from '../api/operator/v1/machine-configuration.js';
 import {
   explainText,

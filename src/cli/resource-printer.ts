@@ -9,7 +9,7 @@
 import type { ApiObject, ResourceRef } from '../ports/resource-client.js';
 import { marshalGoJson } from '../lib/go-json.js';
 import { marshalGoYaml, type JsonValue } from '../lib/go-yaml.js';
-import { CliError } from './cli-io.js';
+import { CliError } from '../shell/cli-io.js';
 import {
   describeJsonPathTemplateError,
   executeJsonPathTemplate,

@@ -28,7 +28,7 @@ import type { Clock } from '../ports/clock.js';
 import { silentLogger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import { Informer } from '../runtime/informer.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 import {
   connect,
   withKubeconfigFlags,

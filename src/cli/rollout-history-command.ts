@@ -12,7 +12,7 @@ import { Resources } from '../api/resource-refs.js';
 import { nodesForPool } from '../logic/rollout/pool-membership.js';
 import { poolRevisions, type PoolRevision } from '../logic/rollout-policy/pool-revisions.js';
 import type { ResourceClient } from '../ports/resource-client.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 import {
   connect,
   withKubeconfigFlags,

@@ -27,8 +27,8 @@ import { isUnchanged, planEffect, type PlanSummary } from '../logic/nodeplan/pla
 import { describeRenderPoolError, renderPool } from '../logic/render/render-pool.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../ports/resource-client.js';
 import { McoVersion } from '../version.js';
-import { CliError, type CliIo } from './cli-io.js';
-import { loadManifests } from './load-manifests.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
+import { loadManifests } from '../shell/load-manifests.js';
 import { explainUpdate, knobsFromMachineConfiguration } from './plan-explain.js';
 import {
   connect,

@@ -12,7 +12,7 @@ import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import { undoRevision } from '../logic/rollout-policy/pool-revisions.js';
 import type { ResourceClient } from '../ports/resource-client.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 import {
   connect,
   withKubeconfigFlags,

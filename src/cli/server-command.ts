@@ -8,7 +8,7 @@
  * `--metrics-port`. Runs until SIGTERM or SIGINT.
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
-import { logFormatOption } from './log-format-option.js';
+import { logFormatOption } from '../shell/log-format-option.js';
 import { readFileSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { Command } from 'commander';
@@ -26,7 +26,7 @@ import { ClusterConfigSource } from '../server/cluster-config-source.js';
 import type { ConfigSource } from '../server/config-source.js';
 import { createMachineConfigServerApp } from '../server/create-machine-config-server-app.js';
 import { nodeKubeconfig } from '../server/node-kubeconfig.js';
-import { CliError } from './cli-io.js';
+import { CliError } from '../shell/cli-io.js';
 import { createResourceClient } from '../adapters/resource-client-factory.js';
 
 interface ServerOptions {

@@ -16,7 +16,7 @@ import {
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import type { ResourceClient } from '../ports/resource-client.js';
-import type { CliIo } from './cli-io.js';
+import type { CliIo } from '../shell/cli-io.js';
 import {
   clusterClient,
   loadKubeconfig,

@@ -11,7 +11,7 @@ import { Resources } from '../api/resource-refs.js';
 import { marshalGoYaml, type JsonValue } from '../lib/go-yaml.js';
 import { ClusterOperatorName } from '../operator/operator-reconciler.js';
 import { McoVersion } from '../version.js';
-import type { CliIo } from './cli-io.js';
+import type { CliIo } from '../shell/cli-io.js';
 import { kubectlError } from './kubectl-errors.js';
 import {
   clusterClient,

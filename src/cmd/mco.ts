@@ -4,8 +4,8 @@
  */
 import { homedir } from 'node:os';
 import { CommanderError } from 'commander';
-import { CliError, type CliIo } from '../cli/cli-io.js';
-import { ManifestLoadError } from '../cli/load-manifests.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
+import { ManifestLoadError } from '../shell/load-manifests.js';
 import { mcoProgram } from '../cli/mco-program.js';
 
 /** 128 + SIGPIPE: how a shell reports a tool that wrote to a pipe nobody reads any more. */

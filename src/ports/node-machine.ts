@@ -29,6 +29,12 @@ export interface NodeDefinition {
   readonly nodeKubeconfig?: string;
   /** A kubeconfig allowed to create the node's workload pods (they stand for a ReplicaSet's). */
   readonly adminKubeconfig?: string;
+  /**
+   * The kubeconfig the default daemon reads the cluster with (the `machine-config-daemon`
+   * ServiceAccount's); without one it uses the node identity, which RBAC does not let read
+   * MachineConfigs.
+   */
+  readonly daemonKubeconfig?: string;
   /** How many workload pods run on the node. */
   readonly pods: number;
   /** The daemon command line; `{name}`, `{root}`, `{dir}`, `{kubeconfig}` are substituted. */

@@ -27,7 +27,7 @@ import type { CertificateSigningRequest } from '../../src/api/certificates/v1/ce
 import type { Node } from '../../src/api/core/v1/node.js';
 import { Resources } from '../../src/api/resource-refs.js';
 import { newEcKey } from '../../src/cli/node-kubeconfig.js';
-import { formatKubeconfig } from '../../src/cli/kubeconfig.js';
+import { formatKubeconfig } from '../../src/shell/kubeconfig.js';
 import {
   certificateRequest,
   csrObject,

@@ -23,7 +23,7 @@ import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../../src/api/resource-refs.js';
-import { ensureMachine } from '../../src/cli/box-machines.js';
+import { ensureMachine } from '../../src/box/box-machines.js';
 import { McoProcess } from '../support/mco-processes.js';
 import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
 import { kubectl, startApiServer, type ApiServerProcess } from './apiserver-harness.js';
@@ -92,6 +92,11 @@ export interface ClusterOptions {
   readonly operatorArgs?: readonly string[];
   /** The first-boot step: `mco daemon --once-from` (default) or `mco firstboot-complete-machineconfig`. */
   readonly firstboot?: 'once-from' | 'firstboot-command';
+  /**
+   * `mco node create`'s own daemon command line, given `--daemon-kubeconfig` (the
+   * machine-config-daemon ServiceAccount's), instead of the harness's debug-logging one.
+   */
+  readonly defaultDaemon?: boolean;
 }
 
 export class DaemonCluster {
@@ -351,8 +356,9 @@ export class DaemonCluster {
       join(this.work.path, `${role}.ign`),
       '--pods',
       String(this.#options.pods ?? 2),
-      '--daemon-command',
-      JSON.stringify(daemon),
+      ...(this.#options.defaultDaemon === true
+        ? ['--daemon-kubeconfig', this.api.kubeconfig('daemon')]
+        : ['--daemon-command', JSON.stringify(daemon)]),
       '--firstboot-command',
       JSON.stringify(firstboot),
     ]);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient } from '../../src/adapters/kube-client.js';
 import type { ConfigMap } from '../../src/api/core/v1/config-map.js';
 import { Resources } from '../../src/api/resource-refs.js';
-import type { HaStatus } from '../../src/cli/ha-control-plane.js';
+import type { HaStatus } from '../../src/box/ha-control-plane.js';
 import { McoBin, type RunResult } from '../support/run-mco.js';
 
 /**

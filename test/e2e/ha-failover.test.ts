@@ -24,7 +24,7 @@ import type { Node } from '../../src/api/core/v1/node.js';
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
 import { isStatusError } from '../../src/api/meta/v1/status-error.js';
 import { Resources } from '../../src/api/resource-refs.js';
-import { HaControlPlane } from '../../src/cli/ha-control-plane.js';
+import { HaControlPlane } from '../../src/box/ha-control-plane.js';
 import { isUnavailableForUpdate } from '../../src/logic/rollout/node-state.js';
 import type {
   ApiObject,

@@ -14,7 +14,7 @@ import { createKubeClient } from '../../src/adapters/kube-client.js';
 import type { ConfigMap } from '../../src/api/core/v1/config-map.js';
 import { isStatusError, type StatusError } from '../../src/api/meta/v1/status-error.js';
 import { Resources } from '../../src/api/resource-refs.js';
-import { HaControlPlane } from '../../src/cli/ha-control-plane.js';
+import { HaControlPlane } from '../../src/box/ha-control-plane.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { McoBin } from '../support/mco-processes.js';
 

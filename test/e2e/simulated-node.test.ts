@@ -29,7 +29,7 @@ import type { CertificateSigningRequest } from '../../src/api/certificates/v1/ce
 import type { Node } from '../../src/api/core/v1/node.js';
 import type { Pod } from '../../src/api/core/v1/pod.js';
 import { HttpsResourceClient } from '../../src/adapters/https-resource-client.js';
-import { ensureMachine } from '../../src/cli/box-machines.js';
+import { ensureMachine } from '../../src/box/box-machines.js';
 import { McoProcess } from '../support/mco-processes.js';
 import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
 import { api, eventually, startApiServer, type ApiServerProcess } from './apiserver-harness.js';

@@ -27,7 +27,7 @@ import { isStatusError } from '../../src/api/meta/v1/status-error.js';
 import { Resources } from '../../src/api/resource-refs.js';
 import { freePort } from '../../src/adapters/etcd-cluster-process.js';
 import { Annotation, McoNamespace } from '../../src/api/machineconfiguration/v1/constants.js';
-import { loadManifests } from '../../src/cli/load-manifests.js';
+import { loadManifests } from '../../src/shell/load-manifests.js';
 import { NoMachineApiNotice } from '../../src/logic/operator/user-data-secret.js';
 import { TestPki } from '../support/kube-apiserver-pki.js';
 import { KubeApiserverEnv, TestKubeApiServer } from '../support/kube-apiserver.js';

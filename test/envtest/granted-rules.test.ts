@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { McoNamespace } from '../../src/api/machineconfiguration/v1/constants.js';
-import { loadManifests } from '../../src/cli/load-manifests.js';
+import { loadManifests } from '../../src/shell/load-manifests.js';
 import { grantedRows, parseCanIList, rowLines } from './granted-rules.js';
 
 const DeployDir = fileURLToPath(new URL('../../deploy', import.meta.url));

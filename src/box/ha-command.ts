@@ -1,18 +1,18 @@
 /**
  * `mco ha up|status|down --data-dir DIR`: the highly available control plane on this machine
- * (src/cli/ha-control-plane.ts): 3 etcd members, API servers on etcd, controllers electing a
+ * (src/box/ha-control-plane.ts): 3 etcd members, API servers on etcd, controllers electing a
  * leader, the operator. `up` runs in the foreground, restarts processes that exit (as kubelet
  * would), and stops everything on SIGTERM/SIGINT; `down` sends that SIGTERM to a running `up`.
  * It is the documented way to get the HA control plane (docs/ha.md) until `mco start --ha` calls
  * the same module.
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
-import { logFormatOption } from './log-format-option.js';
+import { logFormatOption } from '../shell/log-format-option.js';
 import { Command } from 'commander';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createPinoLogger } from '../adapters/pino-logger.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 import { HaControlPlane } from './ha-control-plane.js';
 
 export const HaPidFileName = 'ha.pid';

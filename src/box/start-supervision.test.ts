@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManagedProcess } from '../adapters/managed-process.js';
-import type { CliIo } from './cli-io.js';
+import type { CliIo } from '../shell/cli-io.js';
 import {
   processAlive,
   StartLog,

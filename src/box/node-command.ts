@@ -13,7 +13,7 @@
  * - `delete`: removes the node folder (ostree's immutable deployment folders included).
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
-import { logFormatOption } from './log-format-option.js';
+import { logFormatOption } from '../shell/log-format-option.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,6 +32,7 @@ import { isForbiddenNodeLabel } from '../apiserver/auth/node-restriction.js';
 import { splitKernelArguments } from '../logic/nodeplan/kernel-arguments.js';
 import type { NodeDefinition } from '../ports/node-machine.js';
 import { nodeFolderContainerRecords } from '../adapters/daemon-container-records.js';
+import { daemonCommandLine } from '../simulator/daemon-command-line.js';
 import { DaemonPodKeeper } from '../simulator/daemon-pod-keeper.js';
 import {
   fixedIdentity,
@@ -40,28 +41,11 @@ import {
 } from '../simulator/kubelet-credentials.js';
 import { createNode, NodeSupervisor, ProvisioningError } from '../simulator/node-supervisor.js';
 import { McoVersion } from '../version.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
-/** bin/mco.js, whether this runs from src/cli or dist/src/cli. */
+/** bin/mco.js, whether this runs from src/box or dist/src/box. */
 const McoBin = join(here, here.includes('/dist/') ? '../../../bin/mco.js' : '../../bin/mco.js');
-
-/** `mco daemon` for the node, as the daemon's DaemonSet would run it on a real node. */
-export const DefaultDaemonCommand: readonly string[] = [
-  process.execPath,
-  McoBin,
-  'daemon',
-  '--node',
-  '{name}',
-  '--root',
-  '{root}',
-  '--kubeconfig',
-  '{kubeconfig}',
-  '--host',
-  'ostree',
-  '--kubelet-healthz-endpoint',
-  '{kubelet-healthz}',
-];
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
@@ -199,6 +183,7 @@ interface CreateOptions {
   karg: string[];
   kubeconfig?: string;
   nodeKubeconfig?: string;
+  daemonKubeconfig?: string;
   pointerConfig?: string;
   pods: string;
   daemonCommand?: string;
@@ -208,7 +193,11 @@ interface CreateOptions {
   logFormat?: LogFormat;
 }
 
-function definitionOf(o: CreateOptions, nodeKubeconfig: string | undefined): NodeDefinition {
+function definitionOf(
+  o: CreateOptions,
+  nodeKubeconfig: string | undefined,
+  daemonKubeconfig: string | undefined,
+): NodeDefinition {
   const daemonCommand = parseCommand('--daemon-command', o.daemonCommand);
   const firstbootCommand = parseCommand('--firstboot-command', o.firstbootCommand);
   return {
@@ -223,6 +212,7 @@ function definitionOf(o: CreateOptions, nodeKubeconfig: string | undefined): Nod
     kernelArguments: o.karg.flatMap((k) => splitKernelArguments(k)),
     ...(nodeKubeconfig === undefined ? {} : { nodeKubeconfig }),
     ...(o.kubeconfig === undefined ? {} : { adminKubeconfig: resolve(o.kubeconfig) }),
+    ...(daemonKubeconfig === undefined ? {} : { daemonKubeconfig }),
     pods: positiveInt('--pods', o.pods),
     ...(daemonCommand === undefined ? {} : { daemonCommand }),
     ...(firstbootCommand === undefined ? {} : { firstbootCommand }),
@@ -239,7 +229,18 @@ async function runCreate(o: CreateOptions, io: CliIo): Promise<void> {
     o.pointerConfig === undefined ? undefined : readText(o.pointerConfig, 'the pointer config');
   const nodeKubeconfig = o.nodeKubeconfig === undefined ? undefined : resolve(o.nodeKubeconfig);
   if (nodeKubeconfig !== undefined) readText(nodeKubeconfig, 'the node kubeconfig');
-  const definition = definitionOf(o, nodeKubeconfig);
+  const daemonKubeconfig =
+    o.daemonKubeconfig === undefined ? undefined : resolve(o.daemonKubeconfig);
+  if (daemonKubeconfig !== undefined) {
+    // The daemon then writes its Node with the kubelet's kubeconfig on the node, which only TLS
+    // bootstrapping puts there; a given identity lives outside the node's root.
+    if (nodeKubeconfig !== undefined)
+      throw new CliError(
+        '--daemon-kubeconfig needs the kubelet kubeconfig TLS bootstrapping writes on the node; it cannot be combined with --node-kubeconfig',
+      );
+    readText(daemonKubeconfig, 'the daemon kubeconfig');
+  }
+  const definition = definitionOf(o, nodeKubeconfig, daemonKubeconfig);
   const existedBefore = existsSync(dir);
   const log = createPinoLogger({
     name: 'node-supervisor',
@@ -282,6 +283,10 @@ function createCommand(io: CliIo): Command {
       '--node-kubeconfig <file>',
       'a node identity made beforehand (default: TLS bootstrapping from /etc/kubernetes/kubeconfig)',
     )
+    .option(
+      '--daemon-kubeconfig <file>',
+      "what the default daemon reads the cluster with, e.g. `mco apiserver`'s DATA/daemon.kubeconfig; it writes its Node as the kubelet (default: the node identity, which RBAC does not let read MachineConfigs: the node goes Degraded)",
+    )
     .option('--pointer-config <file>', 'the Ignition (pointer) config to provision the node with')
     .option('--pods <n>', 'workload pods on the node', '3')
     .option(
@@ -316,6 +321,15 @@ function waitForSignal(stop: AbortController): void {
   process.once('SIGINT', on);
 }
 
+/** `mco daemon` for the node, as the daemon's DaemonSet would run it on a real node. */
+function defaultDaemonCommand(def: NodeDefinition): string[] {
+  return daemonCommandLine({
+    mco: [process.execPath, McoBin],
+    ...(def.daemonKubeconfig === undefined ? {} : { daemonKubeconfig: def.daemonKubeconfig }),
+    ...(def.daemonMetricsPort === undefined ? {} : { metricsPort: def.daemonMetricsPort }),
+  });
+}
+
 async function runNode(o: RunOptions): Promise<void> {
   const dir = resolve(o.dir);
   requireNode(dir);
@@ -348,9 +362,7 @@ async function runNode(o: RunOptions): Promise<void> {
       ? undefined
       : (parseCommand('--daemon-command', o.daemonCommand) ??
         def.daemonCommand ??
-        (def.daemonMetricsPort === undefined
-          ? DefaultDaemonCommand
-          : [...DefaultDaemonCommand, '--metrics-port', String(def.daemonMetricsPort)]));
+        defaultDaemonCommand(def));
   const firstbootCommand =
     parseCommand('--firstboot-command', o.firstbootCommand) ?? def.firstbootCommand;
   // The daemon as its DaemonSet's pod: created with the control-plane identity (the DaemonSet

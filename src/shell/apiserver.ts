@@ -1,9 +1,10 @@
 /**
- * `mco apiserver`'s composition root: builds the PKI, credentials, storage, ResourceStore and Hono
- * app, binds the app to an HTTPS port, and runs the housekeeping (history compaction, garbage
- * collection) until SIGTERM or SIGINT, when it stops accepting, ends every open watch properly (so
- * clients see a clean end of stream and re-watch from their last resourceVersion), closes the
- * connections once they are idle, then the storage.
+ * The API server's assembly, which `mco apiserver` runs (and whose PKI `mco ha` prepares): builds
+ * the PKI, credentials, storage, ResourceStore and Hono app, binds the app to an HTTPS port, and
+ * runs the housekeeping (history compaction, garbage collection) until SIGTERM or SIGINT, when it
+ * stops accepting, ends every open watch properly (so clients see a clean end of stream and
+ * re-watch from their last resourceVersion), closes the connections once they are idle, then the
+ * storage.
  *
  * With `storage: 'etcd'` several servers share one etcd cluster: each watch is an etcd watch, so a
  * server sees the writes of every other in revision order; compaction is cluster-wide and
@@ -55,8 +56,8 @@ import {
   ensureServiceAccountKey,
   writeKubeconfigs,
   type Credentials,
-} from '../cli/apiserver-credentials.js';
-import { CliError } from '../cli/cli-io.js';
+} from './apiserver-credentials.js';
+import { CliError } from './cli-io.js';
 import type { Logger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
 

@@ -25,10 +25,10 @@ import { EtcdClusterProcesses, freePort } from '../adapters/etcd-cluster-process
 import { ManagedProcess } from '../adapters/managed-process.js';
 import { TcpFailoverProxy } from '../adapters/tcp-failover-proxy.js';
 import type { SystemIdentityName } from '../apiserver/auth/identities.js';
-import { initPki } from '../cmd/apiserver.js';
+import { initPki } from '../shell/apiserver.js';
 import { silentLogger, type Logger } from '../ports/logger.js';
-import { kubeconfigFileName, writePrivateFile } from './apiserver-credentials.js';
-import { formatKubeconfig } from './kubeconfig.js';
+import { kubeconfigFileName, writePrivateFile } from '../shell/apiserver-credentials.js';
+import { formatKubeconfig } from '../shell/kubeconfig.js';
 
 export interface HaControlPlaneOptions {
   readonly dataDir: string;

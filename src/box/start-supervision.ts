@@ -13,7 +13,7 @@
  */
 import { appendFileSync, readFileSync } from 'node:fs';
 import type { ManagedProcess } from '../adapters/managed-process.js';
-import type { CliIo } from './cli-io.js';
+import type { CliIo } from '../shell/cli-io.js';
 
 /** Whether `pid` runs (a zombie, exited but not reaped yet, does not). */
 export function processAlive(pid: number): boolean {

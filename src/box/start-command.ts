@@ -53,11 +53,11 @@ import { describePointerConfigError, pointerConfig } from '../logic/pointer-conf
 import type { ResourceClient } from '../ports/resource-client.js';
 import { McoVersion } from '../version.js';
 import { ensureMachine } from './box-machines.js';
-import { parseGoDuration } from './controller-command.js';
-import { CliError, type CliIo } from './cli-io.js';
+import { parseGoDuration } from '../shell/go-duration.js';
+import { CliError, type CliIo } from '../shell/cli-io.js';
 import { clusterLayout, DefaultDataDir, type ClusterLayout } from './cluster-layout.js';
-import { KubeletKubeconfigPath } from '../simulator/kubelet-credentials.js';
-import { readKubeconfig } from './kubeconfig.js';
+import { daemonCommandLine } from '../simulator/daemon-command-line.js';
+import { readKubeconfig } from '../shell/kubeconfig.js';
 import {
   killGroup,
   processAlive,
@@ -556,25 +556,11 @@ export function metricsTargets(
  * bootstrapping writes), so the Node authorizer and NodeRestriction decide those.
  */
 function daemonCommand(layout: ClusterLayout, metricsPort: number): string[] {
-  return [
-    process.execPath,
-    McoBin,
-    'daemon',
-    '--node',
-    '{name}',
-    '--root',
-    '{root}',
-    '--kubeconfig',
-    join(layout.apiserverDir, 'daemon.kubeconfig'),
-    '--node-kubeconfig',
-    KubeletKubeconfigPath,
-    '--host',
-    'ostree',
-    '--metrics-port',
-    String(metricsPort),
-    '--kubelet-healthz-endpoint',
-    '{kubelet-healthz}',
-  ];
+  return daemonCommandLine({
+    mco: [process.execPath, McoBin],
+    daemonKubeconfig: join(layout.apiserverDir, 'daemon.kubeconfig'),
+    metricsPort,
+  });
 }
 
 async function createNode(ctx: Ctx, client: ResourceClient, spec: NodeSpec): Promise<void> {
