@@ -6,8 +6,8 @@
  * 1.5 MiB limit; JSON and YAML nested 20,000 deep (JSON 100,000 too) are 400 (and YAML that deep,
  * sent again and again, does not bring the process down); a 20 MB status patch is 413. A watch
  * replaying 100 MB of history streams: the server answers /readyz within a second all the while,
- * with one client reading as fast as it can and another reading nothing. RSS (from /proc) is
- * printed against the 300 MiB goal and asserted under a regression guard (see rssBound). On SQLite
+ * with one client reading as fast as it can and another reading nothing. RSS (from /proc) stays
+ * under 300 MiB through all of it (see rssBound). On SQLite
  * the data folder is 0700 and the database, WAL and shared memory 0600, on etcd every folder and
  * file of the members, tightened again on restart if someone loosened them.
  */
@@ -207,16 +207,14 @@ const configMap = (name: string, data: Record<string, string>) =>
 type Backend = 'sqlite' | 'memory' | 'etcd';
 
 /**
- * The RSS goal is 300 MiB on SQLite and etcd (the memory backend keeps the 100 MB of history in
- * the process by design, so beside it). It is not met on SQLite: a quiet machine measures 315 MiB
- * there (etcd 244, memory 376), and under the suite's own load every backend peaks 60-90 MiB
- * higher, since V8 collects later when the CPU is contended. The assertion is a regression guard
- * 150 MiB above the goal, which each run's printed peak is compared with.
+ * RSS stays under 300 MiB on SQLite and etcd; the memory backend keeps the 100 MB of history in
+ * the process by design, so its bound is that much higher. What keeps the peak there is V8's heap
+ * growth capped in bin/mco.js (docs/adr/0027-v8-heap-growth.md): with the default growth the
+ * replay's garbage alone took SQLite to 270-390 MiB.
  */
 const RssGoal = 300 * MiB;
-const RssGuard = RssGoal + 150 * MiB;
 const rssBound = (backend: Backend): number =>
-  backend === 'memory' ? RssGuard + 100_000_000 : RssGuard;
+  backend === 'memory' ? RssGoal + 100_000_000 : RssGoal;
 const backends: Backend[] = hasEtcd() ? ['sqlite', 'memory', 'etcd'] : ['sqlite', 'memory'];
 
 describe.each(backends)('mco apiserver limits (%s)', (backend) => {
@@ -369,7 +367,7 @@ describe.each(backends)('mco apiserver limits (%s)', (backend) => {
     expect((await api(server, 'GET', '/readyz', { token: server.token() })).status).toBe(200);
   });
 
-  it('a watch replaying 100 MB of history streams: /readyz within 1 s, RSS under the guard', async () => {
+  it('a watch replaying 100 MB of history streams: /readyz within 1 s, RSS under its bound', async () => {
     const start = await revision(server);
     const watching = monitor(server);
     const value = 'h'.repeat(1_000_000);
@@ -401,7 +399,7 @@ describe.each(backends)('mco apiserver limits (%s)', (backend) => {
     expect(seen.failures).toEqual([]);
     expect(seen.probes).toBeGreaterThan(10);
     console.log(
-      `${backend}: replay of 100 MB: max /readyz ${seen.maxReadyMs.toFixed(0)} ms over ${String(seen.probes)} probes, max RSS ${(seen.maxRss / MiB).toFixed(0)} MiB (goal ${String(RssGoal / MiB)} MiB)`,
+      `${backend}: replay of 100 MB: max /readyz ${seen.maxReadyMs.toFixed(0)} ms over ${String(seen.probes)} probes, max RSS ${(seen.maxRss / MiB).toFixed(0)} MiB (bound ${(rssBound(backend) / MiB).toFixed(0)} MiB)`,
     );
     expect(seen.maxReadyMs).toBeLessThan(1000);
     expect(seen.maxRss).toBeLessThan(rssBound(backend));
