@@ -192,13 +192,13 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
   'mco os-image': [
     [
       'Build the next OS version into an image',
-      'mco os-image build --rootfs images/rootfs/testos-2 --version 2 --ref testos/2 --output 127.0.0.1:5000/os:2',
+      'mco os-image build --rootfs images/rootfs/testos-2 --version 2 --output docker://127.0.0.1:5000/os:2',
     ],
   ],
   'mco os-image build': [
     [
       'Build an OS tree into an image in a registry',
-      'mco os-image build --rootfs images/rootfs/testos-2 --version 2 --ref testos/2 --output 127.0.0.1:5000/os:2',
+      'mco os-image build --rootfs images/rootfs/testos-2 --version 2 --output docker://127.0.0.1:5000/os:2',
     ],
   ],
   'mco extensions-image': [
