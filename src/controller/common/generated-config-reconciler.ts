@@ -34,7 +34,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient, ResourceRef } from '../../ports/resource-client.js';
 import { TerminalError, type Reconciler, type ReconcileResult } from '../../runtime/reconciler.js';
 import { controllerConfigGate, describeGateError } from '../render/render-gates.js';
-import { sameJson } from './same-json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 
 export interface GeneratingObject {
   apiVersion?: string;
@@ -79,8 +79,8 @@ export interface GeneratedConfigReconcilerOptions<T extends GeneratingObject> {
 export function generatorChanged(a: GeneratingObject, b: GeneratingObject): boolean {
   if (a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp) return true;
   if (b.metadata.deletionTimestamp !== undefined)
-    return !sameJson(a.metadata.finalizers ?? [], b.metadata.finalizers ?? []);
-  return !sameJson(a.spec, b.spec);
+    return !jsonEqual(a.metadata.finalizers ?? [], b.metadata.finalizers ?? []);
+  return !jsonEqual(a.spec, b.spec);
 }
 
 export class GeneratedConfigReconciler<T extends GeneratingObject> implements Reconciler {

@@ -27,7 +27,7 @@ import type { ResourceClient } from '../../ports/resource-client.js';
 import { Controller } from '../../runtime/controller.js';
 import type { Reconciler } from '../../runtime/reconciler.js';
 import type { RateLimiterOptions } from '../../runtime/work-queue.js';
-import { sameJson } from '../common/same-json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 import { UpstreamRetryLimit, withRetryLimit, type RetryLimit } from '../common/retry-limit.js';
 import { waitForCache } from '../common/wait-for-caches.js';
 import type { McoInformers } from '../mco-informers.js';
@@ -79,7 +79,7 @@ class RegistriesReconciler implements Reconciler {
       const ignition = generated.value.ignition as unknown as Record<string, unknown>;
       if (
         existing !== undefined &&
-        sameJson(existing.spec?.config, ignition) &&
+        jsonEqual(existing.spec?.config, ignition) &&
         existing.metadata.annotations?.[Annotation.generatedByControllerVersion] === version.hash
       )
         continue;

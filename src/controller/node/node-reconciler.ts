@@ -51,7 +51,7 @@ import type { RolloutDecision } from '../../logic/rollout-policy/rollout-decisio
 import { RolloutHeldCondition } from '../../api/machineconfiguration/v1/rollout-policy.js';
 import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
 import { fresher } from '../common/fresher.js';
-import { sameJson } from '../common/same-json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 import {
   hasUpdateInProgressTaint,
   isDesiredEqualToPool,
@@ -454,7 +454,7 @@ export class NodeReconciler implements Reconciler {
         latest?.type ?? '',
         latest?.reason ?? '',
       );
-    if (sameJson(pool.status, status)) return;
+    if (jsonEqual(pool.status, status)) return;
     this.#statusWritten.set(
       name,
       // The pool as stored, not as a rollback makes the controller see it.

@@ -17,7 +17,7 @@ import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import { applyMachineConfig } from '../common/apply-machine-config.js';
 import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
-import { sameJson } from '../common/same-json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 import { completedStatus, failingStatus, runningStatus } from './template-status.js';
 
 export interface TemplateReconcilerOptions {
@@ -91,7 +91,7 @@ export class TemplateReconciler implements Reconciler {
     status: ControllerConfig['status'],
     signal: AbortSignal,
   ): Promise<ControllerConfig> {
-    if (sameJson(cc.status, status)) return cc;
+    if (jsonEqual(cc.status, status)) return cc;
     return this.#o.client.updateStatus<ControllerConfig>(
       Resources.controllerConfig,
       { ...cc, ...(status === undefined ? {} : { status }) },

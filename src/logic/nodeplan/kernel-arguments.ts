@@ -5,7 +5,7 @@
  * (whitespace separates, double quotes group, no escapes). On a change the old list is deleted
  * in full and the new one appended, which keeps the bookkeeping trivially correct.
  */
-import { listsDiffer } from './deep-equal.js';
+import { listsDiffer } from './lists-differ.js';
 
 /** Same shape as the Host port's KernelArgumentChange (logic may not import ports). */
 export interface KernelArgumentChange {
