@@ -60,6 +60,7 @@ import {
   type WatchHandler,
   type WatchOptions,
 } from '../ports/storage.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface EtcdStorageOptions {
   /** Client URLs of the members, e.g. `http://127.0.0.1:2379`. */
@@ -82,21 +83,17 @@ const ZERO = Buffer.from([0]);
 const CompactedText = 'required revision has been compacted';
 const FutureRevisionText = 'required revision is a future revision';
 
-function messageOf(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
 function isCompactedError(e: unknown): boolean {
-  return messageOf(e).includes(CompactedText);
+  return errorText(e).includes(CompactedText);
 }
 
 function isFutureRevisionError(e: unknown): boolean {
-  return messageOf(e).includes(FutureRevisionText);
+  return errorText(e).includes(FutureRevisionText);
 }
 
 /** etcd's `--max-request-bytes` refusal, or its gRPC server's receive limit just above it. */
 function isTooLargeError(e: unknown): boolean {
-  const message = messageOf(e);
+  const message = errorText(e);
   return (
     message.includes('etcdserver: request is too large') ||
     message.includes('grpc: received message larger than max')
@@ -287,7 +284,7 @@ export class EtcdStorage implements Storage {
     } catch (e) {
       if (e instanceof StorageError || isCompactedError(e) || isFutureRevisionError(e)) throw e;
       if (isTooLargeError(e)) {
-        throw new StorageError(StorageErrorCode.TooLarge, `${what}: ${messageOf(e)}`, {
+        throw new StorageError(StorageErrorCode.TooLarge, `${what}: ${errorText(e)}`, {
           ...(key === undefined ? {} : { key }),
           cause: e,
         });
@@ -307,7 +304,7 @@ export class EtcdStorage implements Storage {
   #reason(e: unknown): string {
     if (e instanceof GRPCDeadlineExceededError || e instanceof BrokenCircuitError)
       return `no member with quorum answered within ${String(this.#timeoutMs)} ms`;
-    const message = messageOf(e);
+    const message = errorText(e);
     // gRPC's "14 UNAVAILABLE: No connection established. Last error: Error: connect ECONNREFUSED
     // 127.0.0.1:2379. Resolution note: ": every member it tried refused the connection at once
     if (e instanceof GRPCUnavailableError || message.startsWith('14 UNAVAILABLE')) {
@@ -827,7 +824,7 @@ class EtcdWatch {
       this.fail(
         new StorageError(
           StorageErrorCode.Unavailable,
-          `watch: etcd unavailable for ${String(now - this.#brokenSince)} ms: ${messageOf(cause)}`,
+          `watch: etcd unavailable for ${String(now - this.#brokenSince)} ms: ${errorText(cause)}`,
           { cause },
         ),
       );
@@ -835,7 +832,7 @@ class EtcdWatch {
     }
     this.#o.log.debug('etcd watch stream broke; re-opening', {
       after: this.#cursor,
-      error: messageOf(cause),
+      error: errorText(cause),
     });
     const delay = this.#backoffMs;
     this.#backoffMs = Math.min(this.#backoffMs * 2, 1000);

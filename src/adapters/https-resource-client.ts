@@ -66,6 +66,7 @@ import {
   resourcePath,
   statusErrorOf,
 } from './kube-wire.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface HttpsCredentials {
   /** `https://host:port[/path]` or `http://…`. */
@@ -461,7 +462,7 @@ export class HttpsResourceClient implements ResourceClient {
       ({ res } = await this.#send('GET', `${path}${q}`, undefined, undefined, true, signal));
     } catch (e) {
       if (isAborted(signal)) return;
-      throw new Error(`watch ${path}: ${e instanceof Error ? e.message : String(e)}`, {
+      throw new Error(`watch ${path}: ${errorText(e)}`, {
         cause: e,
       });
     }
@@ -478,7 +479,7 @@ export class HttpsResourceClient implements ResourceClient {
       });
     } catch (e) {
       if (isAborted(signal)) return;
-      throw new Error(`watch ${path}: ${e instanceof Error ? e.message : String(e)}`, {
+      throw new Error(`watch ${path}: ${errorText(e)}`, {
         cause: e,
       });
     }

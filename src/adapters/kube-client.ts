@@ -61,6 +61,7 @@ import type {
   ResourceRef,
 } from '../ports/resource-client.js';
 import { genericServerResponse, resourcePath, statusErrorOf } from './kube-wire.js';
+import { errorText } from '../lib/error-text.js';
 
 /**
  * Where the credentials come from: a kubeconfig already loaded and merged (src/lib/kubeconfig.ts,
@@ -514,6 +515,6 @@ function watchError(err: unknown, ref: ResourceRef, path: string): Error {
     if (code === 410) return StatusError.expired(`watch ${path}: the server answered 410 Gone`);
     return genericServerResponse(code, 'WATCH', ref, undefined);
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorText(err);
   return new Error(`watch ${path}: ${message}`, { cause: err });
 }

@@ -22,6 +22,7 @@ import {
 import type { OstreeCli } from './ostree.js';
 import { nodeRegistriesConfSources } from './node-pull-sources.js';
 import { localOstreeImageFetcher, type OsImageFetcher } from './ostree-host.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface RegistryOsImageFetcherOptions {
   /** Credentials and trust; read again for every pull. */
@@ -89,7 +90,7 @@ async function pullFirst(
       return imported;
     } catch (e) {
       if (signal?.aborted === true) throw e;
-      failures.push(`${source}: ${e instanceof Error ? e.message : String(e)}`);
+      failures.push(`${source}: ${errorText(e)}`);
     }
   }
   throw new Error(failures.length === 1 ? (failures[0] ?? '') : failures.join('; '));

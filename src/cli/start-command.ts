@@ -67,6 +67,7 @@ import {
   stopStagesNow,
   type StopStage,
 } from './start-supervision.js';
+import { errorText } from '../lib/error-text.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const RepoRoot = join(here, here.includes('/dist/') ? '../../..' : '../..');
@@ -225,7 +226,7 @@ async function until<T>(
       const v = await probe();
       if (v !== undefined) return v;
     } catch (e) {
-      last = e instanceof Error ? e.message : String(e);
+      last = errorText(e);
     }
     if (Date.now() > deadline)
       throw new CliError(`timed out waiting for ${what}${last === '' ? '' : `: ${last}`}`);
@@ -920,7 +921,7 @@ export async function runStart(options: StartOptions, terminal: CliIo): Promise<
   } catch (e) {
     if (!ctx.stop.signal.aborted) {
       // The terminal gets it from the entry point; the log would not.
-      io.note(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+      io.note(`error: ${errorText(e)}\n`);
       await stopOnce('error');
       throw e;
     }

@@ -26,8 +26,8 @@ import {
   type MachineConfigurationRead,
 } from '../runtime/read-machine-configuration.js';
 import { truncateReason } from '../logic/nodeplan/node-reason.js';
-import { errorText } from './daemon-errors.js';
 import { nextMcnConditions, type McnCondition } from './machine-config-node-status.js';
+import { errorText } from '../lib/error-text.js';
 
 /** The latest Node as the daemon's informer has it. */
 export interface NodeSource {

@@ -13,8 +13,8 @@ import type { Logger } from '../ports/logger.js';
 import type { IgnitionConfig } from '../ignition/types.js';
 import { driftWatchPaths, describeOnDiskMismatch } from '../logic/nodeplan/on-disk-validation.js';
 import { ForceFilePath } from '../logic/nodeplan/node-paths.js';
-import { errorText } from './daemon-errors.js';
 import { checkFilesAndUnits } from './on-disk-state.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface DriftHandlers {
   /** Validation failed: the raw mismatch text. */

@@ -3,6 +3,7 @@
  * (`open /etc/foo/.foo.tmp: operation not permitted`), with node paths, not the paths of the
  * folder a simulated node lives in. These texts end up in the node's `reason` annotation.
  */
+import { errorText } from '../lib/error-text.js';
 
 interface ErrnoLike {
   readonly code?: unknown;
@@ -32,7 +33,7 @@ function nodeText(text: string, hostRoot: string): string {
 
 export function fsErrorText(e: unknown, hostRoot: string): string {
   if (!isErrno(e) || typeof e.syscall !== 'string') {
-    return nodeText(e instanceof Error ? e.message : String(e), hostRoot);
+    return nodeText(errorText(e), hostRoot);
   }
   const code = String(e.code);
   // node: "EPERM: operation not permitted, open '/x/y'"

@@ -36,6 +36,7 @@ import {
 import { checkOnDiskState } from './on-disk-state.js';
 import { isCommitted, JournalPhase } from './update-journal.js';
 import { Updater } from './updater.js';
+import { errorText } from '../lib/error-text.js';
 
 export type OnceFromResult =
   /** The host asked for a reboot into the config. */
@@ -72,9 +73,7 @@ export function parseOnceFromFile(content: string, source: string): OnceFromInpu
   try {
     doc = parseYaml(content);
   } catch (e) {
-    throw DaemonError.degraded(
-      `${source}: neither JSON nor YAML: ${e instanceof Error ? e.message : String(e)}`,
-    );
+    throw DaemonError.degraded(`${source}: neither JSON nor YAML: ${errorText(e)}`);
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
     throw DaemonError.degraded(`${source}: expected a MachineConfig or an Ignition config object`);

@@ -20,6 +20,7 @@ import {
   JournalPath,
   JournalToConfigPath,
 } from './daemon-paths.js';
+import { errorText } from '../lib/error-text.js';
 
 export const JournalPhase = {
   Prepare: 'prepare',
@@ -101,7 +102,7 @@ function parseJson(bytes: Uint8Array | undefined, what: string): unknown {
   try {
     return JSON.parse(decoder.decode(bytes)) as unknown;
   } catch (e) {
-    throw new Error(`${what} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`, {
+    throw new Error(`${what} is not valid JSON: ${errorText(e)}`, {
       cause: e,
     });
   }

@@ -33,8 +33,8 @@ import {
   rejectRelease,
 } from './cluster-version-status.js';
 import { liveGet } from './live-get.js';
-import { errorMessage } from './operator-task.js';
 import type { ReleaseImageInfo, ReleasePayloadSource } from './release-payload-source.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface ClusterVersionReconcilerDeps {
   readonly client: ResourceClient;
@@ -100,7 +100,7 @@ export class ClusterVersionReconciler implements Reconciler {
       info = await this.#deps.payloads.read(image, signal);
     } catch (e) {
       if (signal.aborted) throw e;
-      const failure = errorMessage(e);
+      const failure = errorText(e);
       await this.#writeStatus(
         cv,
         rejectRelease(cv.status, { image, version: requested }, failure, this.#now()),

@@ -23,7 +23,6 @@ import { rfc3339 } from '../ports/clock.js';
 import type { Reconciler, ReconcileResult } from '../runtime/reconciler.js';
 import { stringify } from 'safe-stable-stringify';
 import {
-  errorMessage,
   type OperatorDeps,
   type OperatorStep,
   type RoundContext,
@@ -35,6 +34,7 @@ import { machineConfigurationStep } from './tasks/machine-configuration-step.js'
 import { poolsStep } from './tasks/pools-step.js';
 import { renderConfigStep } from './tasks/render-config-step.js';
 import { RequiredPoolsStep } from './tasks/required-pools-step.js';
+import { errorText } from '../lib/error-text.js';
 
 /** The ClusterOperator's name, and the only key the operator's queue ever holds. */
 export const ClusterOperatorName = 'machine-config';
@@ -95,7 +95,7 @@ export class OperatorReconciler implements Reconciler {
       return await step.run(ctx);
     } catch (e) {
       if (ctx.signal.aborted) throw e;
-      return { kind: 'Failed', message: errorMessage(e) };
+      return { kind: 'Failed', message: errorText(e) };
     }
   }
 

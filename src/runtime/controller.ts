@@ -22,6 +22,7 @@ import type { ApiObject } from '../ports/resource-client.js';
 import { objectKey, type Informer, type SyncedSource } from './informer.js';
 import { isTerminalError, type Reconciler, type ReconcileResult } from './reconciler.js';
 import { WorkQueue, type RateLimiterOptions, type WorkQueueMetrics } from './work-queue.js';
+import { errorText } from '../lib/error-text.js';
 
 /** controller-runtime's `result` label values. */
 export const ReconcileOutcome = {
@@ -229,7 +230,7 @@ export class Controller {
       const fields = {
         controller: this.name,
         key,
-        error: e instanceof Error ? e.message : String(e),
+        error: errorText(e),
       };
       if (terminal) {
         log.error('reconciler error (terminal, not retried)', fields);

@@ -14,6 +14,7 @@ import { Resources } from '../api/resource-refs.js';
 import { rfc3339, type Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../ports/resource-client.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface EventRecorder {
   /** Writes (or counts again) an event about `object`; resolves when done, never rejects. */
@@ -90,7 +91,7 @@ export class ApiEventRecorder implements EventRecorder {
       log.warn('could not record event', {
         reason,
         object: meta.name,
-        error: e instanceof Error ? e.message : String(e),
+        error: errorText(e),
       });
     }
   }
@@ -114,7 +115,7 @@ export class ApiEventRecorder implements EventRecorder {
     } catch (e) {
       this.#options.log.debug('no uid for the event object', {
         object: meta.name,
-        error: e instanceof Error ? e.message : String(e),
+        error: errorText(e),
       });
       return meta;
     }

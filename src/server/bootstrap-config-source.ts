@@ -13,6 +13,7 @@ import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-c
 import type { Result } from '../lib/result.js';
 import { err, ok } from '../lib/result.js';
 import type { ConfigSource, ConfigSourceError, ServingInputs } from './config-source.js';
+import { errorText } from '../lib/error-text.js';
 
 /** A file's bytes and a token that changes whenever the file does. */
 export interface VersionedBytes {
@@ -63,7 +64,7 @@ export class BootstrapConfigSource implements ConfigSource {
       return err({
         kind: 'Unreadable',
         what: path,
-        message: e instanceof Error ? e.message : String(e),
+        message: errorText(e),
       });
     }
   }
@@ -75,7 +76,7 @@ export class BootstrapConfigSource implements ConfigSource {
       return err({
         kind: 'Unreadable',
         what: path,
-        message: e instanceof Error ? e.message : String(e),
+        message: errorText(e),
       });
     }
   }

@@ -44,6 +44,7 @@ import type { Clock } from '../ports/clock.js';
 import type { NodeFiles } from '../ports/host.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
+import { errorText } from '../lib/error-text.js';
 
 export const BootstrapKubeconfigPath = '/etc/kubernetes/kubeconfig';
 export const KubeletKubeconfigPath = '/var/lib/kubelet/kubeconfig';
@@ -229,7 +230,7 @@ export class KubeletCredentials implements NodeIdentity {
         return `the certificate is valid from ${cert.validFrom}`;
       return undefined;
     } catch (e) {
-      return e instanceof Error ? e.message : String(e);
+      return errorText(e);
     }
   }
 

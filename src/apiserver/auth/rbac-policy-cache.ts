@@ -16,6 +16,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { KubeObject, ResourceStore, WatchEventType } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import type { RbacPolicy } from './rbac-authorizer.js';
+import { errorText } from '../../lib/error-text.js';
 
 export const RbacGroup = 'rbac.authorization.k8s.io';
 export const RbacKinds = ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'] as const;
@@ -172,7 +173,7 @@ export class RbacPolicyCache implements RbacPolicy {
       } catch (e) {
         log.warn('RBAC cache: relisting failed; retrying', {
           kind,
-          error: e instanceof Error ? e.message : String(e),
+          error: errorText(e),
         });
         await new Promise((resolve) => setTimeout(resolve, 1000));
         ended = Promise.resolve();

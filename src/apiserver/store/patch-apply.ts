@@ -19,6 +19,7 @@ import { applyConfiguration } from './managed-fields.js';
 import { decodeBody, pruneAndReport } from './prepare.js';
 import { afterLostRace, applyUpdate, sentResourceVersion, type UpdateOptions } from './update.js';
 import { readCurrent } from './write.js';
+import { errorText } from '../../lib/error-text.js';
 
 /** 422 `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: ...`. */
 export function requireFieldManager(fieldManager: string | undefined): void {
@@ -34,9 +35,7 @@ export function parseApplyBody(body: string): JsonMap {
   try {
     value = parse(body) as unknown;
   } catch (e) {
-    throw StatusError.badRequest(
-      `error decoding YAML: ${e instanceof Error ? e.message : String(e)}`,
-    );
+    throw StatusError.badRequest(`error decoding YAML: ${errorText(e)}`);
   }
   if (!isJsonMap(value)) {
     throw StatusError.badRequest('error decoding YAML: the applied configuration is not an object');

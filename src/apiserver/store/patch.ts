@@ -20,6 +20,7 @@ import { applyStrategicMergePatch } from './patch-strategic.js';
 import { decodeBody, pruneAndReport } from './prepare.js';
 import { afterLostRace, applyUpdate } from './update.js';
 import { readCurrent, type Current } from './write.js';
+import { errorText } from '../../lib/error-text.js';
 
 export type PatchOptions = WriteOptions & {
   readonly subresource?: WriteSubresource;
@@ -83,7 +84,7 @@ function parseJsonBody(body: string): unknown {
   try {
     return JSON.parse(body) as unknown;
   } catch (e) {
-    throw StatusError.badRequest(e instanceof Error ? e.message : String(e));
+    throw StatusError.badRequest(errorText(e));
   }
 }
 

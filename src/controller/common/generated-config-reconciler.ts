@@ -35,6 +35,7 @@ import type { ResourceClient, ResourceRef } from '../../ports/resource-client.js
 import { TerminalError, type Reconciler, type ReconcileResult } from '../../runtime/reconciler.js';
 import { controllerConfigGate, describeGateError } from '../render/render-gates.js';
 import { jsonEqual } from '../../lib/json-equal.js';
+import { errorText } from '../../lib/error-text.js';
 
 export interface GeneratingObject {
   apiVersion?: string;
@@ -204,7 +205,7 @@ export class GeneratedConfigReconciler<T extends GeneratingObject> implements Re
       if (create) await client.create(Resources.machineConfig, mc, { signal });
       else await client.update(Resources.machineConfig, mc, { signal });
     } catch (e) {
-      const message = `could not Create/Update MachineConfig: ${e instanceof Error ? e.message : String(e)}`;
+      const message = `could not Create/Update MachineConfig: ${errorText(e)}`;
       await this.#status(config.metadata.name ?? '', message, message, signal);
       throw new Error(message, { cause: e });
     }
@@ -291,7 +292,7 @@ export class GeneratedConfigReconciler<T extends GeneratingObject> implements Re
       // Upstream logs a failed status write; the sync's own outcome decides the retry.
       this.#o.log.warn(`error updating ${strategy.ref.kind} status`, {
         config: name,
-        error: e instanceof Error ? e.message : String(e),
+        error: errorText(e),
       });
     }
   }

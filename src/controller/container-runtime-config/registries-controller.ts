@@ -31,6 +31,7 @@ import { jsonEqual } from '../../lib/json-equal.js';
 import { UpstreamRetryLimit, withRetryLimit, type RetryLimit } from '../common/retry-limit.js';
 import { waitForCache } from '../common/wait-for-caches.js';
 import type { McoInformers } from '../mco-informers.js';
+import { errorText } from '../../lib/error-text.js';
 
 export const RegistriesControllerName = 'machineconfigcontroller-containerruntimeconfigcontroller';
 export const ImageConfigKey = 'openshift-config';
@@ -94,10 +95,7 @@ class RegistriesReconciler implements Reconciler {
         if (existing === undefined) await client.create(Resources.machineConfig, mc, { signal });
         else await client.update(Resources.machineConfig, mc, { signal });
       } catch (e) {
-        throw new Error(
-          `could not Create/Update MachineConfig: ${e instanceof Error ? e.message : String(e)}`,
-          { cause: e },
-        );
+        throw new Error(`could not Create/Update MachineConfig: ${errorText(e)}`, { cause: e });
       }
       log.info('applied registries config', { pool: poolName, machineConfig: mc.metadata.name });
     }

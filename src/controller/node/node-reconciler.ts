@@ -63,6 +63,7 @@ import {
 import { isStatusError } from '../../api/meta/v1/status-error.js';
 import { activeRollback, withRollbackTarget } from '../../logic/rollout-policy/pool-rollback.js';
 import { hasRolloutPolicy, rolloutCondition, RolloutPolicyGate } from './rollout-policy-gate.js';
+import { errorText } from '../../lib/error-text.js';
 
 export interface NodeCaches {
   readonly pools: { get(name: string): MachineConfigPool | undefined; list(): MachineConfigPool[] };
@@ -311,7 +312,7 @@ export class NodeReconciler implements Reconciler {
           // Upstream logs taint failures and carries on with the rollout.
           this.#o.log.error('failed updating UpdateInProgress taint', {
             node: node.metadata.name,
-            error: e instanceof Error ? e.message : String(e),
+            error: errorText(e),
           });
         }
       },
@@ -359,7 +360,7 @@ export class NodeReconciler implements Reconciler {
           await setMachineConfigNodeDesired(client, nodeName, mcn, target, signal);
         } catch (e) {
           throw new Error(
-            `setting desired ${updateLine(target)} for node ${nodeName}: ${e instanceof Error ? e.message : String(e)}`,
+            `setting desired ${updateLine(target)} for node ${nodeName}: ${errorText(e)}`,
             { cause: e },
           );
         }

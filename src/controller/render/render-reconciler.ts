@@ -37,6 +37,7 @@ import type { ClusterMachineConfiguration } from '../mco-informers.js';
 import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
 import { jsonEqual } from '../../lib/json-equal.js';
 import { controllerConfigGate, describeGateError, generatorsGate } from './render-gates.js';
+import { errorText } from '../../lib/error-text.js';
 
 /** Read access to the caches the render controller needs (informers satisfy it). */
 export interface RenderCaches {
@@ -176,7 +177,7 @@ export class RenderReconciler implements Reconciler {
       // Upstream logs a failed status write and reports the render error itself.
       this.#o.log.error('could not set RenderDegraded', {
         pool: pool.metadata.name,
-        error: e instanceof Error ? e.message : String(e),
+        error: errorText(e),
       });
     }
   }

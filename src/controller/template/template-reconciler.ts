@@ -19,6 +19,7 @@ import { applyMachineConfig } from '../common/apply-machine-config.js';
 import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
 import { jsonEqual } from '../../lib/json-equal.js';
 import { completedStatus, failingStatus, runningStatus } from './template-status.js';
+import { errorText } from '../../lib/error-text.js';
 
 export interface TemplateReconcilerOptions {
   readonly client: ResourceClient;
@@ -70,7 +71,7 @@ export class TemplateReconciler implements Reconciler {
           mc.metadata.name ?? '',
         );
       } catch (e) {
-        return this.#fail(cc, e instanceof Error ? e.message : String(e), signal);
+        return this.#fail(cc, errorText(e), signal);
       }
     }
     await this.#writeStatus(cc, completedStatus(cc, version.raw, this.#now()), signal);

@@ -7,6 +7,7 @@
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { err, ok, type Result } from '../../lib/result.js';
+import { errorText } from '../../lib/error-text.js';
 
 export interface ParsedCertificateRequest {
   readonly commonName: string;
@@ -72,9 +73,7 @@ export function parseCertificateRequestPem(pem: string): Result<ParsedCertificat
   try {
     request = new x509.Pkcs10CertificateRequest(block.bytes);
   } catch (e) {
-    return err(
-      `x509: malformed certificate request: ${e instanceof Error ? e.message : String(e)}`,
-    );
+    return err(`x509: malformed certificate request: ${errorText(e)}`);
   }
   const subject = request.subjectName;
   return ok({

@@ -23,13 +23,8 @@ import {
   nextMachineConfigurationStatus,
 } from '../../logic/operator/machine-configuration-status.js';
 import { liveGet } from '../live-get.js';
-import {
-  Done,
-  errorMessage,
-  type OperatorStep,
-  type RoundContext,
-  type TaskOutcome,
-} from '../operator-task.js';
+import { Done, type OperatorStep, type RoundContext, type TaskOutcome } from '../operator-task.js';
+import { errorText } from '../../lib/error-text.js';
 
 const FieldManager = 'machine-config-operator';
 const ConflictRetries = 5;
@@ -102,7 +97,7 @@ export const machineConfigurationStep: OperatorStep = {
       if (ctx.signal.aborted) throw e;
       return {
         kind: 'Failed',
-        message: `updating MachineConfiguration status: ${errorMessage(e)}`,
+        message: `updating MachineConfiguration status: ${errorText(e)}`,
       };
     }
     const bootImage = bootImageFailure(stored);
