@@ -24,6 +24,7 @@
  *   Compacted, and if no member takes it for `watchRetryTimeoutMs`, Unavailable.
  * - Compaction is etcd's, cluster-wide and idempotent: several API servers may all compact.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BrokenCircuitError,
   circuitBreaker,
@@ -628,8 +629,6 @@ interface EtcdWatchOptions {
   readonly retryTimeoutMs: number;
   readonly log: Logger;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** One storage watch: an etcd watch stream, re-opened from its cursor when it breaks. */
 class EtcdWatch {

@@ -22,6 +22,7 @@
  *   for its client certificate with the served bootstrap kubeconfig; the controller approves,
  *   signs and labels (docs/adr/0008-tls-bootstrapping.md).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -131,8 +132,6 @@ export function nodeSpecs(masters: number, workers: number): NodeSpec[] {
     }));
   return [...make('master', masters), ...make('worker', workers)];
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Restart delays of a child that keeps dying: 1 s, 2 s, 4 s … 30 s at most. */
 const restartDelayMs = (restarts: number): number =>

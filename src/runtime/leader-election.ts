@@ -145,7 +145,7 @@ export class LeaderElector {
         return true;
       }
       const wait = retryPeriodMs * (1 + this.#random() * JitterFactor);
-      if (!(await sleep(clock, wait, signal))) break;
+      if (!(await waitedOut(clock, wait, signal))) break;
     }
     return false;
   }
@@ -154,7 +154,7 @@ export class LeaderElector {
   async #renewLoop(signal: AbortSignal): Promise<void> {
     const { clock, retryPeriodMs, renewDeadlineMs, log } = this.#config;
     for (;;) {
-      if (!(await sleep(clock, retryPeriodMs, signal))) return;
+      if (!(await waitedOut(clock, retryPeriodMs, signal))) return;
       const renewed = await this.#renewWithin(clock.now() + renewDeadlineMs, signal);
       if (renewed === 'aborted') return;
       if (!renewed) {
@@ -182,7 +182,7 @@ export class LeaderElector {
       if (renewed) return true;
       const left = deadline - clock.now();
       if (left <= 0) return false;
-      if (!(await sleep(clock, Math.min(retryPeriodMs, left), signal))) return 'aborted';
+      if (!(await waitedOut(clock, Math.min(retryPeriodMs, left), signal))) return 'aborted';
       if (clock.now() >= deadline) return false;
     }
   }
@@ -316,8 +316,8 @@ export class LeaderElector {
   }
 }
 
-/** Sleeps; false when the signal aborted (instead of throwing). */
-async function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<boolean> {
+/** Waits on the injected clock; false when the signal aborted (instead of throwing). */
+async function waitedOut(clock: Clock, ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return false;
   try {
     await clock.sleep(ms, signal);

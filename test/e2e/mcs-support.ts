@@ -3,6 +3,7 @@
  * ports, the built `mco server` as a process (stopped by PID), and the real Ignition 2.14 run
  * stage by stage against a scratch root (docs/reference/tools.md §1.3–1.4).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -137,8 +138,6 @@ function healthz(port: number): Promise<number> {
     req.end();
   });
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startServer(
   args: readonly string[],

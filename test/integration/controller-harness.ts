@@ -339,6 +339,4 @@ export function desiredOf(node: Node): string {
   return node.metadata.annotations?.[`${A}desiredConfig`] ?? '';
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
+export { setTimeout as sleep } from 'node:timers/promises';

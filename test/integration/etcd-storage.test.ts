@@ -6,6 +6,7 @@
  * writes and watches, quorum loss (Unavailable within the request timeout, work resumes when a
  * member returns), and a watch whose member comes back after its revision was compacted.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Etcd3 } from 'etcd3';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -50,8 +51,6 @@ describeStorageContract('EtcdStorage (3 members)', () => openStore(), {
 });
 
 describeSizeLimits('EtcdStorage (3 members)', () => openStore());
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function failure(call: Promise<unknown>): Promise<StorageError> {
   try {

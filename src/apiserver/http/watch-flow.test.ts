@@ -3,6 +3,7 @@
  * store is held back while the client does not read), and a watcher whose client does not read
  * while live events pile up, or reads nothing for a minute, is closed rather than buffering.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { get, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
@@ -23,8 +24,6 @@ afterEach(async () => {
     await new Promise((resolve) => s.close(resolve));
   }
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The app over a test store whose watch counts what it hands to the HTTP layer. */
 async function serveCounting(t: TestStore, log: Logger) {
