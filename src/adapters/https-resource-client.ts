@@ -5,7 +5,7 @@
  * the client-node adapter (kube-client.ts) speaks, through the same wire helpers (kube-wire.ts):
  * paths, query order, patch content types, Status bodies rebuilt as StatusError and other
  * failures as NewGenericServerResponse, watch as newline-delimited JSON events. One contract suite
- * (resource-client.contract.ts) runs both against a scripted server, and
+ * (test/support/resource-client-contract.ts) runs both against a scripted server, and
  * test/integration/kube-client.test.ts runs both against a real `mco apiserver`.
  *
  * Why not client-node everywhere: its generated client (rxjs middleware, node-fetch, a model

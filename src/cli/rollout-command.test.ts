@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rolloutStatus } from '../dashboard/rollout-status.js';
-import { mcn, node, pool } from '../dashboard/testing.js';
+import { mcn, node, pool } from '../../test/support/dashboard-objects.js';
 import {
   formatDone,
   formatProgress,

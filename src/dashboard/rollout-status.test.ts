@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
 import { rolloutStatus } from './rollout-status.js';
-import { mcn, node, pool } from './testing.js';
+import { mcn, node, pool } from '../../test/support/dashboard-objects.js';
 
 const A = 'rendered-worker-a';
 const B = 'rendered-worker-b';

@@ -20,8 +20,8 @@ import {
   type Storage,
   type WatchEvent,
 } from '../../src/ports/storage.js';
-import { describeStorageContract } from '../../src/ports/storage.contract.js';
-import { describeSizeLimits } from '../../src/apiserver/store/size-limits.contract.js';
+import { describeStorageContract } from '../support/storage-contract.js';
+import { describeSizeLimits } from '../support/size-limits-contract.js';
 import { TestEtcdCluster } from '../support/etcd-cluster.js';
 
 const cluster = await TestEtcdCluster.start();

@@ -11,8 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceStore } from '../resource-store.js';
 import { createApiServerApp } from './create-api-server-app.js';
-import { adminAuthenticator, allowAll, Admin } from './testing.js';
-import { newTestStore, type TestStore } from '../store/testing.js';
+import { adminAuthenticator, allowAll, Admin } from '../../../test/support/apiserver-test-app.js';
+import { newTestStore, type TestStore } from '../../../test/support/apiserver-test-store.js';
 import { WatchCloseBytes, WatchStallMs } from './watch.js';
 
 const CMS = '/api/v1/namespaces/default/configmaps';

@@ -6,7 +6,7 @@
  * by implementations that cannot offer everything.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Host } from './host.js';
+import type { Host } from '../../src/ports/host.js';
 
 export interface HostContractFixture {
   readonly host: Host;
