@@ -194,7 +194,7 @@ export function credentialsFromKubeconfig(path: string): HttpsCredentials {
 }
 
 /** Where a pod finds its service account (the kubelet mounts it there). */
-export const ServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
+const ServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /**
  * The pod's service account: `https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT`, the

@@ -84,10 +84,8 @@ const PatchContentType: Record<PatchKind, string> = {
   apply: PatchStrategy.ServerSideApply,
 };
 
-export { genericServerResponse, resourcePath };
-
 /** Turns client-node's ApiException into a StatusError; other errors pass through unchanged. */
-export function toStatusError(e: unknown, verb: string, ref?: ResourceRef, name?: string): unknown {
+function toStatusError(e: unknown, verb: string, ref?: ResourceRef, name?: string): unknown {
   if (!(e instanceof ApiException)) return e;
   const exception = e as ApiException<unknown>;
   return statusErrorOf(exception.code, exception.body, verb, ref, name, e);

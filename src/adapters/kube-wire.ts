@@ -41,7 +41,7 @@ export function queryString(
 }
 
 /** A Status body, if `body` (a string or an object) is one. */
-export function parseStatus(body: unknown): Status | undefined {
+function parseStatus(body: unknown): Status | undefined {
   let value: unknown = body;
   if (typeof body === 'string') {
     try {

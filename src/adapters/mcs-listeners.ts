@@ -54,7 +54,7 @@ export interface CheckedPair {
 }
 
 /** Why a pair is not installed; the message is what the log says. */
-export class CertificatePairError extends Error {
+class CertificatePairError extends Error {
   override readonly name = 'CertificatePairError';
 }
 

@@ -46,8 +46,6 @@ export interface ClusterNodeOptions {
 
 export type { MachineConfigurationRead } from '../runtime/read-machine-configuration.js';
 
-export class DrainTimeoutError extends Error {}
-
 /** A condition message holds at most 32 KiB (metav1.Condition's maxLength). */
 const MaxConditionText = 32_768;
 

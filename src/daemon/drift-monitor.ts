@@ -16,7 +16,7 @@ import { ForceFilePath } from '../logic/nodeplan/node-paths.js';
 import { checkFilesAndUnits } from './on-disk-state.js';
 import { errorText } from '../lib/error-text.js';
 
-export interface DriftHandlers {
+interface DriftHandlers {
   /** Validation failed: the raw mismatch text. */
   onDrift(message: string): void;
   /** Validation passed after a change (e.g. the file was restored). */

@@ -18,7 +18,7 @@ function isErrno(e: unknown): e is ErrnoLike & Error {
 }
 
 /** The node path of a host path under `hostRoot` (a real host's root is `/`). */
-export function toNodePath(hostPath: string, hostRoot: string): string {
+function toNodePath(hostPath: string, hostRoot: string): string {
   const root = hostRoot.endsWith('/') ? hostRoot.slice(0, -1) : hostRoot;
   if (root === '') return hostPath;
   if (hostPath === root) return '/';

@@ -9,7 +9,7 @@ import type { Logger } from '../ports/logger.js';
 import { errorText } from '../lib/error-text.js';
 
 /** Upstream's kubeletHealthzPollingInterval. */
-export const KubeletHealthzIntervalMs = 30_000;
+const KubeletHealthzIntervalMs = 30_000;
 
 export interface KubeletHealthMonitorOptions {
   /** Resolves when the kubelet is healthy; rejects with the reason otherwise. */

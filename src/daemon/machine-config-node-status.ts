@@ -14,7 +14,7 @@
 import type { Condition } from '../api/meta/v1/condition.js';
 import { MachineConfigNodeConditionType as T } from '../api/machineconfiguration/v1/constants.js';
 
-export type McnStatus = 'True' | 'False' | 'Unknown';
+type McnStatus = 'True' | 'False' | 'Unknown';
 
 export interface McnCondition {
   readonly type: string;
@@ -24,7 +24,7 @@ export interface McnCondition {
 }
 
 /** The types every MachineConfigNode carries (upstream's list, default feature gates). */
-export const AllConditionTypes: readonly string[] = [
+const AllConditionTypes: readonly string[] = [
   T.UpdatePrepared,
   T.UpdateExecuted,
   T.UpdatePostActionComplete,

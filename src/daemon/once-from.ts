@@ -63,12 +63,12 @@ export interface OnceFromOptions {
   readonly onJournaled?: (active: boolean) => void;
 }
 
-export type OnceFromInput =
+type OnceFromInput =
   | { readonly kind: 'machineConfig'; readonly mc: MachineConfig }
   | { readonly kind: 'ignition'; readonly config: Record<string, unknown>; readonly name: string };
 
 /** What the file holds: a MachineConfig (has `spec` or kind MachineConfig) or Ignition. */
-export function parseOnceFromFile(content: string, source: string): OnceFromInput {
+function parseOnceFromFile(content: string, source: string): OnceFromInput {
   let doc: unknown;
   try {
     doc = parseYaml(content);

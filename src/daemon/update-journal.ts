@@ -34,24 +34,9 @@ export const JournalPhase = {
 } as const;
 export type JournalPhase = (typeof JournalPhase)[keyof typeof JournalPhase];
 
-const PhaseOrder: readonly JournalPhase[] = [
-  JournalPhase.Prepare,
-  JournalPhase.Files,
-  JournalPhase.Users,
-  JournalPhase.Os,
-  JournalPhase.Commit,
-  JournalPhase.Committed,
-  JournalPhase.Rebooting,
-];
-
 /** Whether the new config is already current (currentconfig written, actions may remain). */
 export function isCommitted(phase: JournalPhase): boolean {
   return phase === JournalPhase.Committed || phase === JournalPhase.Rebooting;
-}
-
-/** Whether `phase` is at or past `other` in an update that is going forward. */
-export function phaseReached(phase: JournalPhase, other: JournalPhase): boolean {
-  return PhaseOrder.indexOf(phase) >= PhaseOrder.indexOf(other);
 }
 
 /** What was at a path before the update wrote it (paths the old config does not manage). */

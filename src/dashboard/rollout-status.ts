@@ -112,7 +112,7 @@ function updatingNodes(
  * controller has not rendered them. Without this a status asked right after `kubectl apply` would
  * report the previous rollout as done.
  */
-export function pendingMachineConfigs(
+function pendingMachineConfigs(
   pool: MachineConfigPool,
   machineConfigs: readonly MachineConfig[],
 ): string[] {

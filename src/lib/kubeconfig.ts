@@ -13,7 +13,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
 
-export interface KubeconfigCluster {
+interface KubeconfigCluster {
   readonly server?: string;
   readonly 'certificate-authority'?: string;
   readonly 'certificate-authority-data'?: string;
@@ -23,12 +23,12 @@ export interface KubeconfigCluster {
   readonly [key: string]: unknown;
 }
 
-export interface KubeconfigExec {
+interface KubeconfigExec {
   readonly command?: string;
   readonly [key: string]: unknown;
 }
 
-export interface KubeconfigUser {
+interface KubeconfigUser {
   readonly token?: string;
   readonly tokenFile?: string;
   readonly 'client-certificate'?: string;
@@ -41,14 +41,14 @@ export interface KubeconfigUser {
   readonly [key: string]: unknown;
 }
 
-export interface KubeconfigContext {
+interface KubeconfigContext {
   readonly cluster?: string;
   readonly user?: string;
   readonly namespace?: string;
   readonly [key: string]: unknown;
 }
 
-export interface Named<T> {
+interface Named<T> {
   readonly name: string;
   readonly value: T;
 }
@@ -76,7 +76,7 @@ export class KubeconfigError extends Error {
   override readonly name = 'KubeconfigError';
 }
 
-export const EmptyKubeconfig: Kubeconfig = {
+const EmptyKubeconfig: Kubeconfig = {
   clusters: [],
   users: [],
   contexts: [],

@@ -53,7 +53,7 @@ export function describePointerConfigError(e: PointerConfigError): string {
   }
 }
 
-export function isPointerSpecVersion(v: string): v is PointerSpecVersion {
+function isPointerSpecVersion(v: string): v is PointerSpecVersion {
   return (PointerSpecVersions as readonly string[]).includes(v);
 }
 

@@ -48,7 +48,7 @@ export interface ClusterVersionReconcilerDeps {
   readonly configMap: (name: string) => ConfigMap | undefined;
 }
 
-export class ReleasePayloadError extends Error {
+class ReleasePayloadError extends Error {
   override readonly name = 'ReleasePayloadError';
 }
 

@@ -39,7 +39,7 @@ import { errorText } from '../lib/error-text.js';
 /** The ClusterOperator's name, and the only key the operator's queue ever holds. */
 export const ClusterOperatorName = 'machine-config';
 
-export class OperatorRoundFailed extends Error {
+class OperatorRoundFailed extends Error {
   constructor(error: SyncError) {
     super(`${error.task}: ${error.message}`);
     this.name = 'OperatorRoundFailed';

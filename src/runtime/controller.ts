@@ -25,13 +25,13 @@ import { WorkQueue, type RateLimiterOptions, type WorkQueueMetrics } from './wor
 import { errorText } from '../lib/error-text.js';
 
 /** controller-runtime's `result` label values. */
-export const ReconcileOutcome = {
+const ReconcileOutcome = {
   Success: 'success',
   Error: 'error',
   Requeue: 'requeue',
   RequeueAfter: 'requeue_after',
 } as const;
-export type ReconcileOutcome = (typeof ReconcileOutcome)[keyof typeof ReconcileOutcome];
+type ReconcileOutcome = (typeof ReconcileOutcome)[keyof typeof ReconcileOutcome];
 
 /** Optional metric hooks; `src/adapters/prom-controller-metrics.ts` backs them with prom-client. */
 export interface ControllerMetrics extends WorkQueueMetrics {
@@ -43,7 +43,7 @@ export interface ControllerMetrics extends WorkQueueMetrics {
 }
 
 /** Maps an object to the keys to reconcile (default: the object's own key). */
-export type KeyMapper<T> = (object: T) => readonly string[];
+type KeyMapper<T> = (object: T) => readonly string[];
 
 export interface WatchOptions<T> {
   /** Default: `[objectKey(object)]`. */

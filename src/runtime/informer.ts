@@ -41,7 +41,7 @@ export interface InformerBackoff {
   readonly resetAfterMs: number;
 }
 
-export const DefaultInformerBackoff: InformerBackoff = {
+const DefaultInformerBackoff: InformerBackoff = {
   initialMs: 800,
   maxMs: 30_000,
   resetAfterMs: 120_000,

@@ -22,7 +22,7 @@ export interface VersionedBytes {
 }
 
 /** Reads files under the bootstrap folder; undefined when the file does not exist. */
-export interface BootstrapFiles {
+interface BootstrapFiles {
   read(relativePath: string): Promise<VersionedBytes | undefined>;
 }
 
@@ -32,9 +32,9 @@ export interface BootstrapConfigSourceOptions {
   readonly kubeconfig: () => Promise<VersionedBytes | undefined>;
 }
 
-export const BootstrapPools: readonly string[] = ['master', 'arbiter'];
+const BootstrapPools: readonly string[] = ['master', 'arbiter'];
 
-export const BootstrapPaths = {
+const BootstrapPaths = {
   pool: (pool: string) => `machine-pools/${pool}.yaml`,
   machineConfig: (name: string) => `machine-configs/${name}.yaml`,
   controllerConfig: 'controller-config/machine-config-controller.yaml',

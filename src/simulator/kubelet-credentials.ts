@@ -49,7 +49,7 @@ import { errorText } from '../lib/error-text.js';
 export const BootstrapKubeconfigPath = '/etc/kubernetes/kubeconfig';
 export const KubeletKubeconfigPath = '/var/lib/kubelet/kubeconfig';
 export const KubeletKeyPath = '/var/lib/kubelet/pki/kubelet-client.key.tmp';
-export const KubeletClientPemPath = '/var/lib/kubelet/pki/kubelet-client-current.pem';
+const KubeletClientPemPath = '/var/lib/kubelet/pki/kubelet-client-current.pem';
 
 /** A node's API identity: a client and the kubeconfig (a path on this machine) behind it. */
 export interface NodeCredentials {
@@ -104,7 +104,7 @@ const decoder = new TextDecoder();
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 /** The kubeconfig the kubelet writes after bootstrapping, with the credentials inline. */
-export function kubeletKubeconfig(o: {
+function kubeletKubeconfig(o: {
   readonly server: string;
   readonly caData: string;
   readonly certificatePem: string;

@@ -9,8 +9,8 @@ import type { OwnerReference } from '../api/meta/v1/owner-reference.js';
 import type { BootedOs, NodeDefinition } from '../ports/node-machine.js';
 
 /** The kubelet version simulated nodes report (OpenShift 4.16's Kubernetes). */
-export const SimulatedKubeletVersion = 'v1.29.5';
-export const SimulatedContainerRuntime = 'cri-o://1.29.5-simulated';
+const SimulatedKubeletVersion = 'v1.29.5';
+const SimulatedContainerRuntime = 'cri-o://1.29.5-simulated';
 export const WorkloadNamespace = 'default';
 export const WorkloadLabel = 'mco.simulator/workload';
 
@@ -55,7 +55,7 @@ const pressure = (
  * The kubelet's conditions at `now`; a condition keeps its lastTransitionTime while its status
  * does not change.
  */
-export function nodeConditions(
+function nodeConditions(
   state: ReadyState,
   now: string,
   previous: readonly NodeCondition[] = [],
@@ -162,7 +162,7 @@ export function newNodeObject(def: NodeDefinition, osId: string): Node {
 }
 
 /** The "ReplicaSet" the node's workload pods name as their controller. */
-export function workloadOwner(nodeName: string, uid: string): OwnerReference {
+function workloadOwner(nodeName: string, uid: string): OwnerReference {
   return {
     apiVersion: 'apps/v1',
     kind: 'ReplicaSet',

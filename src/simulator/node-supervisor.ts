@@ -62,7 +62,7 @@ export function expandCommand(
 }
 
 /** Upstream's `--kubelet-healthz-endpoint` default. */
-export const UpstreamKubeletHealthzUrl = 'http://localhost:10248/healthz';
+const UpstreamKubeletHealthzUrl = 'http://localhost:10248/healthz';
 
 const isAborted = (signal?: AbortSignal): boolean => signal?.aborted === true;
 

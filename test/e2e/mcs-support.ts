@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 export const RepoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const McoBin = join(RepoRoot, 'bin/mco.js');
-export const IgnitionBin = '/usr/lib/dracut/modules.d/30ignition/ignition';
+const IgnitionBin = '/usr/lib/dracut/modules.d/30ignition/ignition';
 export const IgnitionAccept = 'application/vnd.coreos.ignition+json;version=3.3.0, */*;q=0.1';
 
 const DayMs = 86_400_000;
@@ -97,7 +97,7 @@ export async function makeCa(): Promise<TestCa> {
   };
 }
 
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);

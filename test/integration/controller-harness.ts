@@ -27,7 +27,7 @@ import { eventually, startApiServer, type ApiServerProcess } from '../e2e/apiser
 export { eventually };
 
 /** Metrics kept in maps, for assertions. */
-export class RecordingMetrics implements McoMetrics {
+class RecordingMetrics implements McoMetrics {
   readonly pools = new Map<string, PoolMachineCounts>();
   readonly drainErrors = new Set<string>();
   setPoolCounts(pool: string, counts: PoolMachineCounts): void {

@@ -23,7 +23,7 @@ export function policyOf(objects: readonly KubeObject[]): RbacPolicyCache {
 }
 
 /** The objects the embedded server starts with: bootstrap policy and the components' RBAC. */
-export function boxRbacObjects(): KubeObject[] {
+function boxRbacObjects(): KubeObject[] {
   return [
     ...BootstrapClusterRoles,
     ...BootstrapClusterRoleBindings,

@@ -67,7 +67,7 @@ export interface TestStore {
 }
 
 /** `uid-1`, `uid-2`, ... */
-export function sequentialUids(): () => string {
+function sequentialUids(): () => string {
   let n = 0;
   return () => `uid-${String(++n)}`;
 }

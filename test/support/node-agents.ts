@@ -26,7 +26,7 @@ import { silentLogger, type Logger } from '../../src/ports/logger.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { Informer } from '../../src/runtime/informer.js';
 
-export const ZoneLabel = 'topology.kubernetes.io/zone';
+const ZoneLabel = 'topology.kubernetes.io/zone';
 
 export interface AgentNodeSpec {
   readonly name: string;

@@ -36,7 +36,7 @@ async function readAll(stream: Readable): Promise<Buffer> {
 }
 
 /** Reads a blob whole and checks its digest (configs: small). */
-export async function readBlob(
+async function readBlob(
   source: ImageSource,
   descriptor: Descriptor,
   signal?: AbortSignal,

@@ -30,9 +30,9 @@ import { imageLabels, streamLayer, type ResolvedImage } from './image-reader.js'
 import { osImageInfo } from './os-image.js';
 import { extractTar } from './tar-extract.js';
 
-export const ImporterVersion = 'mco-ostree-import/1';
+const ImporterVersion = 'mco-ostree-import/1';
 
-export const ImportRefPrefix = {
+const ImportRefPrefix = {
   layer: 'ostree/container/blob/',
   image: 'ostree/container/image/',
 } as const;
@@ -60,7 +60,7 @@ export function escapeRefPart(text: string): string {
 
 export const layerRef = (digest: string): string =>
   `${ImportRefPrefix.layer}${escapeRefPart(digest)}`;
-export const imageRef = (manifestDigest: string): string =>
+const imageRef = (manifestDigest: string): string =>
   `${ImportRefPrefix.image}${escapeRefPart(manifestDigest)}`;
 
 /** Top-level folders whose content a derived layer keeps. */

@@ -17,7 +17,7 @@ export type RegistryAuth = ReadonlyMap<string, Credentials>;
 export const NoAuth: RegistryAuth = new Map();
 
 /** `https://index.docker.io/v1/` → `docker.io`; `quay.io/` → `quay.io`. */
-export function normalizeAuthKey(key: string): string {
+function normalizeAuthKey(key: string): string {
   let k = key.replace(/^[a-z]+:\/\//, '').replace(/\/+$/, '');
   k = k.replace(/\/v[12]$/, '');
   if (k === 'index.docker.io' || k === 'registry-1.docker.io') k = 'docker.io';

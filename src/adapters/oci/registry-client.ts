@@ -52,12 +52,12 @@ export interface RegistryClientOptions {
 }
 
 /** One entry of a registry's error body. */
-export interface RegistryErrorEntry {
+interface RegistryErrorEntry {
   readonly code: string;
   readonly message: string;
 }
 
-export class RegistryError extends Error {
+class RegistryError extends Error {
   override readonly name = 'RegistryError';
   /** The HTTP status, when the registry answered. */
   readonly status: number | undefined;
@@ -90,7 +90,7 @@ const StatusText: Readonly<Record<number, string>> = {
 };
 
 /** The registry's error body as containers/image prints it: `manifest unknown: manifest unknown`. */
-export async function responseError(res: IncomingMessage): Promise<{
+async function responseError(res: IncomingMessage): Promise<{
   text: string;
   errors: RegistryErrorEntry[];
 }> {

@@ -19,7 +19,7 @@ export interface SendOptions {
   readonly timeoutMs?: number;
 }
 
-export class NetworkError extends Error {
+class NetworkError extends Error {
   override readonly name = 'NetworkError';
 }
 

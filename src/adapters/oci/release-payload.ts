@@ -23,7 +23,7 @@ export const ReleaseComponent = {
   operator: 'machine-config-operator',
 } as const;
 
-export const ReleaseFile = {
+const ReleaseFile = {
   metadata: 'release-metadata',
   imageReferences: 'image-references',
   bootImages: 'boot-images.json',
@@ -96,7 +96,7 @@ export function releaseManifestFiles(
   };
 }
 
-export class ReleasePayloadError extends Error {
+class ReleasePayloadError extends Error {
   override readonly name = 'ReleasePayloadError';
 }
 

@@ -19,7 +19,7 @@ import type { RbacPolicy } from './rbac-authorizer.js';
 import { errorText } from '../../lib/error-text.js';
 
 export const RbacGroup = 'rbac.authorization.k8s.io';
-export const RbacKinds = ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'] as const;
+const RbacKinds = ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'] as const;
 export type RbacKind = (typeof RbacKinds)[number];
 
 interface Entry {

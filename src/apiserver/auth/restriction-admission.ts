@@ -62,7 +62,7 @@ function checkNodeWrite(node: string, rt: ResourceType, name: string): void {
 }
 
 /** Checks a create as NodeRestriction would; throws a 403 StatusError when it is refused. */
-export function admitCreate(user: UserInfo, rt: ResourceType, body: unknown): void {
+function admitCreate(user: UserInfo, rt: ResourceType, body: unknown): void {
   const node = nodeNameOf(user);
   if (node !== undefined) checkNodeWrite(node, rt, nameOf(body));
 }

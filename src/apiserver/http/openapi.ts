@@ -19,7 +19,7 @@ const MetaPrefix = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
 
 /** `api/v1` or `apis/<group>/<version>`: the key of a group-version in the root document. */
-export function groupVersionPath(group: string, version: string): string {
+function groupVersionPath(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;
 }
 

@@ -62,7 +62,7 @@ export interface ResourceCall {
 }
 
 /** The Status of a rejected `sendInitialEvents` watch, which makes client-go fall back to list+watch. */
-export function watchListForbidden(): StatusError {
+function watchListForbidden(): StatusError {
   return new StatusError({
     message:
       'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',

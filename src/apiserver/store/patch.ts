@@ -33,7 +33,7 @@ const STRATEGIC_PATCH = 'application/strategic-merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 
 /** The patch media types a resource accepts, in the order the 415 message lists them. */
-export function acceptedPatchTypes(rt: ResourceType): string[] {
+function acceptedPatchTypes(rt: ResourceType): string[] {
   return rt.builtIn
     ? [JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH]
     : [JSON_PATCH, MERGE_PATCH, APPLY_PATCH];
@@ -117,7 +117,7 @@ function applyPatchTo(
 }
 
 /** Whether the patch itself names a resourceVersion (rather than carrying the current one along). */
-export function setsResourceVersion(type: Patch['type'], body: unknown): boolean {
+function setsResourceVersion(type: Patch['type'], body: unknown): boolean {
   if (type === 'json') {
     return (
       Array.isArray(body) &&

@@ -27,7 +27,7 @@ const SERVER_META = [
 /** The characters of generated name suffixes (no vowels, no look-alikes), as upstream. */
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
-export function generateNameSuffix(): string {
+function generateNameSuffix(): string {
   let out = '';
   for (let i = 0; i < 5; i++) out += SUFFIX_ALPHABET.charAt(randomInt(SUFFIX_ALPHABET.length));
   return out;
@@ -191,7 +191,7 @@ function copyField(from: JsonMap, to: JsonMap, key: string): void {
 }
 
 /** Anything outside metadata (and outside status, when that is a subresource) differs. */
-export function contentChanged(rt: ResourceType, a: KubeObject, b: KubeObject): boolean {
+function contentChanged(rt: ResourceType, a: KubeObject, b: KubeObject): boolean {
   return !jsonEqual(content(rt, a), content(rt, b));
 }
 

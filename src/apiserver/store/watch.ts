@@ -38,7 +38,7 @@ export const BookmarkIntervalMs = 60_000;
 export type WatchListener = (type: WatchEventType, object: KubeObject) => void;
 
 /** The revision a watch resumes from: undefined for "" / "0" (start from current state). */
-export function parseWatchResourceVersion(rv: string | undefined): number | undefined {
+function parseWatchResourceVersion(rv: string | undefined): number | undefined {
   if (rv === undefined || rv === '' || rv === '0') return undefined;
   if (!/^\d+$/.test(rv)) {
     throw StatusError.badRequest(
@@ -49,7 +49,7 @@ export function parseWatchResourceVersion(rv: string | undefined): number | unde
 }
 
 /** 504 `Timeout: Too large resource version: N, current: M` (the ResourceVersionTooLarge cause). */
-export function tooLargeResourceVersion(requested: number, current: number): StatusError {
+function tooLargeResourceVersion(requested: number, current: number): StatusError {
   return new StatusError({
     message: `Timeout: Too large resource version: ${String(requested)}, current: ${String(current)}`,
     reason: 'Timeout',

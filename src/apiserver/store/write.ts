@@ -35,7 +35,7 @@ export async function readCurrent(
   return kv === undefined ? undefined : { obj: decodeObject(kv), kv };
 }
 
-export function keyOf(rt: ResourceType, obj: KubeObject): string {
+function keyOf(rt: ResourceType, obj: KubeObject): string {
   return objectKey(rt, obj.metadata.namespace, obj.metadata.name ?? '');
 }
 
@@ -88,7 +88,7 @@ export async function commitCreate(
 }
 
 /** True when `next` would store exactly what is stored. */
-export function isNoOp(current: Current, next: KubeObject): boolean {
+function isNoOp(current: Current, next: KubeObject): boolean {
   return jsonEqual(withoutRv(current.obj), withoutRv(next));
 }
 

@@ -34,7 +34,7 @@ import type { OsImageBuilder } from '../../ports/os-image-builder.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../../ports/resource-client.js';
 import { buildRequest, pushSpecWithDigest, type BuildRequest } from './build-request.js';
 
-export const BuildLabel = {
+const BuildLabel = {
   pool: 'machineconfiguration.openshift.io/target-machine-config-pool',
   renderedConfig: 'machineconfiguration.openshift.io/rendered-machine-config',
   machineOSConfig: 'machineconfiguration.openshift.io/machine-os-config',
@@ -71,7 +71,7 @@ async function getOrUndefined<T extends ApiObject>(
 }
 
 /** The five conditions with `phase` True (none True for undefined), as upstream always lists. */
-export function buildConditions(
+function buildConditions(
   phase: MachineOSBuildPhase | undefined,
   now: string,
   previous: readonly Condition[] = [],

@@ -28,7 +28,7 @@ import { Controller } from '../../runtime/controller.js';
 import type { Informer } from '../../runtime/informer.js';
 import type { ReconcileResult, Reconciler } from '../../runtime/reconciler.js';
 
-export const NodeCsrApproverName = 'node-csr-approver';
+const NodeCsrApproverName = 'node-csr-approver';
 
 export interface NodeCsrApproverOptions {
   readonly client: ResourceClient;

@@ -33,8 +33,8 @@ import { waitForCache } from '../common/wait-for-caches.js';
 import type { McoInformers } from '../mco-informers.js';
 import { errorText } from '../../lib/error-text.js';
 
-export const RegistriesControllerName = 'machineconfigcontroller-containerruntimeconfigcontroller';
-export const ImageConfigKey = 'openshift-config';
+const RegistriesControllerName = 'machineconfigcontroller-containerruntimeconfigcontroller';
+const ImageConfigKey = 'openshift-config';
 
 export interface RegistriesControllerOptions {
   readonly client: ResourceClient;

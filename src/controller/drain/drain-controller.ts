@@ -26,7 +26,7 @@ import { jsonEqual } from '../../lib/json-equal.js';
 import { DrainReconciler } from './drain-reconciler.js';
 import { UpstreamDrainTimings, type DrainTimings } from './drain-timings.js';
 
-export const DrainControllerName = 'machineconfigcontroller-draincontroller';
+const DrainControllerName = 'machineconfigcontroller-draincontroller';
 
 /** Upstream's drain controller workers: the least we run. */
 export const DefaultDrainWorkers = 5;

@@ -30,7 +30,7 @@ import { drainPods, podsToEvict, type PodCache } from './drain-pods.js';
 import type { DrainTimings } from './drain-timings.js';
 import { errorText } from '../../lib/error-text.js';
 
-export const DrainVerb = { Drain: 'drain', Uncordon: 'uncordon' } as const;
+const DrainVerb = { Drain: 'drain', Uncordon: 'uncordon' } as const;
 
 export interface DrainReconcilerOptions {
   readonly client: ResourceClient;

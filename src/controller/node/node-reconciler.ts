@@ -65,7 +65,7 @@ import { activeRollback, withRollbackTarget } from '../../logic/rollout-policy/p
 import { hasRolloutPolicy, rolloutCondition, RolloutPolicyGate } from './rollout-policy-gate.js';
 import { errorText } from '../../lib/error-text.js';
 
-export interface NodeCaches {
+interface NodeCaches {
   readonly pools: { get(name: string): MachineConfigPool | undefined; list(): MachineConfigPool[] };
   readonly nodes: { list(): Node[] };
   readonly controllerConfigs: { get(name: string): ControllerConfig | undefined };
@@ -110,8 +110,8 @@ class PassNodes {
  * Unreconcilable, on the Node, with the daemon's reason; a pool whose maxUnavailable the
  * controller cannot use, on the pool, with upstream's error. Each once per distinct failure.
  */
-export const NodeDegradedReason = 'NodeDegraded';
-export const InvalidMaxUnavailableReason = 'InvalidMaxUnavailable';
+const NodeDegradedReason = 'NodeDegraded';
+const InvalidMaxUnavailableReason = 'InvalidMaxUnavailable';
 
 /**
  * How SetDesiredConfig events name the target (docs/reference/rollout.md §4.3,

@@ -32,7 +32,7 @@ import type { ResourceClient } from '../../ports/resource-client.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { podsNotReady, queryPrometheus } from './rollout-probes.js';
 
-export const RolloutEventReason = {
+const RolloutEventReason = {
   [HoldReason.outsideWindow]: 'RolloutWaitingForWindow',
   [HoldReason.soaking]: 'RolloutSoaking',
   [HoldReason.gateFailed]: 'RolloutHealthGateFailed',

@@ -43,10 +43,10 @@ export interface RenderControllerOptions {
   readonly rateLimiter?: RateLimiterOptions;
 }
 
-export const RenderControllerName = 'machineconfigcontroller-rendercontroller';
+const RenderControllerName = 'machineconfigcontroller-rendercontroller';
 
 /** Whether a pool update can change what the pool renders (or whether it renders). */
-export function renderInputsChanged(old: MachineConfigPool, pool: MachineConfigPool): boolean {
+function renderInputsChanged(old: MachineConfigPool, pool: MachineConfigPool): boolean {
   return (
     old.metadata.uid !== pool.metadata.uid ||
     old.metadata.deletionTimestamp !== pool.metadata.deletionTimestamp ||

@@ -40,7 +40,7 @@ import { controllerConfigGate, describeGateError, generatorsGate } from './rende
 import { errorText } from '../../lib/error-text.js';
 
 /** Read access to the caches the render controller needs (informers satisfy it). */
-export interface RenderCaches {
+interface RenderCaches {
   readonly pools: { get(name: string): MachineConfigPool | undefined };
   readonly machineConfigs: {
     get(name: string): MachineConfig | undefined;
@@ -82,7 +82,7 @@ export class RenderFailedError extends Error {
 const MachineConfigurationName = 'cluster';
 
 /** The Warning event a render failure raises on its pool (ours; upstream raises none). */
-export const RenderFailedReason = 'RenderFailed';
+const RenderFailedReason = 'RenderFailed';
 
 function overridesFrom(
   mc: ClusterMachineConfiguration | undefined,

@@ -81,7 +81,7 @@ function sub(v: GoStruct, k: string): GoStruct {
 const empty = (x: string | null): boolean => x === null || x === '';
 const isTrue = (x: boolean | null): boolean => x === true;
 
-export function validatePath(p: string): string | undefined {
+function validatePath(p: string): string | undefined {
   if (p === '') return Msg.noPath;
   if (!goPathIsAbs(p)) return Msg.pathRelative;
   if (!goPathIsCleanAbs(p)) return Msg.dirtyPath;

@@ -182,7 +182,7 @@ const SCHEMA_V2_2: Schema = new Map(
 );
 
 /** Spec 2 texts that 3.x dropped or reworded (ignition v0.x config/shared/errors). */
-export const MsgV2 = {
+const MsgV2 = {
   oldVersion: 'incorrect config version (too old)',
   newVersion: 'incorrect config version (too new)',
   permissionsUnset: 'permissions unset, defaulting to 0000',

@@ -22,7 +22,7 @@ export interface ParsedCertificateRequest {
   readonly request: x509.Pkcs10CertificateRequest;
 }
 
-export const CertificateRequestPemType = 'CERTIFICATE REQUEST';
+const CertificateRequestPemType = 'CERTIFICATE REQUEST';
 
 export interface PemBlock {
   readonly type: string;
@@ -89,7 +89,7 @@ export function parseCertificateRequestPem(pem: string): Result<ParsedCertificat
 }
 
 /** Whether the request is signed by the key it carries (Go's `CheckSignature`). */
-export async function certificateRequestSignatureValid(
+async function certificateRequestSignatureValid(
   parsed: ParsedCertificateRequest,
 ): Promise<boolean> {
   try {

@@ -15,9 +15,9 @@ import { kubeletTlsFields } from './tls-profile.js';
 import { userKubeletConfiguration } from './validate-kubelet-config.js';
 import { errorText } from '../../lib/error-text.js';
 
-export const KubeletConfPath = '/etc/kubernetes/kubelet.conf';
-export const KubeletLogLevelPath = '/etc/systemd/system/kubelet.service.d/20-logging.conf';
-export const NodeSizingEnvPath = '/etc/node-sizing-enabled.env';
+const KubeletConfPath = '/etc/kubernetes/kubelet.conf';
+const KubeletLogLevelPath = '/etc/systemd/system/kubelet.service.d/20-logging.conf';
+const NodeSizingEnvPath = '/etc/node-sizing-enabled.env';
 
 export type KubeletGenerateError =
   | { readonly kind: 'NoTemplateKubeletConfig'; readonly role: string }

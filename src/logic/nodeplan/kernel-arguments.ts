@@ -38,7 +38,7 @@ export function splitKernelArguments(args: string): readonly string[] {
 }
 
 /** parseKernelArguments: every entry split, in order. */
-export function parseKernelArguments(entries: readonly string[]): readonly string[] {
+function parseKernelArguments(entries: readonly string[]): readonly string[] {
   return entries.flatMap((e) => splitKernelArguments(e).map((a) => a.trim()));
 }
 

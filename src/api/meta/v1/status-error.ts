@@ -24,7 +24,7 @@ export interface GroupKind {
 }
 
 /** The Conflict text every optimistic-concurrency failure carries (OptimisticLockErrorMsg). */
-export const OptimisticLockErrorMsg =
+const OptimisticLockErrorMsg =
   'the object has been modified; please apply your changes to the latest version and try again';
 
 export interface StatusErrorInit {
