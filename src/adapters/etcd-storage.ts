@@ -320,13 +320,19 @@ export class EtcdStorage implements Storage {
     return this.#rpc(what, (options) => this.#client.kv.range(request, options), key);
   }
 
-  #txn(
-    what: string,
-    key: string,
-    compare: ICompare[],
-    success: IRequestOp[],
-    failure: IRequestOp[],
-  ): Promise<ITxnResponse> {
+  #txn({
+    what,
+    key,
+    compare,
+    success,
+    failure,
+  }: {
+    readonly what: string;
+    readonly key: string;
+    readonly compare: ICompare[];
+    readonly success: IRequestOp[];
+    readonly failure: IRequestOp[];
+  }): Promise<ITxnResponse> {
     return this.#rpc(
       what,
       (options) => this.#client.kv.txn({ compare, success, failure }, options),
@@ -455,13 +461,15 @@ export class EtcdStorage implements Storage {
     this.#ensureOpen();
     const k = nonEmpty(this.#etcdKey(key));
     return this.#inKeyOrder(key, async () => {
-      const res = await this.#txn(
-        `create ${key}`,
+      const res = await this.#txn({
+        what: `create ${key}`,
         key,
-        [{ key: k, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 }],
-        [{ request_put: { key: k, value: Buffer.from(value, 'utf8') } }],
-        [],
-      );
+        compare: [
+          { key: k, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 },
+        ],
+        success: [{ request_put: { key: k, value: Buffer.from(value, 'utf8') } }],
+        failure: [],
+      });
       if (!res.succeeded) {
         throw new StorageError(StorageErrorCode.KeyExists, `create ${key}: key exists`, { key });
       }
@@ -505,13 +513,13 @@ export class EtcdStorage implements Storage {
     this.#ensureOpen();
     const k = nonEmpty(this.#etcdKey(key));
     return this.#inKeyOrder(key, async () => {
-      const res = await this.#txn(
-        `update ${key}`,
+      const res = await this.#txn({
+        what: `update ${key}`,
         key,
-        this.#exists(k, expectedRevision),
-        [{ request_put: { key: k, value: Buffer.from(value, 'utf8'), prev_kv: true } }],
-        [{ request_range: { key: k } }],
-      );
+        compare: this.#exists(k, expectedRevision),
+        success: [{ request_put: { key: k, value: Buffer.from(value, 'utf8'), prev_kv: true } }],
+        failure: [{ request_range: { key: k } }],
+      });
       if (!res.succeeded) throw this.#writeFailure('update', key, res);
       const prev = res.responses[0]?.response_put.prev_kv;
       const revision = Number(res.header.revision);
@@ -528,13 +536,13 @@ export class EtcdStorage implements Storage {
     this.#ensureOpen();
     const k = nonEmpty(this.#etcdKey(key));
     return this.#inKeyOrder(key, async () => {
-      const res = await this.#txn(
-        `delete ${key}`,
+      const res = await this.#txn({
+        what: `delete ${key}`,
         key,
-        this.#exists(k, expectedRevision),
-        [{ request_delete_range: { key: k, prev_kv: true } }],
-        [{ request_range: { key: k } }],
-      );
+        compare: this.#exists(k, expectedRevision),
+        success: [{ request_delete_range: { key: k, prev_kv: true } }],
+        failure: [{ request_range: { key: k } }],
+      });
       if (!res.succeeded) throw this.#writeFailure('delete', key, res);
       const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
       if (prev === undefined) {

@@ -62,14 +62,21 @@ export async function pullOsImage(
 }
 
 /** Tries each source in order; the first that serves the image wins (by digest: verified). */
-async function pullFirst(
-  client: RegistryClient,
-  image: string,
-  location: ImageLocation,
-  target: { readonly repo: string; readonly ostree: OstreeCli },
-  o: RegistryOsImageFetcherOptions,
-  signal?: AbortSignal,
-): Promise<ImportedOsImage> {
+async function pullFirst({
+  client,
+  image,
+  location,
+  target,
+  o,
+  signal,
+}: {
+  readonly client: RegistryClient;
+  readonly image: string;
+  readonly location: ImageLocation;
+  readonly target: { readonly repo: string; readonly ostree: OstreeCli };
+  readonly o: RegistryOsImageFetcherOptions;
+  readonly signal?: AbortSignal | undefined;
+}): Promise<ImportedOsImage> {
   const sources =
     location.transport === 'docker' && o.sources !== undefined ? await o.sources(image) : [image];
   if (sources.length === 0) throw new Error(`${image}: every source is blocked`);
@@ -112,7 +119,7 @@ export function createRegistryOsImageFetcher(o: RegistryOsImageFetcherOptions): 
       const client = await createRegistryClient(o.registry);
       let imported: ImportedOsImage;
       try {
-        imported = await pullFirst(client, image, location, target, o, signal);
+        imported = await pullFirst({ client, image, location, target, o, signal });
       } finally {
         client.close();
       }

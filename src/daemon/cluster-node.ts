@@ -171,13 +171,13 @@ export class ClusterNode {
         const node = this.node();
         const annotations = node?.metadata.annotations ?? {};
         const desiredAnnotation = annotations[Annotation.desiredConfig] ?? '';
-        const conditions = nextMcnConditions(
-          mcn.status?.conditions,
+        const conditions = nextMcnConditions({
+          existing: mcn.status?.conditions,
           parent,
           child,
-          mcn.spec.configVersion.desired,
-          rfc3339(clock.now()),
-        );
+          desired: mcn.spec.configVersion.desired,
+          now: rfc3339(clock.now()),
+        });
         if (conditions === undefined) return;
         const compatible = parent.type !== T.UpdatePrepared || parent.status === 'True';
         const desired = compatible && desiredAnnotation !== '' ? desiredAnnotation : 'not-yet-set';

@@ -54,13 +54,19 @@ const toCondition = (c: McnCondition, now: string): Condition => ({
  * The conditions after reporting `parent` (and `child`), or undefined when nothing changes.
  * `desired` is the config named in `Action during update to …` resets.
  */
-export function nextMcnConditions(
-  existing: readonly Condition[] | undefined,
-  parent: McnCondition,
-  child: McnCondition | undefined,
-  desired: string,
-  now: string,
-): Condition[] | undefined {
+export function nextMcnConditions({
+  existing,
+  parent,
+  child,
+  desired,
+  now,
+}: {
+  readonly existing: readonly Condition[] | undefined;
+  readonly parent: McnCondition;
+  readonly child: McnCondition | undefined;
+  readonly desired: string;
+  readonly now: string;
+}): Condition[] | undefined {
   if (existing === undefined || existing.length === 0) {
     const out = [toCondition(parent, now)];
     if (child !== undefined) out.push(toCondition(child, now));

@@ -113,13 +113,19 @@ function resolveUser(base: string, u: Record<string, unknown>): KubeconfigUser {
   };
 }
 
-function namedList<T extends object>(
-  file: string,
-  doc: Record<string, unknown>,
-  list: 'clusters' | 'users' | 'contexts',
-  field: 'cluster' | 'user' | 'context',
-  convert: (entry: Record<string, unknown>) => T,
-): Named<T>[] {
+function namedList<T extends object>({
+  file,
+  doc,
+  list,
+  field,
+  convert,
+}: {
+  readonly file: string;
+  readonly doc: Record<string, unknown>;
+  readonly list: 'clusters' | 'users' | 'contexts';
+  readonly field: 'cluster' | 'user' | 'context';
+  readonly convert: (entry: Record<string, unknown>) => T;
+}): Named<T>[] {
   const raw = doc[list];
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw))
@@ -156,9 +162,21 @@ export function parseKubeconfig(text: string, file: string): Kubeconfig {
   const base = dirname(resolve(file));
   const current = doc['current-context'];
   return {
-    clusters: namedList(file, doc, 'clusters', 'cluster', (c) => resolveCluster(base, c)),
-    users: namedList(file, doc, 'users', 'user', (u) => resolveUser(base, u)),
-    contexts: namedList(file, doc, 'contexts', 'context', (c) => c),
+    clusters: namedList({
+      file,
+      doc,
+      list: 'clusters',
+      field: 'cluster',
+      convert: (c) => resolveCluster(base, c),
+    }),
+    users: namedList({
+      file,
+      doc,
+      list: 'users',
+      field: 'user',
+      convert: (u) => resolveUser(base, u),
+    }),
+    contexts: namedList({ file, doc, list: 'contexts', field: 'context', convert: (c) => c }),
     currentContext: typeof current === 'string' ? current : '',
   };
 }

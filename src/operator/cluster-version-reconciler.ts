@@ -172,7 +172,13 @@ export class ClusterVersionReconciler implements Reconciler {
     const { client, namespace } = this.#deps;
     const cached = this.#deps.configMap(name);
     if (cached !== undefined && stringify(cached.data ?? {}) === stringify(data)) return;
-    const existing = await liveGet<ConfigMap>(client, Resources.configMap, name, namespace, signal);
+    const existing = await liveGet<ConfigMap>({
+      client,
+      ref: Resources.configMap,
+      name,
+      namespace,
+      signal,
+    });
     if (existing === undefined) {
       await client.create<ConfigMap>(
         Resources.configMap,

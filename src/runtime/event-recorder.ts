@@ -82,10 +82,16 @@ export class ApiEventRecorder implements EventRecorder {
     try {
       const seen = this.#seen.get(key);
       if (seen !== undefined && (await this.#bump(seen))) return;
-      await this.#create(ref, { ...object, metadata: meta }, namespace, key, {
-        type,
-        reason,
-        message,
+      await this.#create({
+        ref,
+        object: { ...object, metadata: meta },
+        namespace,
+        key,
+        what: {
+          type,
+          reason,
+          message,
+        },
       });
     } catch (e) {
       log.warn('could not record event', {
@@ -140,13 +146,19 @@ export class ApiEventRecorder implements EventRecorder {
     }
   }
 
-  async #create(
-    ref: ResourceRef,
-    object: ApiObject,
-    namespace: string,
-    key: string,
-    what: { type: EventType; reason: string; message: string },
-  ): Promise<void> {
+  async #create({
+    ref,
+    object,
+    namespace,
+    key,
+    what,
+  }: {
+    readonly ref: ResourceRef;
+    readonly object: ApiObject;
+    readonly namespace: string;
+    readonly key: string;
+    readonly what: { type: EventType; reason: string; message: string };
+  }): Promise<void> {
     const { client, clock, component, host } = this.#options;
     const now = clock.now();
     const meta = object.metadata;

@@ -309,7 +309,13 @@ export class KubeletCredentials implements NodeIdentity {
       }
       if (outcome.kind === 'refused') throw new Error(outcome.message);
       if (signal?.aborted === true) throw new Error('stopped while waiting for the certificate');
-      await this.#watchFor(client, name, csr.metadata.resourceVersion, pollMs, signal);
+      await this.#watchFor({
+        client,
+        name,
+        resourceVersion: csr.metadata.resourceVersion,
+        pollMs,
+        signal,
+      });
       csr = await client.get<CertificateSigningRequest>(Resources.certificateSigningRequest, name);
       if (csrOutcome(csr).kind === 'pending')
         this.#o.log.info('waiting for the client certificate to be approved and signed', {
@@ -324,13 +330,19 @@ export class KubeletCredentials implements NodeIdentity {
    * fails or ends early still waits out the period, so a server that refuses watches is asked
    * again once a period, not in a loop.
    */
-  async #watchFor(
-    client: ResourceClient,
-    name: string,
-    resourceVersion: string | undefined,
-    pollMs: number,
-    signal?: AbortSignal,
-  ): Promise<void> {
+  async #watchFor({
+    client,
+    name,
+    resourceVersion,
+    pollMs,
+    signal,
+  }: {
+    readonly client: ResourceClient;
+    readonly name: string;
+    readonly resourceVersion: string | undefined;
+    readonly pollMs: number;
+    readonly signal?: AbortSignal | undefined;
+  }): Promise<void> {
     const stop = new AbortController();
     const onAbort = (): void => {
       stop.abort();

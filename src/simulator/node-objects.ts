@@ -36,13 +36,19 @@ export type ReadyState =
   | { readonly ready: true }
   | { readonly ready: false; readonly reason: string; readonly message: string };
 
-const pressure = (
-  type: string,
-  reason: string,
-  message: string,
-  now: string,
-  previous?: NodeCondition,
-): NodeCondition => ({
+const pressure = ({
+  type,
+  reason,
+  message,
+  now,
+  previous,
+}: {
+  readonly type: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly now: string;
+  readonly previous?: NodeCondition | undefined;
+}): NodeCondition => ({
   type,
   status: 'False',
   lastHeartbeatTime: now,
@@ -64,27 +70,27 @@ function nodeConditions(
   const readyStatus = state.ready ? 'True' : 'False';
   const oldReady = prev('Ready');
   return [
-    pressure(
-      'MemoryPressure',
-      'KubeletHasSufficientMemory',
-      'kubelet has sufficient memory available',
+    pressure({
+      type: 'MemoryPressure',
+      reason: 'KubeletHasSufficientMemory',
+      message: 'kubelet has sufficient memory available',
       now,
-      prev('MemoryPressure'),
-    ),
-    pressure(
-      'DiskPressure',
-      'KubeletHasNoDiskPressure',
-      'kubelet has no disk pressure',
+      previous: prev('MemoryPressure'),
+    }),
+    pressure({
+      type: 'DiskPressure',
+      reason: 'KubeletHasNoDiskPressure',
+      message: 'kubelet has no disk pressure',
       now,
-      prev('DiskPressure'),
-    ),
-    pressure(
-      'PIDPressure',
-      'KubeletHasSufficientPID',
-      'kubelet has sufficient PID available',
+      previous: prev('DiskPressure'),
+    }),
+    pressure({
+      type: 'PIDPressure',
+      reason: 'KubeletHasSufficientPID',
+      message: 'kubelet has sufficient PID available',
       now,
-      prev('PIDPressure'),
-    ),
+      previous: prev('PIDPressure'),
+    }),
     {
       type: 'Ready',
       status: readyStatus,

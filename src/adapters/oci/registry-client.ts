@@ -222,14 +222,21 @@ export class RegistryClient {
     return { 'User-Agent': this.#o.userAgent ?? 'mco-ts' };
   }
 
-  async #authorization(
-    registry: string,
-    repository: string,
-    state: HostState,
-    scope: string,
-    fresh: boolean,
-    signal?: AbortSignal,
-  ): Promise<string | undefined> {
+  async #authorization({
+    registry,
+    repository,
+    state,
+    scope,
+    fresh,
+    signal,
+  }: {
+    readonly registry: string;
+    readonly repository: string;
+    readonly state: HostState;
+    readonly scope: string;
+    readonly fresh: boolean;
+    readonly signal?: AbortSignal | undefined;
+  }): Promise<string | undefined> {
     const creds = credentialsFor(this.#o.auth ?? NoAuth, registry, repository);
     const c = state.challenge;
     if (c === undefined) return undefined;
@@ -306,14 +313,14 @@ export class RegistryClient {
     });
     const url = spec.path.startsWith('http') ? new URL(spec.path) : new URL(spec.path, state.base);
     for (let attempt = 0; ; attempt++) {
-      const authorization = await this.#authorization(
-        ref.registry,
-        ref.repository,
+      const authorization = await this.#authorization({
+        registry: ref.registry,
+        repository: ref.repository,
         state,
-        spec.scope,
-        attempt > 0,
-        spec.signal,
-      );
+        scope: spec.scope,
+        fresh: attempt > 0,
+        signal: spec.signal,
+      });
       let res: IncomingMessage;
       try {
         res = await send(url, {

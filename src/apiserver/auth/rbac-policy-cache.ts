@@ -119,7 +119,7 @@ export class RbacPolicyCache implements RbacPolicy {
     await Promise.all(
       RbacKinds.map(async (kind) => {
         const first = await this.#listAndWatch(store, kind, types[kind], signal);
-        void this.#keepWatching(store, kind, types[kind], signal, log, first.ended);
+        void this.#keepWatching({ store, kind, rt: types[kind], signal, log, first: first.ended });
       }),
     );
   }
@@ -156,14 +156,21 @@ export class RbacPolicyCache implements RbacPolicy {
     return { ended: done };
   }
 
-  async #keepWatching(
-    store: ResourceStore,
-    kind: RbacKind,
-    rt: ResourceType,
-    signal: AbortSignal,
-    log: Logger,
-    first: Promise<void>,
-  ): Promise<void> {
+  async #keepWatching({
+    store,
+    kind,
+    rt,
+    signal,
+    log,
+    first,
+  }: {
+    readonly store: ResourceStore;
+    readonly kind: RbacKind;
+    readonly rt: ResourceType;
+    readonly signal: AbortSignal;
+    readonly log: Logger;
+    readonly first: Promise<void>;
+  }): Promise<void> {
     let ended = first;
     while (!signal.aborted) {
       await ended;

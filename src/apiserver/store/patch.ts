@@ -39,20 +39,27 @@ function acceptedPatchTypes(rt: ResourceType): string[] {
     : [JSON_PATCH, MERGE_PATCH, APPLY_PATCH];
 }
 
-export async function patchObject(
-  ctx: StoreContext,
-  rt: ResourceType,
-  namespace: string | undefined,
-  name: string,
-  patch: Patch,
-  options: PatchOptions,
-): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
+export async function patchObject({
+  ctx,
+  rt,
+  namespace,
+  name,
+  patch,
+  options,
+}: {
+  readonly ctx: StoreContext;
+  readonly rt: ResourceType;
+  readonly namespace: string | undefined;
+  readonly name: string;
+  readonly patch: Patch;
+  readonly options: PatchOptions;
+}): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
   if (patch.type === 'strategic' && !rt.builtIn) {
     throw StatusError.unsupportedMediaType(acceptedPatchTypes(rt));
   }
   if (patch.type === 'apply') {
     requireFieldManager(options.fieldManager);
-    return applyObject(ctx, rt, namespace, name, parseAppliedBody(patch.body), options);
+    return applyObject({ ctx, rt, namespace, name, body: parseAppliedBody(patch.body), options });
   }
   const body = parseJsonBody(patch.body);
   for (let attempt = 1; ; attempt++) {
@@ -63,11 +70,11 @@ export async function patchObject(
       const incoming = decodeBody(rt, patched);
       pruneAndReport(ctx, rt, incoming, options);
       return {
-        object: await applyUpdate(ctx, rt, current, incoming, precondition, options),
+        object: await applyUpdate({ ctx, rt, current, incoming, precondition, options }),
         created: false,
       };
     } catch (e) {
-      afterLostRace(e, rt, name, precondition, attempt);
+      afterLostRace({ e, rt, name, precondition, attempt });
     }
   }
 }

@@ -61,13 +61,19 @@ function tooLargeResourceVersion(requested: number, current: number): StatusErro
   });
 }
 
-export async function watchObjects(
-  ctx: StoreContext,
-  rt: ResourceType,
-  namespace: string | undefined,
-  query: WatchQuery,
-  onEvent: WatchListener,
-): Promise<void> {
+export async function watchObjects({
+  ctx,
+  rt,
+  namespace,
+  query,
+  onEvent,
+}: {
+  readonly ctx: StoreContext;
+  readonly rt: ResourceType;
+  readonly namespace: string | undefined;
+  readonly query: WatchQuery;
+  readonly onEvent: WatchListener;
+}): Promise<void> {
   const filter = objectFilter(rt, query.labelSelector, query.fieldSelector);
   const prefix = scopePrefix(rt, namespace);
   const requested = parseWatchResourceVersion(query.resourceVersion);
@@ -81,7 +87,7 @@ export async function watchObjects(
     if (requested > current) throw tooLargeResourceVersion(requested, current);
     start = requested;
   }
-  const stream = new WatchStream(rt, filter, start, onEvent, query.ready);
+  const stream = new WatchStream({ rt, filter, start, onEvent, ready: query.ready });
   try {
     await ctx.storage.watch(prefix, { afterRevision: start, signal: query.signal }, stream);
   } catch (e) {
@@ -145,13 +151,19 @@ class WatchStream {
   revision: number;
   ended = false;
 
-  constructor(
-    rt: ResourceType,
-    filter: ObjectFilter,
-    start: number,
-    onEvent: WatchListener,
-    ready: (() => Promise<void> | undefined) | undefined,
-  ) {
+  constructor({
+    rt,
+    filter,
+    start,
+    onEvent,
+    ready,
+  }: {
+    readonly rt: ResourceType;
+    readonly filter: ObjectFilter;
+    readonly start: number;
+    readonly onEvent: WatchListener;
+    readonly ready: (() => Promise<void> | undefined) | undefined;
+  }) {
     this.#rt = rt;
     this.#filter = filter;
     this.revision = start;

@@ -102,13 +102,19 @@ function withoutRv(obj: KubeObject): KubeObject {
  * Stores `next` in place of `current` if the key is still at `current`'s revision; a storage
  * Conflict propagates as a StorageError so callers can decide between retry and 409.
  */
-export async function commitUpdate(
-  ctx: StoreContext,
-  rt: ResourceType,
-  current: Current,
-  next: KubeObject,
-  options: CommitOptions,
-): Promise<KubeObject> {
+export async function commitUpdate({
+  ctx,
+  rt,
+  current,
+  next,
+  options,
+}: {
+  readonly ctx: StoreContext;
+  readonly rt: ResourceType;
+  readonly current: Current;
+  readonly next: KubeObject;
+  readonly options: CommitOptions;
+}): Promise<KubeObject> {
   if (isNoOp(current, next)) return current.obj;
   const finalizers = next.metadata.finalizers ?? [];
   const finalized = finalizers.length === 0 && !strategyFor(rt).controllerFinalized;

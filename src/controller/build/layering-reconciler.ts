@@ -156,7 +156,8 @@ export class LayeringReconciler {
     const phase = buildPhase(mosb);
     if (phase === 'Prepared' && !this.#running.has(request.name))
       mosb = await this.#runBuild(mosb, request, signal);
-    if (buildPhase(mosb) === 'Succeeded') await this.#rollTo(mosc, mosb, request, override, signal);
+    if (buildPhase(mosb) === 'Succeeded')
+      await this.#rollTo({ mosc, mosb, request, override, signal });
   }
 
   async #ensureBuild(
@@ -276,13 +277,19 @@ export class LayeringReconciler {
     }
   }
 
-  async #rollTo(
-    mosc: MachineOSConfig,
-    mosb: MachineOSBuild,
-    request: BuildRequest,
-    override: MachineConfig | undefined,
-    signal: AbortSignal,
-  ): Promise<void> {
+  async #rollTo({
+    mosc,
+    mosb,
+    request,
+    override,
+    signal,
+  }: {
+    readonly mosc: MachineOSConfig;
+    readonly mosb: MachineOSBuild;
+    readonly request: BuildRequest;
+    readonly override: MachineConfig | undefined;
+    readonly signal: AbortSignal;
+  }): Promise<void> {
     const { client, log } = this.#d;
     const image = mosb.status?.digestedImagePushSpec;
     if (image === undefined) return;

@@ -78,7 +78,13 @@ class CsrSigner implements Reconciler {
       const message = valid.ok ? '' : valid.error;
       await this.#o.client.updateStatus<CertificateSigningRequest>(
         Resources.certificateSigningRequest,
-        withCondition(csr, CsrConditionType.Failed, SignerValidationFailure, message, rfc3339(now)),
+        withCondition({
+          csr,
+          type: CsrConditionType.Failed,
+          reason: SignerValidationFailure,
+          message,
+          now: rfc3339(now),
+        }),
         { signal },
       );
       this.#o.log.warn('refused to sign the CSR', { csr: key, reason: message });

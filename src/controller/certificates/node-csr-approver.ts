@@ -89,13 +89,13 @@ class NodeCsrApprover implements Reconciler {
     }
     await client.updateApproval<CertificateSigningRequest>(
       Resources.certificateSigningRequest,
-      withCondition(
+      withCondition({
         csr,
-        CsrConditionType.Approved,
-        ApprovedReason,
-        ApprovedMessage,
-        rfc3339(clock.now()),
-      ),
+        type: CsrConditionType.Approved,
+        reason: ApprovedReason,
+        message: ApprovedMessage,
+        now: rfc3339(clock.now()),
+      }),
       { signal },
     );
     this.#logged.delete(key);

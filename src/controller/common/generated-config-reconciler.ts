@@ -146,7 +146,7 @@ export class GeneratedConfigReconciler<T extends GeneratingObject> implements Re
     await this.#ensureSuffix(config, suffixOf(mcName, poolName, strategy.generated), signal);
     await this.#write(
       config,
-      this.#machineConfig(config, poolName, mcName, existing, ignition.value),
+      this.#machineConfig({ config, poolName, mcName, existing, ignition: ignition.value }),
       existing === undefined,
       signal,
     );
@@ -169,13 +169,19 @@ export class GeneratedConfigReconciler<T extends GeneratingObject> implements Re
     );
   }
 
-  #machineConfig(
-    config: T,
-    poolName: string,
-    mcName: string,
-    existing: MachineConfig | undefined,
-    ignition: Record<string, unknown>,
-  ): MachineConfig {
+  #machineConfig({
+    config,
+    poolName,
+    mcName,
+    existing,
+    ignition,
+  }: {
+    readonly config: T;
+    readonly poolName: string;
+    readonly mcName: string;
+    readonly existing: MachineConfig | undefined;
+    readonly ignition: Record<string, unknown>;
+  }): MachineConfig {
     return {
       apiVersion: 'machineconfiguration.openshift.io/v1',
       kind: 'MachineConfig',

@@ -84,13 +84,13 @@ class RegistriesReconciler implements Reconciler {
         existing.metadata.annotations?.[Annotation.generatedByControllerVersion] === version.hash
       )
         continue;
-      const mc = registriesMachineConfig(
-        poolName,
-        { name: image.metadata.name ?? '', uid: image.metadata.uid ?? '' },
+      const mc = registriesMachineConfig({
+        pool: poolName,
+        image: { name: image.metadata.name ?? '', uid: image.metadata.uid ?? '' },
         ignition,
-        version.hash,
+        versionHash: version.hash,
         existing,
-      );
+      });
       try {
         if (existing === undefined) await client.create(Resources.machineConfig, mc, { signal });
         else await client.update(Resources.machineConfig, mc, { signal });

@@ -161,13 +161,19 @@ export async function setDesiredConfig(
  * one (yet) is skipped without a request, as is one that already says `target`. The operator
  * creates MachineConfigNodes; a missing one on the server is skipped too.
  */
-export async function setMachineConfigNodeDesired(
-  client: ResourceClient,
-  name: string,
-  cached: MachineConfigNode | undefined,
-  target: string,
-  signal?: AbortSignal,
-): Promise<void> {
+export async function setMachineConfigNodeDesired({
+  client,
+  name,
+  cached,
+  target,
+  signal,
+}: {
+  readonly client: ResourceClient;
+  readonly name: string;
+  readonly cached: MachineConfigNode | undefined;
+  readonly target: string;
+  readonly signal?: AbortSignal | undefined;
+}): Promise<void> {
   if (cached === undefined || cached.spec.configVersion.desired === target) return;
   try {
     await client.patch<MachineConfigNode>(

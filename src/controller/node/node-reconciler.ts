@@ -357,7 +357,13 @@ export class NodeReconciler implements Reconciler {
         try {
           nodes.wrote(await setDesiredConfig(client, node, target, signal));
           const mcn = caches.machineConfigNodes.get(nodeName);
-          await setMachineConfigNodeDesired(client, nodeName, mcn, target, signal);
+          await setMachineConfigNodeDesired({
+            client,
+            name: nodeName,
+            cached: mcn,
+            target,
+            signal,
+          });
         } catch (e) {
           throw new Error(
             `setting desired ${updateLine(target)} for node ${nodeName}: ${errorText(e)}`,

@@ -358,13 +358,13 @@ export function planUpdate(
       }
     : {
         kind: 'policies',
-        actions: calculatePostConfigChangeActions(
+        actions: calculatePostConfigChangeActions({
           diff,
           changedFiles,
-          changedUnitList,
-          facts.policies,
+          changedUnits: changedUnitList,
+          policies: facts.policies,
           forceFile,
-        ),
+        }),
       };
   const badService = checkServices(actions);
   if (badService !== undefined) return err(badService);

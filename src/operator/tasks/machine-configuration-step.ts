@@ -52,13 +52,13 @@ async function writeStatus(
       return written;
     } catch (e) {
       if (!isStatusError(e, 'Conflict') || attempt >= ConflictRetries) throw e;
-      const live = await liveGet<MachineConfiguration>(
+      const live = await liveGet<MachineConfiguration>({
         client,
-        Resources.machineConfiguration,
-        MachineConfigurationName,
-        undefined,
-        ctx.signal,
-      );
+        ref: Resources.machineConfiguration,
+        name: MachineConfigurationName,
+        namespace: undefined,
+        signal: ctx.signal,
+      });
       if (live === undefined) throw e;
       mcop = live;
     }
@@ -71,13 +71,13 @@ export const machineConfigurationStep: OperatorStep = {
     const { client, caches, log } = ctx.deps;
     const cached =
       caches.machineConfigurations.get(MachineConfigurationName) ??
-      (await liveGet<MachineConfiguration>(
+      (await liveGet<MachineConfiguration>({
         client,
-        Resources.machineConfiguration,
-        MachineConfigurationName,
-        undefined,
-        ctx.signal,
-      ));
+        ref: Resources.machineConfiguration,
+        name: MachineConfigurationName,
+        namespace: undefined,
+        signal: ctx.signal,
+      }));
     if (cached === undefined) {
       log.info("MachineConfiguration object doesn't exist; a new one will be created");
       await client.patch(

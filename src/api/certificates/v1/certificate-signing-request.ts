@@ -109,13 +109,19 @@ export function csrCondition(
 }
 
 /** The CSR with one more condition of `type`, status True, stamped `now` (RFC 3339). */
-export function withCondition(
-  csr: CertificateSigningRequest,
-  type: CsrConditionType,
-  reason: string,
-  message: string,
-  now: string,
-): CertificateSigningRequest {
+export function withCondition({
+  csr,
+  type,
+  reason,
+  message,
+  now,
+}: {
+  readonly csr: CertificateSigningRequest;
+  readonly type: CsrConditionType;
+  readonly reason: string;
+  readonly message: string;
+  readonly now: string;
+}): CertificateSigningRequest {
   const condition: CsrCondition = {
     type,
     status: 'True',
