@@ -151,12 +151,12 @@ export function processMemory(pid: number): ProcessMemory {
   return { rss: kib('status', /VmRSS:\s+(\d+) kB/), pss: kib('smaps_rollup', /^Pss:\s+(\d+) kB/m) };
 }
 
-export function loadAverage(): string {
+function loadAverage(): string {
   return readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
 }
 
 /** A figure of one repeat: a number, or a string saying why there is none ("skipped: …"). */
-export type Figure = number | string;
+type Figure = number | string;
 export type Figures = Readonly<Record<string, Figure>>;
 
 export interface Summary {
@@ -174,7 +174,7 @@ export function summarise(values: readonly number[]): Summary {
   return { median, min: s[0]!, max: s[s.length - 1]! };
 }
 
-export interface Goal {
+interface Goal {
   /** What the goal is about: the ratio or our own figure. */
   readonly on: 'ratio' | 'ours';
   readonly op: '<=' | '>=';

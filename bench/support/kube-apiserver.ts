@@ -16,7 +16,7 @@ import { sleep } from '../../test/support/until.js';
 import { apiCall, type ApiTarget } from './api-target.js';
 import type { Cores } from './bench-harness.js';
 
-export const KubeApiServerVariable = 'MCO_BENCH_KUBE_APISERVER';
+const KubeApiServerVariable = 'MCO_BENCH_KUBE_APISERVER';
 
 /** The binary to compare against, or why there is none. */
 export function kubeApiServerBinary(): { binary: string } | { skipped: string } {

@@ -7,7 +7,7 @@ import { kernelArgumentChange } from '../logic/nodeplan/kernel-arguments.js';
 import { calculateLegacyPostConfigChangeAction } from '../logic/nodeplan/legacy-post-config-action.js';
 import { machineConfigDiff } from '../logic/nodeplan/machine-config-diff.js';
 import { postConfigSteps, type PostConfigStep } from '../logic/nodeplan/post-config-steps.js';
-import { D3, d3Config } from '../logic/nodeplan/vector-d3.js';
+import { D3, d3Config } from '../../test/support/nodeplan-d3-vectors.js';
 import { commandLine, type CommandResult, type CommandRunner } from '../ports/command-runner.js';
 import {
   createCoreosHost,

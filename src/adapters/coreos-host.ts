@@ -52,7 +52,7 @@ export interface RpmOstreeDeployment {
 }
 
 /** The rpm-ostree OS updater plus what only CoreOS does: kernel type swaps. */
-export interface CoreosOsUpdater extends OsUpdater {
+interface CoreosOsUpdater extends OsUpdater {
   /** Every deployment, default (next boot) first. */
   deployments(signal?: AbortSignal): Promise<readonly RpmOstreeDeployment[]>;
   /** queueRevertKernelSwap: undo a kernel-rt/kernel-64k swap of the booted deployment, if any. */
@@ -81,7 +81,7 @@ export interface CoreosHostOptions {
 }
 
 /** upstream runCmdSync's error: `error running <cmd> <args>: <stderr>: exit status <n>`. */
-export class CommandFailedError extends Error {
+class CommandFailedError extends Error {
   readonly argv: readonly string[];
   readonly result: CommandResult;
   constructor(argv: readonly string[], result: CommandResult, message?: string) {
@@ -143,7 +143,7 @@ export function createCoreosHost(options: CoreosHostOptions): CoreosHost {
  * The reboot: a transient unit so systemd reboots the host after we are gone; on CoreOS it waits
  * for ostree-finalize-staged so the staged deployment is written first.
  */
-export function rebootCommand(reason: string): readonly string[] {
+function rebootCommand(reason: string): readonly string[] {
   return [
     'systemd-run',
     '--unit',

@@ -37,7 +37,7 @@ function isInstance(v: unknown): v is ContainerInstance {
 }
 
 /** The record if `value` has its shape, else undefined. */
-export function asDaemonContainerRecord(value: unknown): DaemonContainerRecord | undefined {
+function asDaemonContainerRecord(value: unknown): DaemonContainerRecord | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const r = value as Record<string, unknown>;
   const pod = r['pod'] as Record<string, unknown> | undefined;
@@ -69,7 +69,7 @@ export async function readDaemonContainerRecord(
   }
 }
 
-export async function fileSize(path: string): Promise<number> {
+async function fileSize(path: string): Promise<number> {
   try {
     return (await stat(path)).size;
   } catch {

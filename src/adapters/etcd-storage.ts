@@ -24,6 +24,7 @@
  *   Compacted, and if no member takes it for `watchRetryTimeoutMs`, Unavailable.
  * - Compaction is etcd's, cluster-wide and idempotent: several API servers may all compact.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   BrokenCircuitError,
   circuitBreaker,
@@ -60,6 +61,7 @@ import {
   type WatchHandler,
   type WatchOptions,
 } from '../ports/storage.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface EtcdStorageOptions {
   /** Client URLs of the members, e.g. `http://127.0.0.1:2379`. */
@@ -82,21 +84,17 @@ const ZERO = Buffer.from([0]);
 const CompactedText = 'required revision has been compacted';
 const FutureRevisionText = 'required revision is a future revision';
 
-function messageOf(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}
-
 function isCompactedError(e: unknown): boolean {
-  return messageOf(e).includes(CompactedText);
+  return errorText(e).includes(CompactedText);
 }
 
 function isFutureRevisionError(e: unknown): boolean {
-  return messageOf(e).includes(FutureRevisionText);
+  return errorText(e).includes(FutureRevisionText);
 }
 
 /** etcd's `--max-request-bytes` refusal, or its gRPC server's receive limit just above it. */
 function isTooLargeError(e: unknown): boolean {
-  const message = messageOf(e);
+  const message = errorText(e);
   return (
     message.includes('etcdserver: request is too large') ||
     message.includes('grpc: received message larger than max')
@@ -287,7 +285,7 @@ export class EtcdStorage implements Storage {
     } catch (e) {
       if (e instanceof StorageError || isCompactedError(e) || isFutureRevisionError(e)) throw e;
       if (isTooLargeError(e)) {
-        throw new StorageError(StorageErrorCode.TooLarge, `${what}: ${messageOf(e)}`, {
+        throw new StorageError(StorageErrorCode.TooLarge, `${what}: ${errorText(e)}`, {
           ...(key === undefined ? {} : { key }),
           cause: e,
         });
@@ -307,7 +305,7 @@ export class EtcdStorage implements Storage {
   #reason(e: unknown): string {
     if (e instanceof GRPCDeadlineExceededError || e instanceof BrokenCircuitError)
       return `no member with quorum answered within ${String(this.#timeoutMs)} ms`;
-    const message = messageOf(e);
+    const message = errorText(e);
     // gRPC's "14 UNAVAILABLE: No connection established. Last error: Error: connect ECONNREFUSED
     // 127.0.0.1:2379. Resolution note: ": every member it tried refused the connection at once
     if (e instanceof GRPCUnavailableError || message.startsWith('14 UNAVAILABLE')) {
@@ -322,13 +320,19 @@ export class EtcdStorage implements Storage {
     return this.#rpc(what, (options) => this.#client.kv.range(request, options), key);
   }
 
-  #txn(
-    what: string,
-    key: string,
-    compare: ICompare[],
-    success: IRequestOp[],
-    failure: IRequestOp[],
-  ): Promise<ITxnResponse> {
+  #txn({
+    what,
+    key,
+    compare,
+    success,
+    failure,
+  }: {
+    readonly what: string;
+    readonly key: string;
+    readonly compare: ICompare[];
+    readonly success: IRequestOp[];
+    readonly failure: IRequestOp[];
+  }): Promise<ITxnResponse> {
     return this.#rpc(
       what,
       (options) => this.#client.kv.txn({ compare, success, failure }, options),
@@ -457,13 +461,15 @@ export class EtcdStorage implements Storage {
     this.#ensureOpen();
     const k = nonEmpty(this.#etcdKey(key));
     return this.#inKeyOrder(key, async () => {
-      const res = await this.#txn(
-        `create ${key}`,
+      const res = await this.#txn({
+        what: `create ${key}`,
         key,
-        [{ key: k, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 }],
-        [{ request_put: { key: k, value: Buffer.from(value, 'utf8') } }],
-        [],
-      );
+        compare: [
+          { key: k, target: CompareTarget.Create, result: CompareResult.Equal, create_revision: 0 },
+        ],
+        success: [{ request_put: { key: k, value: Buffer.from(value, 'utf8') } }],
+        failure: [],
+      });
       if (!res.succeeded) {
         throw new StorageError(StorageErrorCode.KeyExists, `create ${key}: key exists`, { key });
       }
@@ -507,13 +513,13 @@ export class EtcdStorage implements Storage {
     this.#ensureOpen();
     const k = nonEmpty(this.#etcdKey(key));
     return this.#inKeyOrder(key, async () => {
-      const res = await this.#txn(
-        `update ${key}`,
+      const res = await this.#txn({
+        what: `update ${key}`,
         key,
-        this.#exists(k, expectedRevision),
-        [{ request_put: { key: k, value: Buffer.from(value, 'utf8'), prev_kv: true } }],
-        [{ request_range: { key: k } }],
-      );
+        compare: this.#exists(k, expectedRevision),
+        success: [{ request_put: { key: k, value: Buffer.from(value, 'utf8'), prev_kv: true } }],
+        failure: [{ request_range: { key: k } }],
+      });
       if (!res.succeeded) throw this.#writeFailure('update', key, res);
       const prev = res.responses[0]?.response_put.prev_kv;
       const revision = Number(res.header.revision);
@@ -530,13 +536,13 @@ export class EtcdStorage implements Storage {
     this.#ensureOpen();
     const k = nonEmpty(this.#etcdKey(key));
     return this.#inKeyOrder(key, async () => {
-      const res = await this.#txn(
-        `delete ${key}`,
+      const res = await this.#txn({
+        what: `delete ${key}`,
         key,
-        this.#exists(k, expectedRevision),
-        [{ request_delete_range: { key: k, prev_kv: true } }],
-        [{ request_range: { key: k } }],
-      );
+        compare: this.#exists(k, expectedRevision),
+        success: [{ request_delete_range: { key: k, prev_kv: true } }],
+        failure: [{ request_range: { key: k } }],
+      });
       if (!res.succeeded) throw this.#writeFailure('delete', key, res);
       const prev = res.responses[0]?.response_delete_range.prev_kvs[0];
       if (prev === undefined) {
@@ -631,8 +637,6 @@ interface EtcdWatchOptions {
   readonly retryTimeoutMs: number;
   readonly log: Logger;
 }
-
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** One storage watch: an etcd watch stream, re-opened from its cursor when it breaks. */
 class EtcdWatch {
@@ -827,7 +831,7 @@ class EtcdWatch {
       this.fail(
         new StorageError(
           StorageErrorCode.Unavailable,
-          `watch: etcd unavailable for ${String(now - this.#brokenSince)} ms: ${messageOf(cause)}`,
+          `watch: etcd unavailable for ${String(now - this.#brokenSince)} ms: ${errorText(cause)}`,
           { cause },
         ),
       );
@@ -835,7 +839,7 @@ class EtcdWatch {
     }
     this.#o.log.debug('etcd watch stream broke; re-opening', {
       after: this.#cursor,
-      error: messageOf(cause),
+      error: errorText(cause),
     });
     const delay = this.#backoffMs;
     this.#backoffMs = Math.min(this.#backoffMs * 2, 1000);

@@ -4,7 +4,7 @@
  * counts only transport errors and logs a body other than `ok`; a kubelet answering 500
  * `healthz check failed` is unhealthy, so it counts here too.
  */
-export const KubeletHealthzTimeoutMs = 30_000;
+const KubeletHealthzTimeoutMs = 30_000;
 
 export function httpHealthzProbe(
   url: string,

@@ -11,7 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTmpDir, type TmpDir } from '../../test/support/tmp-dir.js';
 import { parseKubeconfig, selectKubeconfigContext } from '../lib/kubeconfig.js';
 import { Resources } from '../api/resource-refs.js';
-import { describeResourceClientContract, tokenKubeconfig } from './resource-client.contract.js';
+import {
+  describeResourceClientContract,
+  tokenKubeconfig,
+} from '../../test/support/resource-client-contract.js';
 import {
   HttpsResourceClient,
   UnsupportedKubeconfigError,

@@ -5,7 +5,7 @@
  * the client-node adapter (kube-client.ts) speaks, through the same wire helpers (kube-wire.ts):
  * paths, query order, patch content types, Status bodies rebuilt as StatusError and other
  * failures as NewGenericServerResponse, watch as newline-delimited JSON events. One contract suite
- * (resource-client.contract.ts) runs both against a scripted server, and
+ * (test/support/resource-client-contract.ts) runs both against a scripted server, and
  * test/integration/kube-client.test.ts runs both against a real `mco apiserver`.
  *
  * Why not client-node everywhere: its generated client (rxjs middleware, node-fetch, a model
@@ -66,6 +66,7 @@ import {
   resourcePath,
   statusErrorOf,
 } from './kube-wire.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface HttpsCredentials {
   /** `https://host:port[/path]` or `http://…`. */
@@ -193,7 +194,7 @@ export function credentialsFromKubeconfig(path: string): HttpsCredentials {
 }
 
 /** Where a pod finds its service account (the kubelet mounts it there). */
-export const ServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
+const ServiceAccountDir = '/var/run/secrets/kubernetes.io/serviceaccount';
 
 /**
  * The pod's service account: `https://$KUBERNETES_SERVICE_HOST:$KUBERNETES_SERVICE_PORT`, the
@@ -310,13 +311,19 @@ export class HttpsResourceClient implements ResourceClient {
     return this.#token.value === undefined ? undefined : `Bearer ${this.#token.value}`;
   }
 
-  #options(
-    method: string,
-    target: string,
-    headers: Record<string, string>,
-    watch: boolean,
-    signal: AbortSignal | undefined,
-  ): RequestOptions {
+  #options({
+    method,
+    target,
+    headers,
+    watch,
+    signal,
+  }: {
+    readonly method: string;
+    readonly target: string;
+    readonly headers: Record<string, string>;
+    readonly watch: boolean;
+    readonly signal: AbortSignal | undefined;
+  }): RequestOptions {
     const authorization = this.#authorization();
     return {
       method,
@@ -336,14 +343,21 @@ export class HttpsResourceClient implements ResourceClient {
   }
 
   /** Sends one request; resolves with the answer's head (the body is still to be read). */
-  #send(
-    method: string,
-    target: string,
-    payload: string | undefined,
-    contentType: string | undefined,
-    watch: boolean,
-    signal: AbortSignal | undefined,
-  ): Promise<Sent> {
+  #send({
+    method,
+    target,
+    payload,
+    contentType,
+    watch,
+    signal,
+  }: {
+    readonly method: string;
+    readonly target: string;
+    readonly payload: string | undefined;
+    readonly contentType: string | undefined;
+    readonly watch: boolean;
+    readonly signal: AbortSignal | undefined;
+  }): Promise<Sent> {
     const headers: Record<string, string> = {};
     if (payload !== undefined) {
       headers['content-type'] = contentType ?? 'application/json';
@@ -352,7 +366,7 @@ export class HttpsResourceClient implements ResourceClient {
     return new Promise((resolveSent, reject) => {
       let req: ClientRequest | undefined;
       const once = (retry: boolean): void => {
-        req = this.#request(this.#options(method, target, headers, watch, signal), (res) => {
+        req = this.#request(this.#options({ method, target, headers, watch, signal }), (res) => {
           resolveSent({ res });
         });
         if (watch)
@@ -391,17 +405,18 @@ export class HttpsResourceClient implements ResourceClient {
         : typeof options.body === 'string'
           ? options.body
           : JSON.stringify(options.body);
-    const { res } = await this.#send(
+    const { res } = await this.#send({
       method,
       target,
       payload,
-      options.contentType,
-      false,
-      options.signal,
-    );
+      contentType: options.contentType,
+      watch: false,
+      signal: options.signal,
+    });
     const text = await readText(res);
     const code = res.statusCode ?? 0;
-    if (code < 200 || code >= 300) throw statusErrorOf(code, text, method, what.ref, what.name);
+    if (code < 200 || code >= 300)
+      throw statusErrorOf({ code, body: text, verb: method, ref: what.ref, name: what.name });
     return (text === '' ? {} : JSON.parse(text)) as T;
   }
 
@@ -458,10 +473,17 @@ export class HttpsResourceClient implements ResourceClient {
     });
     let res: IncomingMessage;
     try {
-      ({ res } = await this.#send('GET', `${path}${q}`, undefined, undefined, true, signal));
+      ({ res } = await this.#send({
+        method: 'GET',
+        target: `${path}${q}`,
+        payload: undefined,
+        contentType: undefined,
+        watch: true,
+        signal,
+      }));
     } catch (e) {
       if (isAborted(signal)) return;
-      throw new Error(`watch ${path}: ${e instanceof Error ? e.message : String(e)}`, {
+      throw new Error(`watch ${path}: ${errorText(e)}`, {
         cause: e,
       });
     }
@@ -469,7 +491,7 @@ export class HttpsResourceClient implements ResourceClient {
     if (code !== 200) {
       res.resume();
       if (code === 410) throw StatusError.expired(`watch ${path}: the server answered 410 Gone`);
-      throw genericServerResponse(code, 'WATCH', ref, undefined);
+      throw genericServerResponse({ code, verb: 'WATCH', ref, name: undefined });
     }
     try {
       await readLines(res, signal, (line) => {
@@ -478,7 +500,7 @@ export class HttpsResourceClient implements ResourceClient {
       });
     } catch (e) {
       if (isAborted(signal)) return;
-      throw new Error(`watch ${path}: ${e instanceof Error ? e.message : String(e)}`, {
+      throw new Error(`watch ${path}: ${errorText(e)}`, {
         cause: e,
       });
     }

@@ -61,6 +61,7 @@ import type {
   ResourceRef,
 } from '../ports/resource-client.js';
 import { genericServerResponse, resourcePath, statusErrorOf } from './kube-wire.js';
+import { errorText } from '../lib/error-text.js';
 
 /**
  * Where the credentials come from: a kubeconfig already loaded and merged (src/lib/kubeconfig.ts,
@@ -83,13 +84,11 @@ const PatchContentType: Record<PatchKind, string> = {
   apply: PatchStrategy.ServerSideApply,
 };
 
-export { genericServerResponse, resourcePath };
-
 /** Turns client-node's ApiException into a StatusError; other errors pass through unchanged. */
-export function toStatusError(e: unknown, verb: string, ref?: ResourceRef, name?: string): unknown {
+function toStatusError(e: unknown, verb: string, ref?: ResourceRef, name?: string): unknown {
   if (!(e instanceof ApiException)) return e;
   const exception = e as ApiException<unknown>;
-  return statusErrorOf(exception.code, exception.body, verb, ref, name, e);
+  return statusErrorOf({ code: exception.code, body: exception.body, verb, ref, name, cause: e });
 }
 
 /** A middleware that only touches the outgoing request. */
@@ -343,7 +342,7 @@ class KubeClient implements ResourceClient {
     object: T,
     options: ClientWriteOptions = {},
   ): Promise<T> {
-    return this.#replace(ref, object, options, false);
+    return this.#replace({ ref, object, options, status: false });
   }
 
   async updateStatus<T extends ApiObject>(
@@ -351,7 +350,7 @@ class KubeClient implements ResourceClient {
     object: T,
     options: ClientWriteOptions = {},
   ): Promise<T> {
-    return this.#replace(ref, object, options, true);
+    return this.#replace({ ref, object, options, status: true });
   }
 
   async updateApproval<T extends ApiObject>(
@@ -359,16 +358,22 @@ class KubeClient implements ResourceClient {
     object: T,
     options: ClientWriteOptions = {},
   ): Promise<T> {
-    return this.#replace(ref, object, options, true, true);
+    return this.#replace({ ref, object, options, status: true, approval: true });
   }
 
-  async #replace<T extends ApiObject>(
-    ref: ResourceRef,
-    object: T,
-    options: ClientWriteOptions,
-    status: boolean,
+  async #replace<T extends ApiObject>({
+    ref,
+    object,
+    options,
+    status,
     approval = false,
-  ): Promise<T> {
+  }: {
+    readonly ref: ResourceRef;
+    readonly object: T;
+    readonly options: ClientWriteOptions;
+    readonly status: boolean;
+    readonly approval?: boolean | undefined;
+  }): Promise<T> {
     const opts = this.#options(options.signal, undefined, approval);
     const { group, version, plural } = ref;
     const { namespace, name = '' } = object.metadata;
@@ -512,8 +517,8 @@ function watchError(err: unknown, ref: ResourceRef, path: string): Error {
   const code = (err as { statusCode?: unknown }).statusCode;
   if (typeof code === 'number') {
     if (code === 410) return StatusError.expired(`watch ${path}: the server answered 410 Gone`);
-    return genericServerResponse(code, 'WATCH', ref, undefined);
+    return genericServerResponse({ code, verb: 'WATCH', ref, name: undefined });
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorText(err);
   return new Error(`watch ${path}: ${message}`, { cause: err });
 }

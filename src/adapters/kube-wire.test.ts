@@ -72,7 +72,13 @@ describe('genericServerResponse', () => {
       reason: '',
     },
   ])('$code $verb → $reason', ({ code, verb, message, reason }) => {
-    const e = genericServerResponse(code, verb, Resources.node, 'n1', 'no way');
+    const e = genericServerResponse({
+      code,
+      verb,
+      ref: Resources.node,
+      name: 'n1',
+      serverMessage: 'no way',
+    });
     expect({ message: e.message, reason: e.reason, code: e.code, details: e.details }).toEqual({
       message,
       reason,
@@ -91,13 +97,13 @@ describe('queryString', () => {
 
 describe('statusErrorOf', () => {
   it('rebuilds a Status body and keeps the HTTP code when the body has none', () => {
-    const e = statusErrorOf(
-      409,
-      JSON.stringify({ kind: 'Status', reason: 'Conflict', message: 'stale' }),
-      'PUT',
-      Resources.node,
-      'n1',
-    );
+    const e = statusErrorOf({
+      code: 409,
+      body: JSON.stringify({ kind: 'Status', reason: 'Conflict', message: 'stale' }),
+      verb: 'PUT',
+      ref: Resources.node,
+      name: 'n1',
+    });
     expect({ reason: e.reason, code: e.code, message: e.message }).toEqual({
       reason: 'Conflict',
       code: 409,
@@ -106,7 +112,13 @@ describe('statusErrorOf', () => {
   });
 
   it('treats JSON that is not a Status as a generic answer', () => {
-    const e = statusErrorOf(404, '{"kind":"Node"}', 'GET', Resources.node, 'n1');
+    const e = statusErrorOf({
+      code: 404,
+      body: '{"kind":"Node"}',
+      verb: 'GET',
+      ref: Resources.node,
+      name: 'n1',
+    });
     expect(e.reason).toBe('NotFound');
     expect(e.message).toBe('the server could not find the requested resource (get nodes n1)');
   });

@@ -41,7 +41,7 @@ export function queryString(
 }
 
 /** A Status body, if `body` (a string or an object) is one. */
-export function parseStatus(body: unknown): Status | undefined {
+function parseStatus(body: unknown): Status | undefined {
   let value: unknown = body;
   if (typeof body === 'string') {
     try {
@@ -93,13 +93,19 @@ const GenericResponses: Record<number, { reason: StatusReason; message: string }
  * `the server could not find the requested resource (get nodes n1)`. 410 is reported as Expired,
  * which is what a watch that cannot resume means.
  */
-export function genericServerResponse(
-  code: number,
-  verb: string,
-  ref: ResourceRef | undefined,
-  name: string | undefined,
+export function genericServerResponse({
+  code,
+  verb,
+  ref,
+  name,
   serverMessage = '',
-): StatusError {
+}: {
+  readonly code: number;
+  readonly verb: string;
+  readonly ref: ResourceRef | undefined;
+  readonly name: string | undefined;
+  readonly serverMessage?: string | undefined;
+}): StatusError {
   const known = GenericResponses[code];
   let reason: StatusReason = known?.reason ?? StatusReason.Unknown;
   let message =
@@ -145,14 +151,21 @@ function withTarget(
 }
 
 /** The StatusError for a failed answer with HTTP `code` and `body` (text or decoded). */
-export function statusErrorOf(
-  code: number,
-  body: unknown,
-  verb: string,
-  ref: ResourceRef | undefined,
-  name: string | undefined,
-  cause?: unknown,
-): StatusError {
+export function statusErrorOf({
+  code,
+  body,
+  verb,
+  ref,
+  name,
+  cause,
+}: {
+  readonly code: number;
+  readonly body: unknown;
+  readonly verb: string;
+  readonly ref: ResourceRef | undefined;
+  readonly name: string | undefined;
+  readonly cause?: unknown;
+}): StatusError {
   const status = parseStatus(body);
   if (status !== undefined) {
     const rebuilt = StatusError.fromStatus(status);
@@ -166,5 +179,11 @@ export function statusErrorOf(
       cause === undefined ? undefined : { cause },
     );
   }
-  return genericServerResponse(code, verb, ref, name, typeof body === 'string' ? body : '');
+  return genericServerResponse({
+    code,
+    verb,
+    ref,
+    name,
+    serverMessage: typeof body === 'string' ? body : '',
+  });
 }

@@ -15,7 +15,7 @@ import type { ResourceClient } from '../ports/resource-client.js';
 import type { PodLogAnswer, PodLogQuery, UserApiAccess } from '../ports/user-api-access.js';
 
 /** The same server and CA, the user's token and nothing else of the dashboard's credentials. */
-export function userSelection(own: KubeconfigSelection, token: string): KubeconfigSelection {
+function userSelection(own: KubeconfigSelection, token: string): KubeconfigSelection {
   return { ...own, user: { token } };
 }
 

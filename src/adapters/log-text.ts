@@ -6,7 +6,7 @@
  * Values that are not a plain word are quoted as JSON, so a line still reads back unambiguously.
  */
 
-export const LevelNames: Readonly<Record<number, string>> = {
+const LevelNames: Readonly<Record<number, string>> = {
   10: 'TRACE',
   20: 'DEBUG',
   30: 'INFO',

@@ -18,6 +18,7 @@ import type { AddressInfo } from 'node:net';
 import type { SecureContextOptions } from 'node:tls';
 import { getRequestListener } from '@hono/node-server';
 import type { Logger } from '../ports/logger.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface McsListenersOptions {
   readonly fetch: (request: Request) => Response | Promise<Response>;
@@ -53,7 +54,7 @@ export interface CheckedPair {
 }
 
 /** Why a pair is not installed; the message is what the log says. */
-export class CertificatePairError extends Error {
+class CertificatePairError extends Error {
   override readonly name = 'CertificatePairError';
 }
 
@@ -143,7 +144,7 @@ export async function startMcsListeners(options: McsListenersOptions): Promise<M
     try {
       pair = await readCertificatePair(options.certFile, options.keyFile, now());
     } catch (e) {
-      const message = e instanceof Error ? e.message : String(e);
+      const message = errorText(e);
       if (message !== lastFailure) {
         lastFailure = message;
         log.error('not reloading the serving certificate; keeping the current one', {

@@ -20,7 +20,7 @@ const roleOf = (index: number): string =>
   index === 0 ? 'default' : index === 1 ? 'rollback' : `#${index}`;
 
 /** Reads one node folder (`<dir>/rootfs`, `<dir>/state`) as `mco node status` does. */
-export async function readNodeFolderDeployments(dir: string): Promise<NodeDeployments> {
+async function readNodeFolderDeployments(dir: string): Promise<NodeDeployments> {
   const layout = nodeLayout(dir);
   const ostree = new OstreeCli(createExecCommandRunner());
   const entries = await readBootEntries(layout.sysroot);

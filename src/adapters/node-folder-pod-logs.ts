@@ -11,6 +11,7 @@
  * The node name must be a valid one, so it never leaves `nodesDir`; the log is opened with
  * O_NOFOLLOW.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { constants, readFileSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -46,21 +47,6 @@ function runsFrom(pid: number, dir: string): boolean {
     return false;
   }
 }
-
-const sleep = (ms: number, signal: AbortSignal): Promise<void> =>
-  new Promise((resolve) => {
-    if (signal.aborted) {
-      resolve();
-      return;
-    }
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 
 /**
  * Where the last `n` lines between `start` and `end` begin, reading backwards in chunks, and the
@@ -242,7 +228,8 @@ class InstanceReader {
       }
       if (this.#end !== undefined || !this.#o.follow) return this.#flush();
       if (await this.#ended()) continue;
-      await sleep(this.#o.pollMs, this.#o.signal);
+      // An abort ends the wait early (the only way it rejects); the loop then sees the signal.
+      await sleep(this.#o.pollMs, undefined, { signal: this.#o.signal }).catch(() => undefined);
     }
   }
 

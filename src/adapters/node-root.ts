@@ -235,7 +235,7 @@ export class NodeRoot {
     const stack: Frame[] = [this.#openRoot()];
     let located: Located | undefined;
     try {
-      located = this.#steps(stack, components(path), o, path, depth);
+      located = this.#steps({ stack, start: components(path), o, path, depth });
       if (located !== undefined) this.#checkInside(located.dir, stack[0] as Frame);
     } catch (e) {
       for (const f of stack) closeFrame(f);
@@ -245,13 +245,19 @@ export class NodeRoot {
     return located;
   }
 
-  #steps(
-    stack: Frame[],
-    start: string[],
-    o: WalkOptions,
-    path: string,
-    depth: number,
-  ): Located | undefined {
+  #steps({
+    stack,
+    start,
+    o,
+    path,
+    depth,
+  }: {
+    readonly stack: Frame[];
+    readonly start: string[];
+    readonly o: WalkOptions;
+    readonly path: string;
+    readonly depth: number;
+  }): Located | undefined {
     const w: WalkState = { stack, pending: start, hops: 0, retries: 0, o, path, depth };
     while (w.pending.length > 0) {
       const [c = '', ...rest] = w.pending;

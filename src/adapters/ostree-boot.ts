@@ -93,7 +93,7 @@ export const StagedRef = 'mco/staged';
 export const OriginImageKey = 'container-image-reference';
 
 /** The staged OS change, on the node (/run: gone after a reboot). */
-export const StagedRecordPath = '/run/ostree/mco-staged-deployment.json';
+const StagedRecordPath = '/run/ostree/mco-staged-deployment.json';
 
 /** The resolver of a view: its paths inside it, its links into the sysroot crossed as mounts. */
 export function viewRoot(root: string): NodeRoot {
@@ -164,7 +164,7 @@ export async function readOrigin(
   return out;
 }
 
-export function originFileText(checksum: string, image?: string): string {
+function originFileText(checksum: string, image?: string): string {
   return `[origin]\nrefspec=${checksum}\n${image === undefined ? '' : `${OriginImageKey}=${image}\n`}`;
 }
 
@@ -185,7 +185,7 @@ export async function defaultDeployment(
  * The view's links into the sysroot stand for the mounts of a booted system: `/etc`, `/var`,
  * `/boot`, the deployment's other top-level entries, and the entries of `/usr`.
  */
-export function rootViewMounts(root: string): MountLinkTest {
+function rootViewMounts(root: string): MountLinkTest {
   const top = posix.resolve(root);
   const usr = posix.join(top, 'usr');
   return (link, target) => {
@@ -260,7 +260,7 @@ async function dropStaleMounts(root: NodeRoot, wanted: ReadonlySet<string>): Pro
 }
 
 /** Empties the view's /run (tmpfs on a real machine). */
-export async function clearRun(root: NodeRoot): Promise<void> {
+async function clearRun(root: NodeRoot): Promise<void> {
   await root.removeAll('/run', { asLink: true });
   await root.mkdirAll('/run', 0o755);
 }

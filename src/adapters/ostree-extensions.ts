@@ -18,7 +18,7 @@ import {
 import { OstreeCli, OstreeError } from './ostree.js';
 
 /** Commit metadata of a layered commit. */
-export const LayeredCommitKey = {
+const LayeredCommitKey = {
   base: 'mco.base-commit',
   extensions: 'mco.extensions',
 } as const;

@@ -60,7 +60,7 @@ import { readSystemBooted, systemStateDir } from './ostree-system-boot.js';
 import { createRootedNodeFiles } from './rooted-node-files.js';
 
 /** Where an OS image's commit ends up: the node's repository, and the ostree CLI to fill it. */
-export interface OsImageTarget {
+interface OsImageTarget {
   readonly repo: string;
   readonly ostree: OstreeCli;
 }

@@ -33,7 +33,7 @@ import {
 import { OstreeCli } from './ostree.js';
 
 /** Where Debian's ignition package puts the binary (it is meant for an initramfs, not PATH). */
-export const DefaultIgnitionBinary = '/usr/lib/dracut/modules.d/30ignition/ignition';
+const DefaultIgnitionBinary = '/usr/lib/dracut/modules.d/30ignition/ignition';
 const DefaultPath = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const IgnitionStages = ['fetch-offline', 'fetch', 'kargs', 'disks', 'mount', 'files', 'umount'];
 const SelinuxConfig = 'SELINUX=disabled\nSELINUXTYPE=targeted\n';

@@ -180,6 +180,7 @@ export interface CheckoutOptions {
   readonly union?: boolean;
   /** Apply `.wh.` whiteouts and opaque markers (`--whiteouts`). */
   readonly whiteouts?: boolean;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /** Kernel arguments of a new deployment: exactly these (ostree adds its own `ostree=`). */
@@ -237,7 +238,6 @@ export class OstreeCli {
     commit: string,
     dest: string,
     o: CheckoutOptions = {},
-    signal?: AbortSignal,
   ): Promise<void> {
     await this.#ostree(
       [
@@ -248,7 +248,7 @@ export class OstreeCli {
         commit,
         dest,
       ],
-      signal,
+      o.signal,
     );
   }
 

@@ -22,6 +22,7 @@ import {
 import type { OstreeCli } from './ostree.js';
 import { nodeRegistriesConfSources } from './node-pull-sources.js';
 import { localOstreeImageFetcher, type OsImageFetcher } from './ostree-host.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface RegistryOsImageFetcherOptions {
   /** Credentials and trust; read again for every pull. */
@@ -61,14 +62,21 @@ export async function pullOsImage(
 }
 
 /** Tries each source in order; the first that serves the image wins (by digest: verified). */
-async function pullFirst(
-  client: RegistryClient,
-  image: string,
-  location: ImageLocation,
-  target: { readonly repo: string; readonly ostree: OstreeCli },
-  o: RegistryOsImageFetcherOptions,
-  signal?: AbortSignal,
-): Promise<ImportedOsImage> {
+async function pullFirst({
+  client,
+  image,
+  location,
+  target,
+  o,
+  signal,
+}: {
+  readonly client: RegistryClient;
+  readonly image: string;
+  readonly location: ImageLocation;
+  readonly target: { readonly repo: string; readonly ostree: OstreeCli };
+  readonly o: RegistryOsImageFetcherOptions;
+  readonly signal?: AbortSignal | undefined;
+}): Promise<ImportedOsImage> {
   const sources =
     location.transport === 'docker' && o.sources !== undefined ? await o.sources(image) : [image];
   if (sources.length === 0) throw new Error(`${image}: every source is blocked`);
@@ -89,7 +97,7 @@ async function pullFirst(
       return imported;
     } catch (e) {
       if (signal?.aborted === true) throw e;
-      failures.push(`${source}: ${e instanceof Error ? e.message : String(e)}`);
+      failures.push(`${source}: ${errorText(e)}`);
     }
   }
   throw new Error(failures.length === 1 ? (failures[0] ?? '') : failures.join('; '));
@@ -111,7 +119,7 @@ export function createRegistryOsImageFetcher(o: RegistryOsImageFetcherOptions): 
       const client = await createRegistryClient(o.registry);
       let imported: ImportedOsImage;
       try {
-        imported = await pullFirst(client, image, location, target, o, signal);
+        imported = await pullFirst({ client, image, location, target, o, signal });
       } finally {
         client.close();
       }

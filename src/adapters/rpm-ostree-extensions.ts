@@ -18,11 +18,11 @@ import type { CommandResult } from '../ports/command-runner.js';
 import type { ExtensionsChange, NodeFiles } from '../ports/host.js';
 
 export const ExtensionsRepoFile = '/etc/yum.repos.d/coreos-extensions.repo';
-export const ExtensionsContentDir = '/run/mco-extensions';
+const ExtensionsContentDir = '/run/mco-extensions';
 const PullSecretPath = '/var/lib/kubelet/config.json';
 
 /** The repo file upstream writes, pointing at the copied image's rpm-md repository. */
-export function extensionsRepoText(contentDir: string): string {
+function extensionsRepoText(contentDir: string): string {
   return `[coreos-extensions]\nenabled=1\nmetadata_expire=1m\nbaseurl=${contentDir}/usr/share/rpm-ostree/extensions/\ngpgcheck=0\nskip_if_unavailable=False\n`;
 }
 

@@ -15,7 +15,7 @@ import {
   StorageError,
   StorageErrorCode,
 } from '../ports/storage.js';
-import { describeStorageContract } from '../ports/storage.contract.js';
+import { describeStorageContract } from '../../test/support/storage-contract.js';
 import { SqliteStorage } from './sqlite-storage.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'mco-sqlite-'));

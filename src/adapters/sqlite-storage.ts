@@ -255,7 +255,13 @@ export class SqliteStorage implements Storage {
       const head = this.#readRevision();
       // 0 means "from now"; a revision at or past the head has nothing to replay either.
       const after = afterRevision > 0 ? afterRevision : head;
-      const w = new SqliteWatcher(prefix, after, handler, signal, (x) => this.#watchers.delete(x));
+      const w = new SqliteWatcher({
+        prefix,
+        after,
+        handler,
+        signal,
+        onEnd: (x) => this.#watchers.delete(x),
+      });
       // Registered before the replay reads the table, so no live event can fall into a gap.
       this.#watchers.add(w);
       if (after >= head) w.goLive(head);
@@ -685,13 +691,19 @@ class SqliteWatcher {
   #cursor: number;
   #live = false;
 
-  constructor(
-    prefix: string,
-    after: number,
-    handler: WatchHandler,
-    signal: AbortSignal,
-    onEnd: (w: SqliteWatcher) => void,
-  ) {
+  constructor({
+    prefix,
+    after,
+    handler,
+    signal,
+    onEnd,
+  }: {
+    readonly prefix: string;
+    readonly after: number;
+    readonly handler: WatchHandler;
+    readonly signal: AbortSignal;
+    readonly onEnd: (w: SqliteWatcher) => void;
+  }) {
     this.prefix = prefix;
     this.#cursor = after;
     this.#delivery = new WatchDelivery(handler, signal, () => {

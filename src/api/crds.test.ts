@@ -3,7 +3,7 @@ import { Ajv } from 'ajv';
 import type { CustomResourceDefinition } from './apiextensions/v1/custom-resource-definition.js';
 import { customResourceDefinitions } from './crds.js';
 import { isJsonObject } from './schema.js';
-import { structuralSchemaIssues } from './structural.js';
+import { structuralSchemaIssues } from '../../test/support/structural-schema.js';
 
 const crds = customResourceDefinitions();
 

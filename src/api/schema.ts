@@ -14,7 +14,7 @@ import {
   type TUnsafe,
 } from '@sinclair/typebox';
 
-export type JsonPrimitive = string | number | boolean | null;
+type JsonPrimitive = string | number | boolean | null;
 export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
 export interface JsonObject {
   [key: string]: JsonValue;

@@ -51,7 +51,7 @@ export interface Authorizer {
 }
 
 /** A policy rule as reviews report it (resource rules, or non-resource URLs). */
-export interface ReviewedRule {
+interface ReviewedRule {
   readonly verbs: readonly string[];
   readonly apiGroups?: readonly string[];
   readonly resources?: readonly string[];

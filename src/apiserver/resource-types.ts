@@ -28,7 +28,7 @@ import {
 import type { ResourceType, Subresource, Verb } from './resource-type.js';
 
 /** Every verb of an ordinary resource, in discovery's (alphabetical) order. */
-export const AllVerbs: readonly Verb[] = [
+const AllVerbs: readonly Verb[] = [
   'create',
   'delete',
   'deletecollection',
@@ -169,7 +169,7 @@ function review(group: string, version: string, kind: string): ResourceType {
  * The create-only review kinds (answered, never stored: review-handlers.ts). kubectl 1.27's
  * `auth whoami` asks authentication.k8s.io v1alpha1 or v1beta1; 1.28 and later v1 first.
  */
-export const ReviewTypes: readonly ResourceType[] = [
+const ReviewTypes: readonly ResourceType[] = [
   review('authorization.k8s.io', 'v1', 'SelfSubjectAccessReview'),
   review('authorization.k8s.io', 'v1', 'SelfSubjectRulesReview'),
   review('authentication.k8s.io', 'v1', 'SelfSubjectReview'),

@@ -24,7 +24,7 @@ export interface ExpectedNode {
 }
 
 /** The Machine object for a node (its status is written separately, as a provider would). */
-export function expectedMachine(node: ExpectedNode): Machine {
+function expectedMachine(node: ExpectedNode): Machine {
   return {
     apiVersion: 'machine.openshift.io/v1beta1',
     kind: 'Machine',

@@ -14,6 +14,7 @@ import { join, resolve } from 'node:path';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
 import { HaControlPlane } from './ha-control-plane.js';
+import { errorText } from '../lib/error-text.js';
 
 export const HaPidFileName = 'ha.pid';
 
@@ -115,7 +116,7 @@ async function up(io: CliIo, options: UpOptions): Promise<void> {
         process.exit(0);
       })
       .catch((e: unknown) => {
-        log.error('stop failed', { error: e instanceof Error ? e.message : String(e) });
+        log.error('stop failed', { error: errorText(e) });
         process.exit(1);
       });
   };

@@ -22,6 +22,7 @@
  *   for its client certificate with the served bootstrap kubeconfig; the controller approves,
  *   signs and labels (docs/adr/0008-tls-bootstrapping.md).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
@@ -67,6 +68,7 @@ import {
   stopStagesNow,
   type StopStage,
 } from './start-supervision.js';
+import { errorText } from '../lib/error-text.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const RepoRoot = join(here, here.includes('/dist/') ? '../../..' : '../..');
@@ -130,8 +132,6 @@ export function nodeSpecs(masters: number, workers: number): NodeSpec[] {
     }));
   return [...make('master', masters), ...make('worker', workers)];
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Restart delays of a child that keeps dying: 1 s, 2 s, 4 s … 30 s at most. */
 const restartDelayMs = (restarts: number): number =>
@@ -225,7 +225,7 @@ async function until<T>(
       const v = await probe();
       if (v !== undefined) return v;
     } catch (e) {
-      last = e instanceof Error ? e.message : String(e);
+      last = errorText(e);
     }
     if (Date.now() > deadline)
       throw new CliError(`timed out waiting for ${what}${last === '' ? '' : `: ${last}`}`);
@@ -906,7 +906,7 @@ export async function runStart(options: StartOptions, terminal: CliIo): Promise<
   } catch (e) {
     if (!ctx.stop.signal.aborted) {
       // The terminal gets it from the entry point; the log would not.
-      io.note(`error: ${e instanceof Error ? e.message : String(e)}\n`);
+      io.note(`error: ${errorText(e)}\n`);
       await stopOnce('error');
       throw e;
     }

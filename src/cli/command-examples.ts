@@ -260,7 +260,7 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
   ],
 };
 
-export function examplesText(examples: readonly (readonly [string, string])[]): string {
+function examplesText(examples: readonly (readonly [string, string])[]): string {
   return `\nExamples:\n${examples.map(([what, command]) => `  # ${what}\n  ${command}\n`).join('\n')}`;
 }
 

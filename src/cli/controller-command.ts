@@ -46,6 +46,7 @@ import { CliError } from '../shell/cli-io.js';
 import { parseGoDuration } from '../shell/go-duration.js';
 import { defaultTemplatesDir, loadTemplates } from './load-templates.js';
 import { createResourceClient } from '../adapters/resource-client-factory.js';
+import { errorText } from '../lib/error-text.js';
 
 /** The Lease upstream's controller holds (cmd/machine-config-controller). */
 export const ControllerLeaseName = 'machine-config-controller';
@@ -208,7 +209,7 @@ async function signingAuthority(options: ControllerOptions, wanted: readonly Sub
     return await loadCertificateAuthority(cert, key);
   } catch (e) {
     throw new CliError(
-      `--cluster-signing-cert-file ${cert} / --cluster-signing-key-file ${key}: ${e instanceof Error ? e.message : String(e)}`,
+      `--cluster-signing-cert-file ${cert} / --cluster-signing-key-file ${key}: ${errorText(e)}`,
       { cause: e },
     );
   }

@@ -52,7 +52,6 @@ import {
 } from '../daemon/crash-points.js';
 import { Daemon } from '../daemon/daemon.js';
 import { AdoptAnnotation } from '../logic/nodeplan/adoption.js';
-import { errorText } from '../daemon/daemon-errors.js';
 import type { DaemonEvents } from '../daemon/daemon-events.js';
 import { DaemonMetricNames, type DaemonMetrics } from '../daemon/daemon-metrics.js';
 import { EncapsulatedConfigPath } from '../daemon/daemon-paths.js';
@@ -63,6 +62,7 @@ import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import { CliError } from '../shell/cli-io.js';
 import { parseGoDuration } from '../shell/go-duration.js';
+import { errorText } from '../lib/error-text.js';
 
 /** The env vars of the crash drill: `<step>[:<n>],…`, and a folder for fire-once stamps. */
 export const CrashAtEnv = 'MCO_DAEMON_CRASH_AT';

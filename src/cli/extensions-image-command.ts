@@ -54,7 +54,9 @@ async function runBuild(o: BuildOptions, io: CliIo, now: () => number): Promise<
       }),
     );
     const spec = await withRegistry(o, (client) =>
-      asCliError(`writing ${o.output}`, () => publishImage(layout, built, output, client)),
+      asCliError(`writing ${o.output}`, () =>
+        publishImage({ layout, image: built, location: output, client }),
+      ),
     );
     io.out(`${spec}\n`);
   } finally {

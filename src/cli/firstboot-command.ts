@@ -29,6 +29,7 @@ import type { Host } from '../ports/host.js';
 import type { Logger } from '../ports/logger.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
 import { promDaemonMetrics } from './daemon-command.js';
+import { errorText } from '../lib/error-text.js';
 
 interface FirstbootOptions {
   readonly root: string;
@@ -118,7 +119,7 @@ async function run(o: FirstbootOptions, io: CliIo): Promise<void> {
   try {
     result = await completeFirstboot(host, log, file);
   } catch (e) {
-    throw new CliError(`firstboot: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+    throw new CliError(`firstboot: ${errorText(e)}`, { cause: e });
   }
   io.out(
     result === 'rebooting'

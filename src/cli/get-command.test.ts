@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../dashboard/dashboard-snapshot.js';
-import { mcn, node, pool } from '../dashboard/testing.js';
+import { mcn, node, pool } from '../../test/support/dashboard-objects.js';
 import { Resources } from '../api/resource-refs.js';
 import { formatTable, nodeRows, parseGetArguments, poolRows } from './get-command.js';
 import { parseOutputFormat, printObjects, withTypeMeta } from './resource-printer.js';

@@ -42,22 +42,22 @@ describe('mco logs machineosbuild/NAME', () => {
     for (const bad of ['machineosbuild/../x', 'mosb/a/b', 'machineosbuild/', 'mosb/A..b'])
       expect(() => parseBuildArgument(bad)).toThrow(/not a MachineOSBuild name/);
     const c = capture();
-    await runLogs(
-      'worker-abc',
-      { dataDir: dir, follow: false, raw: false },
-      c.io,
-      undefined,
-      'build',
-    );
+    await runLogs({
+      name: 'worker-abc',
+      options: { dataDir: dir, follow: false, raw: false },
+      io: c.io,
+      signal: undefined,
+      kind: 'build',
+    });
     expect(c.text()).toBe('STEP 1/3: FROM x\nbuild failed: buildah bud exited 1\n');
     await expect(
-      runLogs(
-        'worker-none',
-        { dataDir: dir, follow: false, raw: false },
-        capture().io,
-        undefined,
-        'build',
-      ),
+      runLogs({
+        name: 'worker-none',
+        options: { dataDir: dir, follow: false, raw: false },
+        io: capture().io,
+        signal: undefined,
+        kind: 'build',
+      }),
     ).rejects.toThrow(/no log of MachineOSBuild "worker-none"/);
   });
 });
@@ -99,7 +99,11 @@ describe('mco logs', () => {
   it('names the nodes there are when the node is unknown', async () => {
     const dir = cluster();
     await expect(
-      runLogs('worker-9', { dataDir: dir, follow: false, raw: false }, capture().io),
+      runLogs({
+        name: 'worker-9',
+        options: { dataDir: dir, follow: false, raw: false },
+        io: capture().io,
+      }),
     ).rejects.toThrow(`node "worker-9" not found in ${dir} (nodes: worker-0)`);
   });
 
@@ -109,12 +113,12 @@ describe('mco logs', () => {
     writeFileSync(log, 'first\n');
     const c = capture();
     const stop = new AbortController();
-    const running = runLogs(
-      'worker-0',
-      { dataDir: dir, follow: true, raw: true },
-      c.io,
-      stop.signal,
-    );
+    const running = runLogs({
+      name: 'worker-0',
+      options: { dataDir: dir, follow: true, raw: true },
+      io: c.io,
+      signal: stop.signal,
+    });
     appendFileSync(log, 'second\nthird (no newline yet)');
     const deadline = Date.now() + 10_000;
     while (!c.text().includes('second') && Date.now() < deadline)

@@ -84,13 +84,19 @@ async function printFrom(
   }
 }
 
-export async function runLogs(
-  name: string,
-  options: LogsOptions,
-  io: CliIo,
-  signal?: AbortSignal,
-  kind: 'node' | 'build' = 'node',
-): Promise<void> {
+export async function runLogs({
+  name,
+  options,
+  io,
+  signal,
+  kind = 'node',
+}: {
+  readonly name: string;
+  readonly options: LogsOptions;
+  readonly io: CliIo;
+  readonly signal?: AbortSignal | undefined;
+  readonly kind?: 'node' | 'build' | undefined;
+}): Promise<void> {
   const layout = clusterLayout(options.dataDir);
   const path = kind === 'build' ? join(layout.buildLogsDir, `${name}.log`) : layout.daemonLog(name);
   if (kind === 'build') {
@@ -134,8 +140,9 @@ export function logsCommand(io: CliIo): Command {
       process.once('SIGTERM', onSignal);
       try {
         const build = parseBuildArgument(arg);
-        if (build !== undefined) await runLogs(build, options, io, stop.signal, 'build');
-        else await runLogs(parseNodeArgument(arg), options, io, stop.signal);
+        if (build !== undefined)
+          await runLogs({ name: build, options, io, signal: stop.signal, kind: 'build' });
+        else await runLogs({ name: parseNodeArgument(arg), options, io, signal: stop.signal });
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

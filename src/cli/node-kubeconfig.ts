@@ -16,6 +16,7 @@ import { nodeIdentity } from '../apiserver/auth/identities.js';
 import { kubeconfigFileName } from '../shell/apiserver-credentials.js';
 import { CliError } from '../shell/cli-io.js';
 import { formatKubeconfig, readKubeconfig } from '../shell/kubeconfig.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface NodeKubeconfigOptions {
   readonly dataDir: string;
@@ -65,10 +66,7 @@ export async function issueNodeKubeconfig(options: NodeKubeconfigOptions): Promi
   try {
     ca = await loadCertificateAuthority(join(pki, PkiFile.caCert), join(pki, PkiFile.caKey));
   } catch (e) {
-    throw new CliError(
-      `cannot load the cluster CA from ${pki}: ${e instanceof Error ? e.message : String(e)}`,
-      { cause: e },
-    );
+    throw new CliError(`cannot load the cluster CA from ${pki}: ${errorText(e)}`, { cause: e });
   }
   const user = nodeIdentity(options.node);
   const key = newEcKey();

@@ -23,7 +23,7 @@ function ofKind<T>(objects: readonly ManifestObject[], kind: string): T[] {
   return objects.filter((o) => o.kind === kind) as unknown as T[];
 }
 
-export function registriesDocumentsOf(objects: readonly ManifestObject[]): RegistriesDocuments {
+function registriesDocumentsOf(objects: readonly ManifestObject[]): RegistriesDocuments {
   return {
     image: ofKind<Image>(objects, 'Image').find((i) => i.metadata.name === 'cluster'),
     digestMirrorSets: ofKind<ImageDigestMirrorSet>(objects, 'ImageDigestMirrorSet'),

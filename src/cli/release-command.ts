@@ -106,7 +106,9 @@ async function runBuild(o: BuildOptions, io: CliIo, now: () => number): Promise<
       const built = await asCliError('building the release image', () =>
         buildReleaseImage(layout, { version: o.version, components, bootImages }, created),
       );
-      return asCliError(`writing ${o.output}`, () => publishImage(layout, built, output, client));
+      return asCliError(`writing ${o.output}`, () =>
+        publishImage({ layout, image: built, location: output, client }),
+      );
     });
     io.out(`${spec}\n`);
   } finally {

@@ -50,7 +50,7 @@ export function parseOutputFormat(value: string | undefined): OutputFormat {
   );
 }
 
-export const apiVersionOf = (ref: ResourceRef): string =>
+const apiVersionOf = (ref: ResourceRef): string =>
   ref.group === '' ? ref.version : `${ref.group}/${ref.version}`;
 
 /** A list item as kubectl prints it: the server leaves `apiVersion` and `kind` off items. */
@@ -59,7 +59,7 @@ export function withTypeMeta<T extends ApiObject>(ref: ResourceRef, object: T): 
 }
 
 /** `node/worker-0`; a kind outside the core group is qualified by its group, as kubectl does. */
-export function objectName(ref: ResourceRef, object: ApiObject): string {
+function objectName(ref: ResourceRef, object: ApiObject): string {
   const kind = ref.kind.toLowerCase();
   const qualified = ref.group === '' ? kind : `${kind}.${ref.group}`;
   return `${qualified}/${object.metadata.name ?? ''}`;
@@ -80,7 +80,7 @@ function withoutManagedFields(document: object): unknown {
   return strip(document);
 }
 
-export function listDocument(items: readonly ApiObject[]): Record<string, unknown> {
+function listDocument(items: readonly ApiObject[]): Record<string, unknown> {
   return { apiVersion: 'v1', items, kind: 'List', metadata: { resourceVersion: '' } };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rolloutStatus } from '../dashboard/rollout-status.js';
-import { mcn, node, pool } from '../dashboard/testing.js';
+import { mcn, node, pool } from '../../test/support/dashboard-objects.js';
 import {
   formatDone,
   formatProgress,
@@ -40,7 +40,7 @@ describe('mco rollout status formatting', () => {
     const mcns = new Map([
       ['worker-1', mcn('worker-1', { UpdatePrepared: 'True', UpdateExecuted: 'Unknown' })],
     ]);
-    expect(formatProgress(rolloutStatus(p, [p], nodes, mcns))).toBe(
+    expect(formatProgress(rolloutStatus({ pool: p, pools: [p], nodes, mcns }))).toBe(
       `Waiting for mcp "worker" rollout to finish: 1 of 3 nodes updated to ${B} [######..............] 33%; worker-1: UpdateExecuted (Working)`,
     );
   });
@@ -58,21 +58,21 @@ describe('mco rollout status formatting', () => {
       node('worker-1', { current: A, desired: A, state: 'Done' }),
     ];
     const mcns = new Map([['worker-1', mcn('worker-1', { Updated: 'True' })]]);
-    expect(formatProgress(rolloutStatus(p, [p], nodes, mcns))).toBe(
+    expect(formatProgress(rolloutStatus({ pool: p, pools: [p], nodes, mcns }))).toBe(
       `Waiting for mcp "worker" rollout to finish: 1 of 2 nodes updated to ${B} [##########..........] 50%; worker-1: waiting for its turn`,
     );
   });
 
   it('says the pool is paused', () => {
     const p = pool('worker', { target: B, current: A, machineCount: 2, paused: true });
-    expect(formatProgress(rolloutStatus(p, [p], [], new Map()))).toBe(
+    expect(formatProgress(rolloutStatus({ pool: p, pools: [p], nodes: [], mcns: new Map() }))).toBe(
       `Waiting for mcp "worker" rollout to finish: 0 of 2 nodes updated to ${B} [....................] 0% (the pool is paused)`,
     );
   });
 
   it('tells what it waits for before there is a target', () => {
     const p = pool('worker');
-    expect(formatProgress(rolloutStatus(p, [p], [], new Map()))).toBe(
+    expect(formatProgress(rolloutStatus({ pool: p, pools: [p], nodes: [], mcns: new Map() }))).toBe(
       'Waiting for mcp "worker" rollout to finish: waiting for the first rendered config...',
     );
   });
@@ -91,7 +91,7 @@ describe('mco rollout status formatting', () => {
       node('worker-1', { current: B, desired: B, state: 'Degraded' }),
     ];
     const mcns = new Map([['worker-1', mcn('worker-1', { UpdateExecuted: 'Unknown' })]]);
-    expect(formatProgress(rolloutStatus(p, [p], nodes, mcns))).toBe(
+    expect(formatProgress(rolloutStatus({ pool: p, pools: [p], nodes, mcns }))).toBe(
       `Waiting for mcp "worker" rollout to finish: 1 of 2 nodes updated to ${B} [##########..........] 50%; worker-1: UpdateExecuted (Degraded)`,
     );
   });
@@ -104,7 +104,9 @@ describe('mco rollout status formatting', () => {
       degraded: 1,
       conditions: { Degraded: { status: 'True', message: 'm' } },
     });
-    expect(formatSettling(rolloutStatus(p, [p], [], new Map()), 10_000)).toBe(
+    expect(
+      formatSettling(rolloutStatus({ pool: p, pools: [p], nodes: [], mcns: new Map() }), 10_000),
+    ).toBe(
       'Waiting for mcp "worker" rollout to finish: it is degraded; giving its nodes and controllers 10s to react',
     );
   });
@@ -117,7 +119,7 @@ describe('mco rollout status formatting', () => {
       updated: 2,
       conditions: { Updated: 'True' },
     });
-    const s = rolloutStatus(p, [p], [], new Map());
+    const s = rolloutStatus({ pool: p, pools: [p], nodes: [], mcns: new Map() });
     expect(s.outcome).toBe('Done');
     expect(formatDone(s)).toBe(
       `mcp "worker" successfully rolled out to ${B} (2 of 2 nodes updated)`,

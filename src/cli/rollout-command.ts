@@ -114,7 +114,7 @@ interface RolloutOptions extends KubeconfigFlags {
   readonly settle: string;
 }
 
-export interface FollowOptions {
+interface FollowOptions {
   readonly timeoutMs: number;
   readonly watch: boolean;
   /** How long an outcome found at the start must hold, unchanged, to be the answer. */
@@ -122,7 +122,7 @@ export interface FollowOptions {
 }
 
 /** The default `--settle`: above upstream's 5 s render delay and a daemon's reaction time. */
-export const DefaultSettle = '10s';
+const DefaultSettle = '10s';
 
 interface Watches {
   readonly pools: Informer<MachineConfigPool>;
@@ -187,7 +187,7 @@ function followRelease(
 }
 
 /** Follows the pool until done, degraded, timed out or (with watch off) after one look. */
-export async function runRolloutStatus(
+async function runRolloutStatus(
   name: string,
   client: ResourceClient,
   io: CliIo,

@@ -3,7 +3,7 @@ import type { Node } from '../api/core/v1/node.js';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
-import { machineConfig, mcn, node, pool } from '../dashboard/testing.js';
+import { machineConfig, mcn, node, pool } from '../../test/support/dashboard-objects.js';
 import { lookAt, RolloutFollower, type ClusterView, type Judgement } from './rollout-follower.js';
 
 const A = 'rendered-worker-a';

@@ -133,14 +133,14 @@ function isDegradedState(node: Node): boolean {
 export function lookAt(name: string, view: ClusterView, now: number): Look | undefined {
   const pool = view.pools.find((p) => p.metadata.name === name);
   if (pool === undefined) return undefined;
-  const status = rolloutStatus(
+  const status = rolloutStatus({
     pool,
-    view.pools,
-    view.nodes,
-    view.machineConfigNodes,
-    view.machineConfigs,
-    view.release,
-  );
+    pools: view.pools,
+    nodes: view.nodes,
+    mcns: view.machineConfigNodes,
+    machineConfigs: view.machineConfigs,
+    release: view.release,
+  });
   const members = nodesOfPool(name, view.pools, view.nodes).sort((a, b) =>
     (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
   );

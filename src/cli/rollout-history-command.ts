@@ -47,7 +47,7 @@ export async function readPoolHistory(client: ResourceClient, name: string): Pro
   return { pool, revisions: poolRevisions(pool, mcs.items, members) };
 }
 
-export function historyTable(h: PoolHistory): string {
+function historyTable(h: PoolHistory): string {
   const rows = [
     ['REVISION', 'RENDERED-CONFIG', 'CREATED', 'NODES', 'NOTES'],
     ...h.revisions.map((r) => [

@@ -47,7 +47,7 @@ export interface NodePreview {
   readonly plan: PlanSummary | { readonly error: string };
 }
 
-export interface PoolPreview {
+interface PoolPreview {
   readonly pool: string;
   readonly renderedName: string;
   readonly nodes: readonly NodePreview[];
@@ -118,7 +118,7 @@ async function getOrUndefined<T extends ApiObject>(
 }
 
 /** Reads the cluster (GETs and LISTs only) and plans every node of the pool. */
-export async function previewPool(
+async function previewPool(
   client: ResourceClient,
   poolName: string,
   applied: readonly MachineConfig[],
@@ -181,7 +181,7 @@ export async function previewPool(
 const yesNo = (b: boolean) => (b ? 'yes' : 'no');
 
 /** The table and the summary line, as kubectl prints a table (columns padded by two spaces). */
-export function previewTable(p: PoolPreview): string {
+function previewTable(p: PoolPreview): string {
   const header = ['NODE', 'CURRENT', 'DRAIN', 'REBOOT', 'ACTIONS'];
   const rows = [
     header,

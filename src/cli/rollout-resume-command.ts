@@ -22,7 +22,7 @@ import {
 import { parsePoolArgument } from './rollout-command.js';
 
 /** Writes the release; the line to print. */
-export async function resumePool(client: ResourceClient, name: string): Promise<string> {
+async function resumePool(client: ResourceClient, name: string): Promise<string> {
   let pool: MachineConfigPool;
   try {
     pool = await client.get<MachineConfigPool>(Resources.machineConfigPool, name);

@@ -23,7 +23,7 @@ import { readPoolHistory } from './rollout-history-command.js';
 import { parsePoolArgument } from './rollout-command.js';
 
 /** Writes the rollback; the line to print. */
-export async function undoPool(
+async function undoPool(
   client: ResourceClient,
   name: string,
   toRevision: number | undefined,

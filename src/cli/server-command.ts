@@ -28,6 +28,7 @@ import { createMachineConfigServerApp } from '../server/create-machine-config-se
 import { nodeKubeconfig } from '../server/node-kubeconfig.js';
 import { CliError } from '../shell/cli-io.js';
 import { createResourceClient } from '../adapters/resource-client-factory.js';
+import { errorText } from '../lib/error-text.js';
 
 interface ServerOptions {
   readonly securePort: string;
@@ -120,7 +121,7 @@ function tokenDirKubeconfig(
       }
       return ok(built.value);
     } catch (e) {
-      return err(e instanceof Error ? e.message : String(e));
+      return err(errorText(e));
     }
   };
 }

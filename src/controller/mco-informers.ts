@@ -36,7 +36,7 @@ export interface ClusterMachineConfiguration extends ApiObject {
 }
 
 /** The label of the operator's pod; the node controller updates that master node last. */
-export const OperatorPodSelector = 'k8s-app=machine-config-operator';
+const OperatorPodSelector = 'k8s-app=machine-config-operator';
 
 export interface McoInformers {
   readonly pools: Informer<MachineConfigPool>;

@@ -26,8 +26,8 @@ import {
   type MachineConfigurationRead,
 } from '../runtime/read-machine-configuration.js';
 import { truncateReason } from '../logic/nodeplan/node-reason.js';
-import { errorText } from './daemon-errors.js';
 import { nextMcnConditions, type McnCondition } from './machine-config-node-status.js';
+import { errorText } from '../lib/error-text.js';
 
 /** The latest Node as the daemon's informer has it. */
 export interface NodeSource {
@@ -45,8 +45,6 @@ export interface ClusterNodeOptions {
 }
 
 export type { MachineConfigurationRead } from '../runtime/read-machine-configuration.js';
-
-export class DrainTimeoutError extends Error {}
 
 /** A condition message holds at most 32 KiB (metav1.Condition's maxLength). */
 const MaxConditionText = 32_768;
@@ -173,13 +171,13 @@ export class ClusterNode {
         const node = this.node();
         const annotations = node?.metadata.annotations ?? {};
         const desiredAnnotation = annotations[Annotation.desiredConfig] ?? '';
-        const conditions = nextMcnConditions(
-          mcn.status?.conditions,
+        const conditions = nextMcnConditions({
+          existing: mcn.status?.conditions,
           parent,
           child,
-          mcn.spec.configVersion.desired,
-          rfc3339(clock.now()),
-        );
+          desired: mcn.spec.configVersion.desired,
+          now: rfc3339(clock.now()),
+        });
         if (conditions === undefined) return;
         const compatible = parent.type !== T.UpdatePrepared || parent.status === 'True';
         const desired = compatible && desiredAnnotation !== '' ? desiredAnnotation : 'not-yet-set';

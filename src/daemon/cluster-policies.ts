@@ -27,7 +27,7 @@ export interface ClusterKnobs {
 
 export const DefaultKnobs: ClusterKnobs = { policies: defaultClusterPolicies, overrides: {} };
 
-export interface PolicyWait {
+interface PolicyWait {
   /** How long to wait for MachineConfiguration/cluster to be observed (upstream: 2 min). */
   readonly policiesWaitMs: number;
   readonly policiesPollMs: number;

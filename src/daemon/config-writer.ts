@@ -29,9 +29,10 @@ import {
   type PasswordPlan,
 } from '../logic/nodeplan/users.js';
 import type { CrashPoints } from './crash-points.js';
-import { DaemonError, errorText } from './daemon-errors.js';
+import { DaemonError } from './daemon-errors.js';
 import { fsErrorText } from './fs-error-text.js';
 import { forEachLimit } from '../lib/for-each-limit.js';
+import { errorText } from '../lib/error-text.js';
 
 /** Files written at once: fsyncs of different files overlap (ext4 commits them together). */
 const WriteConcurrency = 8;

@@ -45,8 +45,3 @@ export class DaemonError extends Error {
 export function failureKind(e: unknown): FailureKind {
   return e instanceof DaemonError ? e.kind : FailureKind.Degraded;
 }
-
-/** The text of anything thrown. */
-export function errorText(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}

@@ -6,11 +6,9 @@
  * without a cluster (`--once-from`) they only reach the log.
  */
 
-export type DaemonEventType = 'Normal' | 'Warning';
+type DaemonEventType = 'Normal' | 'Warning';
 
 export interface DaemonEvents {
   /** Records an event about the daemon's Node; never rejects. */
   emit(type: DaemonEventType, reason: string, message: string): Promise<void>;
 }
-
-export const noDaemonEvents: DaemonEvents = { emit: () => Promise.resolve() };

@@ -3,7 +3,7 @@
  * journal that makes every update resumable after a crash (docs/daemon.md "Daemon process").
  */
 
-export const DaemonDir = '/etc/machine-config-daemon';
+const DaemonDir = '/etc/machine-config-daemon';
 /**
  * The config the node is on (MachineConfig JSON); wins over the annotation
  * (docs/reference/daemon.md §7.1).
@@ -27,7 +27,7 @@ export const JournalPath = `${DaemonDir}/update-journal.json`;
 export const JournalDir = `${DaemonDir}/update-journal.d`;
 export const JournalFromConfigPath = `${JournalDir}/from.json`;
 export const JournalToConfigPath = `${JournalDir}/to.json`;
-export const JournalPriorDir = `${JournalDir}/prior`;
+const JournalPriorDir = `${JournalDir}/prior`;
 
 /**
  * Present from the reboot request until the machine reboots: /run is emptied at boot, so its

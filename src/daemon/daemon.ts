@@ -53,7 +53,7 @@ import {
 import { ClusterNode, type NodeSource } from './cluster-node.js';
 import { noCrashPoints, type CrashPoints } from './crash-points.js';
 import { readCurrentConfig, writeCurrentConfig } from './current-config.js';
-import { DaemonError, errorText, failureKind, FailureKind } from './daemon-errors.js';
+import { DaemonError, failureKind, FailureKind } from './daemon-errors.js';
 import type { DaemonEvents } from './daemon-events.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
 import {
@@ -75,6 +75,7 @@ import {
   type UpdateResult,
   type UpdateTimings,
 } from './updater.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface DaemonTimings extends UpdateTimings {
   /** How long an uncordon may take (upstream: 10 min). */

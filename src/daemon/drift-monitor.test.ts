@@ -4,6 +4,7 @@
  * mode mismatch, an edit outside the managed paths not at all, the forcefile in /run as such; a
  * stopped monitor reports nothing.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,8 +14,6 @@ import type { IgnitionConfig } from '../ignition/types.js';
 import { createPlainHost, type PlainHost } from '../../test/support/plain-host.js';
 import { file } from '../../test/support/daemon-fixtures.js';
 import { DriftMonitor } from './drift-monitor.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let hosts: PlainHost[] = [];
 afterEach(() => {

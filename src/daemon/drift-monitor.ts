@@ -13,10 +13,10 @@ import type { Logger } from '../ports/logger.js';
 import type { IgnitionConfig } from '../ignition/types.js';
 import { driftWatchPaths, describeOnDiskMismatch } from '../logic/nodeplan/on-disk-validation.js';
 import { ForceFilePath } from '../logic/nodeplan/node-paths.js';
-import { errorText } from './daemon-errors.js';
 import { checkFilesAndUnits } from './on-disk-state.js';
+import { errorText } from '../lib/error-text.js';
 
-export interface DriftHandlers {
+interface DriftHandlers {
   /** Validation failed: the raw mismatch text. */
   onDrift(message: string): void;
   /** Validation passed after a change (e.g. the file was restored). */

@@ -3,6 +3,7 @@
  * (`open /etc/foo/.foo.tmp: operation not permitted`), with node paths, not the paths of the
  * folder a simulated node lives in. These texts end up in the node's `reason` annotation.
  */
+import { errorText } from '../lib/error-text.js';
 
 interface ErrnoLike {
   readonly code?: unknown;
@@ -17,7 +18,7 @@ function isErrno(e: unknown): e is ErrnoLike & Error {
 }
 
 /** The node path of a host path under `hostRoot` (a real host's root is `/`). */
-export function toNodePath(hostPath: string, hostRoot: string): string {
+function toNodePath(hostPath: string, hostRoot: string): string {
   const root = hostRoot.endsWith('/') ? hostRoot.slice(0, -1) : hostRoot;
   if (root === '') return hostPath;
   if (hostPath === root) return '/';
@@ -32,7 +33,7 @@ function nodeText(text: string, hostRoot: string): string {
 
 export function fsErrorText(e: unknown, hostRoot: string): string {
   if (!isErrno(e) || typeof e.syscall !== 'string') {
-    return nodeText(e instanceof Error ? e.message : String(e), hostRoot);
+    return nodeText(errorText(e), hostRoot);
   }
   const code = String(e.code);
   // node: "EPERM: operation not permitted, open '/x/y'"

@@ -6,9 +6,10 @@
  */
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
+import { errorText } from '../lib/error-text.js';
 
 /** Upstream's kubeletHealthzPollingInterval. */
-export const KubeletHealthzIntervalMs = 30_000;
+const KubeletHealthzIntervalMs = 30_000;
 
 export interface KubeletHealthMonitorOptions {
   /** Resolves when the kubelet is healthy; rejects with the reason otherwise. */
@@ -38,7 +39,7 @@ export async function monitorKubeletHealth(
       if (signal.aborted) return;
       failures += 1;
       log.warn(
-        `Got an error from auxiliary tools: kubelet health check has failed ${failures} times: ${e instanceof Error ? e.message : String(e)}`,
+        `Got an error from auxiliary tools: kubelet health check has failed ${failures} times: ${errorText(e)}`,
       );
     }
     report(failures);

@@ -14,7 +14,7 @@
 import type { Condition } from '../api/meta/v1/condition.js';
 import { MachineConfigNodeConditionType as T } from '../api/machineconfiguration/v1/constants.js';
 
-export type McnStatus = 'True' | 'False' | 'Unknown';
+type McnStatus = 'True' | 'False' | 'Unknown';
 
 export interface McnCondition {
   readonly type: string;
@@ -24,7 +24,7 @@ export interface McnCondition {
 }
 
 /** The types every MachineConfigNode carries (upstream's list, default feature gates). */
-export const AllConditionTypes: readonly string[] = [
+const AllConditionTypes: readonly string[] = [
   T.UpdatePrepared,
   T.UpdateExecuted,
   T.UpdatePostActionComplete,
@@ -54,13 +54,19 @@ const toCondition = (c: McnCondition, now: string): Condition => ({
  * The conditions after reporting `parent` (and `child`), or undefined when nothing changes.
  * `desired` is the config named in `Action during update to …` resets.
  */
-export function nextMcnConditions(
-  existing: readonly Condition[] | undefined,
-  parent: McnCondition,
-  child: McnCondition | undefined,
-  desired: string,
-  now: string,
-): Condition[] | undefined {
+export function nextMcnConditions({
+  existing,
+  parent,
+  child,
+  desired,
+  now,
+}: {
+  readonly existing: readonly Condition[] | undefined;
+  readonly parent: McnCondition;
+  readonly child: McnCondition | undefined;
+  readonly desired: string;
+  readonly now: string;
+}): Condition[] | undefined {
   if (existing === undefined || existing.length === 0) {
     const out = [toCondition(parent, now)];
     if (child !== undefined) out.push(toCondition(child, now));

@@ -73,12 +73,12 @@ async function observePath(host: Host, path: string): Promise<ObservedPath> {
   };
 }
 
-export interface ObserveOptions {
+interface ObserveOptions {
   /** Also read the booted OS image and kernel arguments (boot-time validation). */
   readonly os: boolean;
 }
 
-export async function observeOnDiskState(
+async function observeOnDiskState(
   host: Host,
   ign: IgnitionConfig,
   options: ObserveOptions,

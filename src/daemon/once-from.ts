@@ -36,6 +36,7 @@ import {
 import { checkOnDiskState } from './on-disk-state.js';
 import { isCommitted, JournalPhase } from './update-journal.js';
 import { Updater } from './updater.js';
+import { errorText } from '../lib/error-text.js';
 
 export type OnceFromResult =
   /** The host asked for a reboot into the config. */
@@ -62,19 +63,17 @@ export interface OnceFromOptions {
   readonly onJournaled?: (active: boolean) => void;
 }
 
-export type OnceFromInput =
+type OnceFromInput =
   | { readonly kind: 'machineConfig'; readonly mc: MachineConfig }
   | { readonly kind: 'ignition'; readonly config: Record<string, unknown>; readonly name: string };
 
 /** What the file holds: a MachineConfig (has `spec` or kind MachineConfig) or Ignition. */
-export function parseOnceFromFile(content: string, source: string): OnceFromInput {
+function parseOnceFromFile(content: string, source: string): OnceFromInput {
   let doc: unknown;
   try {
     doc = parseYaml(content);
   } catch (e) {
-    throw DaemonError.degraded(
-      `${source}: neither JSON nor YAML: ${e instanceof Error ? e.message : String(e)}`,
-    );
+    throw DaemonError.degraded(`${source}: neither JSON nor YAML: ${errorText(e)}`);
   }
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
     throw DaemonError.degraded(`${source}: expected a MachineConfig or an Ignition config object`);

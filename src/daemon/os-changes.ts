@@ -14,9 +14,10 @@ import type { Logger } from '../ports/logger.js';
 import { KernelType } from '../logic/nodeplan/kernel-type.js';
 import type { OsPlan } from '../logic/nodeplan/update-plan.js';
 import type { CrashPoints } from './crash-points.js';
-import { DaemonError, errorText } from './daemon-errors.js';
+import { DaemonError } from './daemon-errors.js';
 import type { DaemonEvents } from './daemon-events.js';
 import type { DaemonMetrics } from './daemon-metrics.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface OsChangeDeps {
   readonly host: Host;

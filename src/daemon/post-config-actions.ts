@@ -9,10 +9,11 @@
 import { MachineConfigNodeConditionType as T } from '../api/machineconfiguration/v1/constants.js';
 import type { PostConfigActions } from '../logic/nodeplan/drain-decision.js';
 import { postConfigSteps, type PostConfigStep } from '../logic/nodeplan/post-config-steps.js';
-import { DaemonError, errorText } from './daemon-errors.js';
+import { DaemonError } from './daemon-errors.js';
 import { RebootMarkerPath } from './daemon-paths.js';
 import type { UpdateDeps, UpdateResult } from './update-deps.js';
 import { JournalPhase, type UpdateJournal } from './update-journal.js';
+import { errorText } from '../lib/error-text.js';
 
 type Step<K extends PostConfigStep['kind']> = Extract<PostConfigStep, { kind: K }>;
 

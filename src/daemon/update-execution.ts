@@ -15,7 +15,7 @@ import { ForceFilePath, noOrigStampPath, origFilePath } from '../logic/nodeplan/
 import type { UpdatePlan } from '../logic/nodeplan/update-plan.js';
 import type { ClusterNode } from './cluster-node.js';
 import { writeCurrentConfig } from './current-config.js';
-import { DaemonError, errorText, FailureKind } from './daemon-errors.js';
+import { DaemonError, FailureKind } from './daemon-errors.js';
 import { CurrentConfigPath, NodeKubeconfigPath, parentDir, priorCopyPath } from './daemon-paths.js';
 import { fsErrorText } from './fs-error-text.js';
 import { applyOsChanges } from './os-changes.js';
@@ -27,6 +27,7 @@ import {
   type UpdateJournal,
 } from './update-journal.js';
 import type { UpdateRollback } from './update-rollback.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface ExecutionOptions {
   /** How long a drain may take (upstream: 1 h). */

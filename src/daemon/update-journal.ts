@@ -20,6 +20,7 @@ import {
   JournalPath,
   JournalToConfigPath,
 } from './daemon-paths.js';
+import { errorText } from '../lib/error-text.js';
 
 export const JournalPhase = {
   Prepare: 'prepare',
@@ -33,24 +34,9 @@ export const JournalPhase = {
 } as const;
 export type JournalPhase = (typeof JournalPhase)[keyof typeof JournalPhase];
 
-const PhaseOrder: readonly JournalPhase[] = [
-  JournalPhase.Prepare,
-  JournalPhase.Files,
-  JournalPhase.Users,
-  JournalPhase.Os,
-  JournalPhase.Commit,
-  JournalPhase.Committed,
-  JournalPhase.Rebooting,
-];
-
 /** Whether the new config is already current (currentconfig written, actions may remain). */
 export function isCommitted(phase: JournalPhase): boolean {
   return phase === JournalPhase.Committed || phase === JournalPhase.Rebooting;
-}
-
-/** Whether `phase` is at or past `other` in an update that is going forward. */
-export function phaseReached(phase: JournalPhase, other: JournalPhase): boolean {
-  return PhaseOrder.indexOf(phase) >= PhaseOrder.indexOf(other);
 }
 
 /** What was at a path before the update wrote it (paths the old config does not manage). */
@@ -101,7 +87,7 @@ function parseJson(bytes: Uint8Array | undefined, what: string): unknown {
   try {
     return JSON.parse(decoder.decode(bytes)) as unknown;
   } catch (e) {
-    throw new Error(`${what} is not valid JSON: ${e instanceof Error ? e.message : String(e)}`, {
+    throw new Error(`${what} is not valid JSON: ${errorText(e)}`, {
       cause: e,
     });
   }

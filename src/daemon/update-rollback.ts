@@ -21,10 +21,11 @@ import {
 } from '../logic/nodeplan/node-paths.js';
 import { planRollback } from '../logic/nodeplan/rollback-plan.js';
 import { removeCurrentConfig, writeCurrentConfig } from './current-config.js';
-import { DaemonError, errorText } from './daemon-errors.js';
+import { DaemonError } from './daemon-errors.js';
 import { CurrentConfigPath, JournalPath, parentDir, priorCopyPath } from './daemon-paths.js';
 import type { UpdateDeps } from './update-deps.js';
 import { JournalPhase, type PriorPath, type UpdateJournal } from './update-journal.js';
+import { errorText } from '../lib/error-text.js';
 
 /** Both configs of the update being undone, as MachineConfigs and parsed. */
 export interface RollbackConfigs {

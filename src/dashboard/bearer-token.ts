@@ -7,7 +7,7 @@
 import { err, ok, type Result } from '../lib/result.js';
 
 const Token68 = /^[A-Za-z0-9\-._~+/]+=*$/;
-export const MaxTokenLength = 16 * 1024;
+const MaxTokenLength = 16 * 1024;
 
 /** undefined: no Authorization header (the dashboard's own identity may answer reads). */
 export function bearerToken(header: string | undefined): Result<string | undefined, string> {

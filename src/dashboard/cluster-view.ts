@@ -10,7 +10,7 @@ import type { ClusterOperator } from '../api/config/v1/cluster-operator.js';
 import type { ClusterVersion } from '../api/config/v1/cluster-version.js';
 import type { ConditionView, PoolView } from './dashboard-snapshot.js';
 
-export interface ReleaseView {
+interface ReleaseView {
   readonly version: string;
   readonly image: string;
   readonly state: string;
@@ -18,7 +18,7 @@ export interface ReleaseView {
   readonly completionTime: string;
 }
 
-export interface GatingPool {
+interface GatingPool {
   readonly pool: string;
   readonly why: string;
 }

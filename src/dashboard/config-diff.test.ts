@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { diffMachineConfigs } from './config-diff.js';
-import { machineConfig } from './testing.js';
+import { machineConfig } from '../../test/support/dashboard-objects.js';
 
 describe('diffMachineConfigs', () => {
   const before = machineConfig('rendered-worker-a', {

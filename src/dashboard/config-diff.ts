@@ -15,16 +15,16 @@ import {
 import { err, ok, type Result } from '../lib/result.js';
 import { lineDiff, type DiffRow } from './line-diff.js';
 
-export type Change = 'added' | 'removed' | 'changed';
+type Change = 'added' | 'removed' | 'changed';
 
-export interface FieldDiff {
+interface FieldDiff {
   readonly field: string;
   readonly from: string;
   readonly to: string;
   readonly changed: boolean;
 }
 
-export interface FileSide {
+interface FileSide {
   /** Octal, e.g. `0644`. */
   readonly mode: string;
   readonly owner: string;
@@ -32,7 +32,7 @@ export interface FileSide {
   readonly contents: string;
 }
 
-export interface FileDiff {
+interface FileDiff {
   readonly path: string;
   readonly change: Change;
   readonly from?: FileSide;
@@ -40,7 +40,7 @@ export interface FileDiff {
   readonly rows: readonly DiffRow[];
 }
 
-export interface UnitDiff {
+interface UnitDiff {
   readonly name: string;
   readonly change: Change;
   /** `enabled`, `disabled`, `masked` or `unset` on each side ('' when the side lacks the unit). */
@@ -50,7 +50,7 @@ export interface UnitDiff {
 }
 
 /** One passwd user: its SSH keys one per line, then whether it has a password (never the hash). */
-export interface UserDiff {
+interface UserDiff {
   readonly name: string;
   readonly change: Change;
   readonly rows: readonly DiffRow[];

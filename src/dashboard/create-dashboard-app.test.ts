@@ -7,7 +7,7 @@ import {
   type DashboardSnapshot,
   type SnapshotInputs,
 } from './dashboard-snapshot.js';
-import { machineConfig, pool } from './testing.js';
+import { machineConfig, pool } from '../../test/support/dashboard-objects.js';
 import type { MachineConfigurationRead } from '../runtime/read-machine-configuration.js';
 import type { MachineConfiguration } from '../api/operator/v1/machine-configuration.js';
 import type { DiffPlan } from './diff-plan.js';

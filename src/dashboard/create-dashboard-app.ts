@@ -86,7 +86,7 @@ export interface DashboardAppOptions {
 const McoNamespace = 'openshift-machine-config-operator';
 const DaemonPodSelector = 'k8s-app=machine-config-daemon';
 const DaemonContainer = 'machine-config-daemon';
-export const LogTailLines = 200;
+const LogTailLines = 200;
 const MaxActionBody = 1024;
 const NeedsToken =
   'actions need your own token (Authorization: Bearer …); the dashboard acts for no one';

@@ -5,7 +5,7 @@ import type { ResourceClient } from '../ports/resource-client.js';
 import type { PodLogQuery, UserApiAccess } from '../ports/user-api-access.js';
 import { createDashboardApp, type SnapshotSource } from './create-dashboard-app.js';
 import { buildSnapshot, type SnapshotInputs } from './dashboard-snapshot.js';
-import { node, pool } from './testing.js';
+import { node, pool } from '../../test/support/dashboard-objects.js';
 
 /** Records who asked for what; a token named `reader` is refused writes as a real server would. */
 class RecordingAccess implements UserApiAccess {

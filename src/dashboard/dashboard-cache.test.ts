@@ -11,7 +11,7 @@ import type {
 import type { Clock } from '../ports/clock.js';
 import { DashboardCache } from './dashboard-cache.js';
 import type { DashboardSnapshot } from './dashboard-snapshot.js';
-import { machineConfig, pool } from './testing.js';
+import { machineConfig, pool } from '../../test/support/dashboard-objects.js';
 
 /** Lists what it holds and streams changes to open watches: all a DashboardCache needs. */
 class WatchableClient {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Event } from '../api/core/v1/event.js';
 import { buildSnapshot, MaxEvents } from './dashboard-snapshot.js';
 import { poolMetricsText } from './pool-metrics.js';
-import { machineConfig, mcn, node, pool } from './testing.js';
+import { machineConfig, mcn, node, pool } from '../../test/support/dashboard-objects.js';
 
 const event = (name: string, time: string, reason: string): Event => ({
   apiVersion: 'v1',

@@ -131,7 +131,13 @@ function poolView(
 ): PoolView {
   const name = pool.metadata.name ?? '';
   const s = pool.status;
-  const rollout = rolloutStatus(pool, inputs.pools, inputs.nodes, mcns, inputs.machineConfigs);
+  const rollout = rolloutStatus({
+    pool,
+    pools: inputs.pools,
+    nodes: inputs.nodes,
+    mcns,
+    machineConfigs: inputs.machineConfigs,
+  });
   const machineCount = s?.machineCount ?? 0;
   const rendered = renderedConfigsOf(name, inputs.machineConfigs);
   const target = pool.spec.configuration?.name ?? '';

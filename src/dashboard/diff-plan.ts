@@ -22,14 +22,14 @@ import type { MachineConfigurationRead } from '../runtime/read-machine-configura
 import type { ConfigDiff } from './config-diff.js';
 import { planEffect, type PlanSummary } from '../logic/nodeplan/plan-summary.js';
 
-export interface PolicySource {
+interface PolicySource {
   /** `status`: the operator's merged status; `spec`: the spec merged here; `defaults`: no object. */
   readonly kind: 'status' | 'spec' | 'defaults';
   /** One sentence for the page: where the policies came from. */
   readonly note: string;
 }
 
-export type DiffPlanOutcome =
+type DiffPlanOutcome =
   | {
       readonly kind: 'plan';
       readonly summary: PlanSummary;
@@ -52,7 +52,7 @@ export interface DiffAnswerBody extends ConfigDiff {
 const Defaults = 'the cluster defaults';
 
 /** The knobs a running node would plan with, and where they came from. */
-export function planPolicies(read: MachineConfigurationRead): {
+function planPolicies(read: MachineConfigurationRead): {
   knobs: PlanKnobs;
   source: PolicySource;
 } {

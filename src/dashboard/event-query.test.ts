@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Event } from '../api/core/v1/event.js';
 import { buildSnapshot } from './dashboard-snapshot.js';
 import { parseEventQuery, queryEvents } from './event-query.js';
-import { node, pool } from './testing.js';
+import { node, pool } from '../../test/support/dashboard-objects.js';
 
 function event(i: number, kind: string, name: string, type: string): Event {
   return {

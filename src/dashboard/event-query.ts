@@ -9,7 +9,7 @@ import { err, ok, type Result } from '../lib/result.js';
 import { eventView, type EventView, type NodeView } from './dashboard-snapshot.js';
 import { isObjectName } from './pool-actions.js';
 
-export const EventPageSize = 25;
+const EventPageSize = 25;
 const MaxPage = 10_000;
 
 export interface EventQuery {

@@ -7,7 +7,7 @@
  * as one block each (every old line removed, every new line added) rather than spending seconds.
  */
 
-export type DiffRowKind = 'same' | 'removed' | 'added' | 'changed';
+type DiffRowKind = 'same' | 'removed' | 'added' | 'changed';
 
 export interface DiffRow {
   readonly kind: DiffRowKind;
@@ -18,7 +18,7 @@ export interface DiffRow {
 }
 
 /** The largest lines(old) × lines(new) the LCS table may have. */
-export const MaxCells = 4_000_000;
+const MaxCells = 4_000_000;
 
 function splitLines(text: string): string[] {
   if (text === '') return [];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { machineConfigNodePhase } from './machine-config-node-phase.js';
-import { mcn } from './testing.js';
+import { mcn } from '../../test/support/dashboard-objects.js';
 
 describe('machineConfigNodePhase', () => {
   it.each([

@@ -9,7 +9,7 @@ import { MachineConfigNodeConditionType as T } from '../api/machineconfiguration
 import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
 
 /** The parent conditions in the order an update passes them. */
-export const UpdatePhaseOrder: readonly string[] = [
+const UpdatePhaseOrder: readonly string[] = [
   T.UpdatePrepared,
   T.UpdateExecuted,
   T.UpdatePostActionComplete,
@@ -27,7 +27,7 @@ export interface NodePhase {
   readonly message: string;
 }
 
-export const NoPhase: NodePhase = { phase: '-', status: '', message: '' };
+const NoPhase: NodePhase = { phase: '-', status: '', message: '' };
 
 export function machineConfigNodePhase(mcn: MachineConfigNode | undefined): NodePhase {
   const conditions = mcn?.status?.conditions ?? [];

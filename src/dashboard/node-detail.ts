@@ -14,7 +14,7 @@ import { poolsForNode } from '../logic/rollout/pool-membership.js';
 import type { ConditionView } from './dashboard-snapshot.js';
 import type { NodeDeployments } from '../ports/node-deployments-source.js';
 
-export interface NodeOsView {
+interface NodeOsView {
   readonly osImage: string;
   readonly kernelVersion: string;
   readonly bootID: string;

@@ -13,7 +13,7 @@ interface Gauge {
   readonly value: (p: PoolView) => number;
 }
 
-export const PoolGauges: readonly Gauge[] = [
+const PoolGauges: readonly Gauge[] = [
   {
     name: 'mco_dashboard_pool_machines',
     help: 'number of machines in the pool, as the dashboard shows it',

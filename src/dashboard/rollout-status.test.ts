@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
 import { rolloutStatus } from './rollout-status.js';
-import { mcn, node, pool } from './testing.js';
+import { mcn, node, pool } from '../../test/support/dashboard-objects.js';
 
 const A = 'rendered-worker-a';
 const B = 'rendered-worker-b';
@@ -20,7 +20,7 @@ describe('rolloutStatus', () => {
       node('worker-0', { current: B, desired: B, state: 'Done' }),
       node('worker-1', { current: B, desired: B, state: 'Done' }),
     ];
-    expect(rolloutStatus(p, [p], nodes, new Map())).toEqual({
+    expect(rolloutStatus({ pool: p, pools: [p], nodes, mcns: new Map() })).toEqual({
       pool: 'worker',
       outcome: 'Done',
       target: B,
@@ -48,7 +48,7 @@ describe('rolloutStatus', () => {
     const mcns = new Map([
       ['worker-2', mcn('worker-2', { UpdatePrepared: 'True', UpdateExecuted: 'Unknown' })],
     ]);
-    const s = rolloutStatus(p, [p], nodes, mcns);
+    const s = rolloutStatus({ pool: p, pools: [p], nodes, mcns });
     expect(s.outcome).toBe('Progressing');
     expect(s.updating.map((u) => [u.name, u.phase, u.state])).toEqual([
       ['worker-2', 'UpdateExecuted', 'Working'],
@@ -85,7 +85,7 @@ describe('rolloutStatus', () => {
     },
   ])('is Degraded with the reason ($name)', ({ conditions, message }) => {
     const p = pool('worker', { target: B, current: A, machineCount: 1, conditions });
-    const s = rolloutStatus(p, [p], [], new Map());
+    const s = rolloutStatus({ pool: p, pools: [p], nodes: [], mcns: new Map() });
     expect([s.outcome, s.message]).toEqual(['Degraded', message]);
   });
 
@@ -114,7 +114,7 @@ describe('rolloutStatus', () => {
     },
   ])('is Progressing: $name', ({ parts, message }) => {
     const p = pool('worker', parts);
-    const s = rolloutStatus(p, [p], [], new Map());
+    const s = rolloutStatus({ pool: p, pools: [p], nodes: [], mcns: new Map() });
     expect([s.outcome, s.message]).toEqual(['Progressing', message]);
   });
 
@@ -122,7 +122,7 @@ describe('rolloutStatus', () => {
     const master = pool('master', { target: 'rendered-master-a' });
     const worker = pool('worker', { target: B });
     const nodes = [node('master-0', { role: 'master' }), node('worker-0')];
-    const s = rolloutStatus(worker, [master, worker], nodes, new Map());
+    const s = rolloutStatus({ pool: worker, pools: [master, worker], nodes, mcns: new Map() });
     expect(s.updating.map((u) => u.name)).toEqual(['worker-0']);
   });
 
@@ -149,12 +149,24 @@ describe('rolloutStatus', () => {
       mc('50-worker-chrony', 'worker'),
       mc('50-m', 'master'),
     ];
-    const s = rolloutStatus(withSource, [withSource], [], new Map(), configs);
+    const s = rolloutStatus({
+      pool: withSource,
+      pools: [withSource],
+      nodes: [],
+      mcns: new Map(),
+      machineConfigs: configs,
+    });
     expect([s.outcome, s.message]).toEqual([
       'Progressing',
       'Waiting for a rendered config with 50-worker-chrony...',
     ]);
-    const done = rolloutStatus(withSource, [withSource], [], new Map(), configs.slice(0, 1));
+    const done = rolloutStatus({
+      pool: withSource,
+      pools: [withSource],
+      nodes: [],
+      mcns: new Map(),
+      machineConfigs: configs.slice(0, 1),
+    });
     expect(done.outcome).toBe('Done');
   });
 
@@ -182,7 +194,7 @@ describe('rolloutStatus', () => {
         node('worker-0', { current: B, desired: B, state: 'Done' }),
         node('worker-1', { current: A, desired: A, state: 'Done' }),
       ];
-      const s = rolloutStatus(bad, [bad], nodes, new Map());
+      const s = rolloutStatus({ pool: bad, pools: [bad], nodes, mcns: new Map() });
       expect([s.outcome, s.blocked]).toEqual(['Progressing', message]);
       expect(s.message).toBe(
         `Waiting for rollout to finish: 1 of 2 nodes updated to ${B}; worker-1: waiting for its turn; ${message}`,
@@ -192,9 +204,13 @@ describe('rolloutStatus', () => {
         node('worker-0', { current: B, desired: B, state: 'Done' }),
         node('worker-1', { current: A, desired: B, state: 'Working' }),
       ];
-      expect(rolloutStatus(bad, [bad], targeted, new Map()).blocked).toBeUndefined();
+      expect(
+        rolloutStatus({ pool: bad, pools: [bad], nodes: targeted, mcns: new Map() }).blocked,
+      ).toBeUndefined();
       const paused = { ...bad, spec: { ...bad.spec, paused: true } };
-      expect(rolloutStatus(paused, [paused], nodes, new Map()).blocked).toBeUndefined();
+      expect(
+        rolloutStatus({ pool: paused, pools: [paused], nodes, mcns: new Map() }).blocked,
+      ).toBeUndefined();
     },
   );
 });

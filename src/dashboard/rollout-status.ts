@@ -112,7 +112,7 @@ function updatingNodes(
  * controller has not rendered them. Without this a status asked right after `kubectl apply` would
  * report the previous rollout as done.
  */
-export function pendingMachineConfigs(
+function pendingMachineConfigs(
   pool: MachineConfigPool,
   machineConfigs: readonly MachineConfig[],
 ): string[] {
@@ -182,19 +182,21 @@ function waitingFor(
   return undefined;
 }
 
-export function rolloutStatus(
-  pool: MachineConfigPool,
-  pools: readonly MachineConfigPool[],
-  nodes: readonly Node[],
-  mcns: ReadonlyMap<string, MachineConfigNode>,
-  /** When given, configs not rendered yet keep the rollout in progress. */
-  machineConfigs?: readonly MachineConfig[],
-  /**
-   * The release the cluster is moving to (ClusterVersion), when known: a target rendered for
-   * another release keeps the rollout in progress.
-   */
-  release?: string,
-): RolloutStatus {
+export function rolloutStatus({
+  pool,
+  pools,
+  nodes,
+  mcns,
+  machineConfigs,
+  release,
+}: {
+  readonly pool: MachineConfigPool;
+  readonly pools: readonly MachineConfigPool[];
+  readonly nodes: readonly Node[];
+  readonly mcns: ReadonlyMap<string, MachineConfigNode>;
+  readonly machineConfigs?: readonly MachineConfig[] | undefined;
+  readonly release?: string | undefined;
+}): RolloutStatus {
   const name = pool.metadata.name ?? '';
   const target = pool.spec.configuration?.name ?? '';
   const members = nodesOfPool(name, pools, nodes);

@@ -18,7 +18,7 @@ import { McoVersion } from '../version.js';
 import type { Manifest } from './manifest.js';
 import { McoImage } from './workloads.js';
 
-export const OsImagePlaceholder = 'OS_IMAGE';
+const OsImagePlaceholder = 'OS_IMAGE';
 
 const ThisRelease: ReleaseImageInfo = {
   version: McoVersion.raw,

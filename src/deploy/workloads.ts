@@ -16,7 +16,7 @@ import type { Manifest } from './manifest.js';
 
 export const McoImage = `REGISTRY/mco:${McoVersion.raw}`;
 /** The kubelet's kubeconfig on the host (a path on the node, read under the daemon's --root). */
-export const KubeletKubeconfig = '/var/lib/kubelet/kubeconfig';
+const KubeletKubeconfig = '/var/lib/kubelet/kubeconfig';
 
 const MasterSelector = { 'node-role.kubernetes.io/master': '' };
 const MasterToleration = [

@@ -25,7 +25,7 @@ export type McoParseError =
  * `IgnParseWrapper`'s error text. Differs from `describeIgnitionParseError` only for a config
  * that fails validation, which the wrapper reports as Ignition's parse error with the report.
  */
-export function describeIgnParseWrapperError(e: IgnitionParseError): string {
+function describeIgnParseWrapperError(e: IgnitionParseError): string {
   if (e.kind === 'Invalid') {
     const report = formatReport(e.report);
     return e.version === '2.2.0'

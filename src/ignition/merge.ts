@@ -144,7 +144,14 @@ function mergeStruct(struct: string, parent: JsonRecord, child: JsonRecord): Jso
         const itemStruct = typeof f.type.item === 'string' ? undefined : f.type.item.struct;
         const merged = (IGNORE_DUPLICATES[struct] ?? []).includes(f.json)
           ? [...asList(p), ...asList(c)].map(clone)
-          : mergeKeyedList(struct, f.json, itemStruct, asList(p), asList(c), childIndex);
+          : mergeKeyedList({
+              struct,
+              field: f.json,
+              itemStruct,
+              parent: asList(p),
+              child: asList(c),
+              childIndex,
+            });
         if (merged.length > 0) out[f.json] = merged;
         break;
       }
@@ -157,14 +164,21 @@ function asList(v: unknown): readonly unknown[] {
   return Array.isArray(v) ? v : [];
 }
 
-function mergeKeyedList(
-  struct: string,
-  field: string,
-  itemStruct: string | undefined,
-  parent: readonly unknown[],
-  child: readonly unknown[],
-  childIndex: ChildIndex,
-): unknown[] {
+function mergeKeyedList({
+  struct,
+  field,
+  itemStruct,
+  parent,
+  child,
+  childIndex,
+}: {
+  readonly struct: string;
+  readonly field: string;
+  readonly itemStruct: string | undefined;
+  readonly parent: readonly unknown[];
+  readonly child: readonly unknown[];
+  readonly childIndex: ChildIndex;
+}): unknown[] {
   const childKeys = childIndex.get(MERGED_KEYS[struct]?.[field] ?? field);
   const result: unknown[] = [];
   for (const parentItem of parent) {
@@ -260,9 +274,16 @@ function mergeInto(acc: Accumulator, struct: string, target: JsonRecord, child: 
         break;
       }
       case 'list': {
-        const list = mergeListField(acc, struct, f.json, f.type.item, p, {
-          items: c,
-          index: childIndex,
+        const list = mergeListField({
+          acc,
+          struct,
+          field: f.json,
+          item: f.type.item,
+          parent: p,
+          child: {
+            items: c,
+            index: childIndex,
+          },
         });
         setOrDelete(target, f.json, list.length > 0 ? list : undefined);
         break;
@@ -277,14 +298,21 @@ function setOrDelete(rec: JsonRecord, key: string, value: unknown): void {
 }
 
 /** The merged list for one list field; the parent's own array when nothing changes. */
-function mergeListField(
-  acc: Accumulator,
-  struct: string,
-  field: string,
-  item: Scalar | { readonly struct: string },
-  parent: unknown,
-  child: { readonly items: unknown; readonly index: ChildIndex },
-): readonly unknown[] {
+function mergeListField({
+  acc,
+  struct,
+  field,
+  item,
+  parent,
+  child,
+}: {
+  readonly acc: Accumulator;
+  readonly struct: string;
+  readonly field: string;
+  readonly item: Scalar | { readonly struct: string };
+  readonly parent: unknown;
+  readonly child: { readonly items: unknown; readonly index: ChildIndex };
+}): readonly unknown[] {
   const parentItems = asList(parent);
   const childItems = asList(child.items);
   if ((IGNORE_DUPLICATES[struct] ?? []).includes(field)) {

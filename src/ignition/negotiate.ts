@@ -13,7 +13,7 @@ import type { SpecVersion } from './versions.js';
 import { isSpecVersion, MaxSpecVersion } from './versions.js';
 
 /** The media subtype Ignition asks for. */
-export const IgnitionMediaSubtype = 'vnd.coreos.ignition+json';
+const IgnitionMediaSubtype = 'vnd.coreos.ignition+json';
 
 /** What go-semver's `NewVersion` reads from `major.minor.patch[-pre][+meta]`. */
 export interface GoSemver {

@@ -31,8 +31,3 @@ export function formatPath(path: ConfigPath): string {
 export function formatReport(report: Report): string {
   return report.entries.map((e) => `${e.kind} at ${formatPath(e.path)}: ${e.message}`).join('\n');
 }
-
-/** JSON pointer form (`/storage/files/0/path`) for API field causes. */
-export function toJsonPointer(path: ConfigPath): string {
-  return path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
-}

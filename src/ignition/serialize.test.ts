@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { arbitraryConfig } from '../../test/support/ignition-arbitraries.js';
-import { compactIgnition, goQuote, serializeIgnition } from './serialize.js';
+import { compactIgnition, serializeIgnition } from './serialize.js';
 import type { IgnitionConfig, IgnitionConfigV2 } from './types.js';
 import { canonicalize } from './types.js';
 
@@ -114,20 +114,5 @@ describe('serializeIgnition', () => {
         expect(JSON.parse(once)).toEqual(JSON.parse(JSON.stringify(compactIgnition(x))));
       }),
     );
-  });
-});
-
-describe('goQuote', () => {
-  it.each([
-    ['plain', '"plain"'],
-    ['<a href="x">&</a>', '"\\u003ca href=\\"x\\"\\u003e\\u0026\\u003c/a\\u003e"'],
-    ['tab\tnl\ncr\r', '"tab\\tnl\\ncr\\r"'],
-    ['\b\f\u0001\u001f', '"\\u0008\\u000c\\u0001\\u001f"'],
-    ['line\u2028para\u2029', '"line\\u2028para\\u2029"'],
-    ['back\\slash', '"back\\\\slash"'],
-    ['é ✓ 😀 \u007f', '"é ✓ 😀 \u007f"'],
-    ['lone \ud800 surrogate', '"lone \ufffd surrogate"'],
-  ])('%j', (input, expected) => {
-    expect(goQuote(input)).toBe(expected);
   });
 });

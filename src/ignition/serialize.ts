@@ -12,6 +12,7 @@ import type { FieldType, IgnitionConfig, IgnitionConfigV2, JsonRecord } from './
 import { isRecord, structFields, zeroOf } from './types.js';
 import type { SpecVersion } from './versions.js';
 import { isSpecVersion, MaxSpecVersion } from './versions.js';
+import { clarketmJsonString } from '../lib/go/clarketm-json-string.js';
 
 type AnyConfig = IgnitionConfig | IgnitionConfigV2;
 
@@ -108,32 +109,14 @@ function isEmpty(t: Exclude<FieldType, { kind: 'struct' }>, v: unknown): boolean
 // ---------------------------------------------------------------------------------------------
 // Go encoding/json text output
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-
-/** Go's `encodeState.string` with escapeHTML, as vendored in clarketm/json. */
-export function goQuote(s: string): string {
-  let out = '"';
-  for (const ch of s.replace(LONE_SURROGATE, '\uFFFD')) {
-    const c = ch.codePointAt(0) ?? 0;
-    if (ch === '"' || ch === '\\') out += `\\${ch}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (c < 0x20 || ch === '<' || ch === '>' || ch === '&' || c === 0x2028 || c === 0x2029)
-      out += `\\u${c.toString(16).padStart(4, '0')}`;
-    else out += ch;
-  }
-  return `${out}"`;
-}
-
 function writeJson(v: unknown): string {
   if (v === null || v === undefined) return 'null';
-  if (typeof v === 'string') return goQuote(v);
+  if (typeof v === 'string') return clarketmJsonString(v);
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : JSON.stringify(v);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   if (Array.isArray(v)) return `[${v.map(writeJson).join(',')}]`;
   if (isRecord(v)) {
-    const parts = Object.entries(v).map(([k, x]) => `${goQuote(k)}:${writeJson(x)}`);
+    const parts = Object.entries(v).map(([k, x]) => `${clarketmJsonString(k)}:${writeJson(x)}`);
     return `{${parts.join(',')}}`;
   }
   return 'null';

@@ -91,13 +91,19 @@ export function translateDown(
 type Visit = (struct: string, value: JsonRecord, path: ConfigPath) => Problem | undefined;
 
 /** Calls `visit` on every struct value, parents before children, in Go field order. */
-function visitStructs(
-  version: SpecVersion,
-  struct: string,
-  value: JsonRecord,
-  path: ConfigPath,
-  visit: Visit,
-): Problem | undefined {
+function visitStructs({
+  version,
+  struct,
+  value,
+  path,
+  visit,
+}: {
+  readonly version: SpecVersion;
+  readonly struct: string;
+  readonly value: JsonRecord;
+  readonly path: ConfigPath;
+  readonly visit: Visit;
+}): Problem | undefined {
   const here = visit(struct, value, path);
   if (here !== undefined) return here;
   for (const f of structFields(version, struct)) {
@@ -109,7 +115,7 @@ function visitStructs(
       const item = items[i];
       const p = Array.isArray(v) ? [...path, f.json, i] : [...path, f.json];
       if (!isRecord(item)) continue;
-      const found = visitStructs(version, nested, item, p, visit);
+      const found = visitStructs({ version, struct: nested, value: item, path: p, visit });
       if (found !== undefined) return found;
     }
   }
@@ -235,7 +241,13 @@ function asStrings(v: unknown): readonly string[] {
 
 /** v34tov33: no Tang advertisement, LUKS discard/openOptions, `arn:` sources; modes masked. */
 function down34to33(config: JsonRecord): Result<JsonRecord, Problem> {
-  const problem = visitStructs('3.4.0', 'Config', config, [], check34to33);
+  const problem = visitStructs({
+    version: '3.4.0',
+    struct: 'Config',
+    value: config,
+    path: [],
+    visit: check34to33,
+  });
   if (problem !== undefined) return err(problem);
   return finish(maskSpecialModeBits(config), '3.4.0', '3.3.0', {
     'storage.luks.discard': false,

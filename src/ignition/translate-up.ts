@@ -31,7 +31,7 @@ export type ParsedIgnition =
   | { readonly version: Exclude<SpecVersion, '2.2.0'>; readonly config: IgnitionConfig };
 
 /** Why ign-converter's `v23tov30` refuses a spec 2 config. */
-export type V2ConversionError =
+type V2ConversionError =
   | { readonly kind: 'InvalidInput'; readonly report: readonly string[] }
   | { readonly kind: 'UsesNetworkd' }
   | { readonly kind: 'NoFilesystem'; readonly name: string }
@@ -44,7 +44,7 @@ export type TranslateError =
   | { readonly kind: 'UnexpectedUser'; readonly name: string }
   | { readonly kind: 'V2Conversion'; readonly reason: V2ConversionError };
 
-export function describeV2ConversionError(e: V2ConversionError): string {
+function describeV2ConversionError(e: V2ConversionError): string {
   switch (e.kind) {
     case 'InvalidInput':
       return `Invalid input config:\n${e.report.join('\n')}`;
@@ -333,9 +333,7 @@ function nonZero<T>(v: T | undefined): T | undefined {
 }
 
 /** Spec 2.2 → 3.0, as MCO's converter does (2.3 in between). The result is 3.0 canonical. */
-export function translate22to30(
-  config: IgnitionConfigV2,
-): Result<IgnitionConfig, V2ConversionError> {
+function translate22to30(config: IgnitionConfigV2): Result<IgnitionConfig, V2ConversionError> {
   const problem = check23(config);
   if (problem !== undefined) return err(problem);
   const out = {

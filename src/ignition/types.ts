@@ -25,7 +25,7 @@ export interface IgnitionConfig {
   systemd?: Systemd;
 }
 
-export interface Ignition {
+interface Ignition {
   config?: IgnitionConfigRefs;
   proxy?: Proxy;
   security?: Security;
@@ -34,31 +34,31 @@ export interface Ignition {
 }
 
 /** `ignition.config`: configs to merge into or replace this one. */
-export interface IgnitionConfigRefs {
+interface IgnitionConfigRefs {
   merge?: Resource[];
   replace?: Resource;
 }
 
-export interface Proxy {
+interface Proxy {
   httpProxy?: string;
   httpsProxy?: string;
   noProxy?: string[];
 }
 
-export interface Security {
+interface Security {
   tls?: Tls;
 }
 
-export interface Tls {
+interface Tls {
   certificateAuthorities?: Resource[];
 }
 
-export interface Timeouts {
+interface Timeouts {
   httpResponseHeaders?: number;
   httpTotal?: number;
 }
 
-export interface KernelArguments {
+interface KernelArguments {
   shouldExist?: string[];
   shouldNotExist?: string[];
 }
@@ -68,7 +68,7 @@ export interface Passwd {
   users?: PasswdUser[];
 }
 
-export interface PasswdGroup {
+interface PasswdGroup {
   gid?: number;
   name: string;
   passwordHash?: string;
@@ -116,7 +116,7 @@ export interface NodeOwner {
   name?: string;
 }
 
-export interface IgnitionDirectory extends IgnitionNode {
+interface IgnitionDirectory extends IgnitionNode {
   mode?: number;
 }
 
@@ -126,19 +126,19 @@ export interface IgnitionFile extends IgnitionNode {
   mode?: number;
 }
 
-export interface IgnitionLink extends IgnitionNode {
+interface IgnitionLink extends IgnitionNode {
   hard?: boolean;
   /** Always present (possibly "") in specs 3.0–3.2, where Go's field is not a pointer. */
   target?: string;
 }
 
-export interface Disk {
+interface Disk {
   device: string;
   partitions?: Partition[];
   wipeTable?: boolean;
 }
 
-export interface Partition {
+interface Partition {
   guid?: string;
   label?: string;
   /** Go `int` with omitempty: absent means 0. */
@@ -151,7 +151,7 @@ export interface Partition {
   wipePartitionEntry?: boolean;
 }
 
-export interface Filesystem {
+interface Filesystem {
   device: string;
   format?: string;
   label?: string;
@@ -162,7 +162,7 @@ export interface Filesystem {
   wipeFilesystem?: boolean;
 }
 
-export interface Luks {
+interface Luks {
   cex?: Cex;
   clevis?: Clevis;
   device?: string;
@@ -176,31 +176,31 @@ export interface Luks {
   wipeVolume?: boolean;
 }
 
-export interface Cex {
+interface Cex {
   enabled?: boolean;
 }
 
-export interface Clevis {
+interface Clevis {
   custom?: ClevisCustom;
   tang?: Tang[];
   threshold?: number;
   tpm2?: boolean;
 }
 
-export interface ClevisCustom {
+interface ClevisCustom {
   config?: string;
   needsNetwork?: boolean;
   pin?: string;
 }
 
-export interface Tang {
+interface Tang {
   advertisement?: string;
   thumbprint?: string;
   /** Go `string` with omitempty: absent means "". */
   url?: string;
 }
 
-export interface Raid {
+interface Raid {
   devices?: string[];
   level?: string;
   name: string;
@@ -215,16 +215,16 @@ export interface Resource {
   verification?: Verification;
 }
 
-export interface HttpHeader {
+interface HttpHeader {
   name: string;
   value?: string;
 }
 
-export interface Verification {
+interface Verification {
   hash?: string;
 }
 
-export interface Systemd {
+interface Systemd {
   units?: IgnitionUnit[];
 }
 
@@ -236,7 +236,7 @@ export interface IgnitionUnit {
   name: string;
 }
 
-export interface IgnitionDropin {
+interface IgnitionDropin {
   contents?: string;
   name: string;
 }
@@ -253,7 +253,7 @@ export interface IgnitionConfigV2 {
   systemd?: SystemdV2;
 }
 
-export interface IgnitionV2 {
+interface IgnitionV2 {
   config?: { append?: ConfigReferenceV2[]; replace?: ConfigReferenceV2 };
   security?: { tls?: { certificateAuthorities?: ConfigReferenceV2[] } };
   timeouts?: Timeouts;
@@ -265,23 +265,23 @@ export interface ConfigReferenceV2 {
   verification?: Verification;
 }
 
-export interface NetworkdV2 {
+interface NetworkdV2 {
   units?: { contents?: string; dropins?: DropinV2[]; name?: string }[];
 }
 
-export interface PasswdV2 {
+interface PasswdV2 {
   groups?: PasswdGroupV2[];
   users?: PasswdUserV2[];
 }
 
-export interface PasswdGroupV2 {
+interface PasswdGroupV2 {
   gid?: number;
   name?: string;
   passwordHash?: string;
   system?: boolean;
 }
 
-export interface UserCreateV2 {
+interface UserCreateV2 {
   gecos?: string;
   groups?: string[];
   homeDir?: string;
@@ -318,7 +318,7 @@ export interface NodeV2 {
   user?: NodeOwner;
 }
 
-export interface DirectoryV2 extends NodeV2 {
+interface DirectoryV2 extends NodeV2 {
   mode?: number;
 }
 
@@ -328,18 +328,18 @@ export interface FileV2 extends NodeV2 {
   mode?: number;
 }
 
-export interface LinkV2 extends NodeV2 {
+interface LinkV2 extends NodeV2 {
   hard?: boolean;
   target?: string;
 }
 
-export interface DiskV2 {
+interface DiskV2 {
   device?: string;
   partitions?: PartitionV2[];
   wipeTable?: boolean;
 }
 
-export interface PartitionV2 {
+interface PartitionV2 {
   guid?: string;
   label?: string;
   number?: number;
@@ -348,13 +348,13 @@ export interface PartitionV2 {
   typeGuid?: string;
 }
 
-export interface FilesystemV2 {
+interface FilesystemV2 {
   mount?: MountV2;
   name?: string;
   path?: string;
 }
 
-export interface MountV2 {
+interface MountV2 {
   create?: { force?: boolean; options?: string[] };
   device?: string;
   format?: string;
@@ -364,7 +364,7 @@ export interface MountV2 {
   wipeFilesystem?: boolean;
 }
 
-export interface RaidV2 {
+interface RaidV2 {
   devices?: string[];
   level?: string;
   name?: string;
@@ -372,7 +372,7 @@ export interface RaidV2 {
   spares?: number;
 }
 
-export interface SystemdV2 {
+interface SystemdV2 {
   units?: UnitV2[];
 }
 
@@ -385,7 +385,7 @@ export interface UnitV2 {
   name?: string;
 }
 
-export interface DropinV2 {
+interface DropinV2 {
   contents?: string;
   name?: string;
 }
@@ -417,7 +417,7 @@ export interface FieldSpec {
 }
 
 /** Struct name → fields in Go declaration order (embedded structs flattened). */
-export type StructTable = Readonly<Record<string, readonly FieldSpec[]>>;
+type StructTable = Readonly<Record<string, readonly FieldSpec[]>>;
 
 /** A spec's layout; the root struct is always `Config`. */
 export interface SpecLayout {

@@ -3,7 +3,7 @@
  * sorted (Go sorts map keys by their bytes), HTML-safe string escapes (`<` as `\u003c`), and
  * `MarshalIndent`'s layout when an indent is given (`kubectl get -o json` indents by four spaces).
  */
-import { goQuote } from '../ignition/serialize.js';
+import { clarketmJsonString } from './go/clarketm-json-string.js';
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -13,7 +13,7 @@ const byBytes = (a: string, b: string): number => Buffer.compare(Buffer.from(a),
 
 function write(v: unknown, indent: string, depth: number): string {
   if (v === null || v === undefined) return 'null';
-  if (typeof v === 'string') return goQuote(v);
+  if (typeof v === 'string') return clarketmJsonString(v);
   if (typeof v === 'number') return Number.isFinite(v) ? JSON.stringify(v) : 'null';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   const inner = indent === '' ? '' : `\n${indent.repeat(depth + 1)}`;
@@ -28,7 +28,9 @@ function write(v: unknown, indent: string, depth: number): string {
       .sort(byBytes);
     if (keys.length === 0) return '{}';
     const sep = indent === '' ? ':' : ': ';
-    const parts = keys.map((k) => `${goQuote(k)}${sep}${write(v[k], indent, depth + 1)}`);
+    const parts = keys.map(
+      (k) => `${clarketmJsonString(k)}${sep}${write(v[k], indent, depth + 1)}`,
+    );
     return `{${inner}${parts.join(`,${inner}`)}${outer}}`;
   }
   return 'null';

@@ -512,13 +512,19 @@ function followedByBlank(value: string, j: number): boolean {
 }
 
 /** Whether the character makes block-context plain style impossible (flow-only ones ignored). */
-function blocksPlain(
-  value: string,
-  start: number,
-  next: number,
-  cp: number,
-  afterBlank: boolean,
-): boolean {
+function blocksPlain({
+  value,
+  start,
+  next,
+  cp,
+  afterBlank,
+}: {
+  readonly value: string;
+  readonly start: number;
+  readonly next: number;
+  readonly cp: number;
+  readonly afterBlank: boolean;
+}): boolean {
   if (start === 0) {
     if (isLeadingIndicator(cp)) return true;
     return (cp === 0x3f || cp === 0x3a || cp === 0x2d) && followedByBlank(value, next); // ? : -
@@ -631,7 +637,7 @@ function analyzeScalar(value: string): Analysis {
       i += 1;
     }
     const last = i + 1 >= n;
-    if (!blockIndicators && blocksPlain(value, start, i + 1, cp, afterBlank))
+    if (!blockIndicators && blocksPlain({ value, start, next: i + 1, cp, afterBlank }))
       blockIndicators = true;
     cpLength += 1;
     utf8Length += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;

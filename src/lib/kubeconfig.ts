@@ -13,7 +13,7 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse } from 'yaml';
 
-export interface KubeconfigCluster {
+interface KubeconfigCluster {
   readonly server?: string;
   readonly 'certificate-authority'?: string;
   readonly 'certificate-authority-data'?: string;
@@ -23,12 +23,12 @@ export interface KubeconfigCluster {
   readonly [key: string]: unknown;
 }
 
-export interface KubeconfigExec {
+interface KubeconfigExec {
   readonly command?: string;
   readonly [key: string]: unknown;
 }
 
-export interface KubeconfigUser {
+interface KubeconfigUser {
   readonly token?: string;
   readonly tokenFile?: string;
   readonly 'client-certificate'?: string;
@@ -41,14 +41,14 @@ export interface KubeconfigUser {
   readonly [key: string]: unknown;
 }
 
-export interface KubeconfigContext {
+interface KubeconfigContext {
   readonly cluster?: string;
   readonly user?: string;
   readonly namespace?: string;
   readonly [key: string]: unknown;
 }
 
-export interface Named<T> {
+interface Named<T> {
   readonly name: string;
   readonly value: T;
 }
@@ -76,7 +76,7 @@ export class KubeconfigError extends Error {
   override readonly name = 'KubeconfigError';
 }
 
-export const EmptyKubeconfig: Kubeconfig = {
+const EmptyKubeconfig: Kubeconfig = {
   clusters: [],
   users: [],
   contexts: [],
@@ -113,13 +113,19 @@ function resolveUser(base: string, u: Record<string, unknown>): KubeconfigUser {
   };
 }
 
-function namedList<T extends object>(
-  file: string,
-  doc: Record<string, unknown>,
-  list: 'clusters' | 'users' | 'contexts',
-  field: 'cluster' | 'user' | 'context',
-  convert: (entry: Record<string, unknown>) => T,
-): Named<T>[] {
+function namedList<T extends object>({
+  file,
+  doc,
+  list,
+  field,
+  convert,
+}: {
+  readonly file: string;
+  readonly doc: Record<string, unknown>;
+  readonly list: 'clusters' | 'users' | 'contexts';
+  readonly field: 'cluster' | 'user' | 'context';
+  readonly convert: (entry: Record<string, unknown>) => T;
+}): Named<T>[] {
   const raw = doc[list];
   if (raw === undefined || raw === null) return [];
   if (!Array.isArray(raw))
@@ -156,9 +162,21 @@ export function parseKubeconfig(text: string, file: string): Kubeconfig {
   const base = dirname(resolve(file));
   const current = doc['current-context'];
   return {
-    clusters: namedList(file, doc, 'clusters', 'cluster', (c) => resolveCluster(base, c)),
-    users: namedList(file, doc, 'users', 'user', (u) => resolveUser(base, u)),
-    contexts: namedList(file, doc, 'contexts', 'context', (c) => c),
+    clusters: namedList({
+      file,
+      doc,
+      list: 'clusters',
+      field: 'cluster',
+      convert: (c) => resolveCluster(base, c),
+    }),
+    users: namedList({
+      file,
+      doc,
+      list: 'users',
+      field: 'user',
+      convert: (u) => resolveUser(base, u),
+    }),
+    contexts: namedList({ file, doc, list: 'contexts', field: 'context', convert: (c) => c }),
     currentContext: typeof current === 'string' ? current : '',
   };
 }

@@ -18,7 +18,7 @@ import type { LabelSelector } from '../api/meta/v1/label-selector.js';
 import { err, ok, type Result } from './result.js';
 
 /** selection.Operator: the operators of a parsed requirement. */
-export const SelectorOperator = {
+const SelectorOperator = {
   In: 'in',
   NotIn: 'notin',
   Equals: '=',
@@ -29,7 +29,7 @@ export const SelectorOperator = {
   GreaterThan: 'gt',
   LessThan: 'lt',
 } as const;
-export type SelectorOperator = (typeof SelectorOperator)[keyof typeof SelectorOperator];
+type SelectorOperator = (typeof SelectorOperator)[keyof typeof SelectorOperator];
 
 /** One requirement; a selector is a list of them, ANDed, sorted by key. */
 export interface Requirement {
@@ -45,7 +45,7 @@ export type LabelSelectorError =
   | { readonly kind: 'InvalidRequirement'; readonly errors: readonly FieldError[] };
 
 /** What a parse error expected, each worded as labels.Parse words it. */
-export type Expected =
+type Expected =
   | 'identifier'
   | 'identifierAfterComma'
   | 'commaOrEnd'

@@ -8,7 +8,7 @@
  */
 
 /** Go's time.RFC3339Nano in UTC: the fraction without trailing zeros, none when zero. */
-export function logTimestamp(ms: number): string {
+function logTimestamp(ms: number): string {
   const iso = new Date(ms).toISOString(); // 2024-01-02T03:04:05.120Z
   const fraction = iso.slice(20, 23).replace(/0+$/, '');
   return `${iso.slice(0, 19)}${fraction === '' ? '' : `.${fraction}`}Z`;

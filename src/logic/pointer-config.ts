@@ -9,7 +9,7 @@
  * `--require-token`.
  */
 import { encodeDataUrlBase64 } from '../ignition/data-url.js';
-import { goQuote } from '../ignition/serialize.js';
+import { clarketmJsonString } from '../lib/go/clarketm-json-string.js';
 import type { Result } from '../lib/result.js';
 import { err, ok } from '../lib/result.js';
 
@@ -53,7 +53,7 @@ export function describePointerConfigError(e: PointerConfigError): string {
   }
 }
 
-export function isPointerSpecVersion(v: string): v is PointerSpecVersion {
+function isPointerSpecVersion(v: string): v is PointerSpecVersion {
   return (PointerSpecVersions as readonly string[]).includes(v);
 }
 
@@ -81,12 +81,12 @@ export function pointerConfig(input: PointerConfigInput): Result<string, Pointer
   if (input.token !== undefined) {
     if (!/^[\x21-\x7e]+$/.test(input.token)) return err({ kind: 'InvalidToken' });
     if (version === '3.0.0') return err({ kind: 'TokenNeedsHeaders', version });
-    headers = `,"httpHeaders":[{"name":"Authorization","value":${goQuote(`Bearer ${input.token}`)}}]`;
+    headers = `,"httpHeaders":[{"name":"Authorization","value":${clarketmJsonString(`Bearer ${input.token}`)}}]`;
   }
-  const source = goQuote(`${base.value}/config/${input.pool}`);
-  const ca = goQuote(encodeDataUrlBase64(input.caBundle, 'text/plain;charset=utf-8'));
+  const source = clarketmJsonString(`${base.value}/config/${input.pool}`);
+  const ca = clarketmJsonString(encodeDataUrlBase64(input.caBundle, 'text/plain;charset=utf-8'));
   return ok(
-    `{"ignition":{"version":${goQuote(version)},"config":{"merge":[{"source":${source}${headers}}]},` +
+    `{"ignition":{"version":${clarketmJsonString(version)},"config":{"merge":[{"source":${source}${headers}}]},` +
       `"security":{"tls":{"certificateAuthorities":[{"source":${ca}}]}}}}`,
   );
 }

@@ -33,8 +33,8 @@ import {
   rejectRelease,
 } from './cluster-version-status.js';
 import { liveGet } from './live-get.js';
-import { errorMessage } from './operator-task.js';
 import type { ReleaseImageInfo, ReleasePayloadSource } from './release-payload-source.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface ClusterVersionReconcilerDeps {
   readonly client: ResourceClient;
@@ -48,7 +48,7 @@ export interface ClusterVersionReconcilerDeps {
   readonly configMap: (name: string) => ConfigMap | undefined;
 }
 
-export class ReleasePayloadError extends Error {
+class ReleasePayloadError extends Error {
   override readonly name = 'ReleasePayloadError';
 }
 
@@ -100,7 +100,7 @@ export class ClusterVersionReconciler implements Reconciler {
       info = await this.#deps.payloads.read(image, signal);
     } catch (e) {
       if (signal.aborted) throw e;
-      const failure = errorMessage(e);
+      const failure = errorText(e);
       await this.#writeStatus(
         cv,
         rejectRelease(cv.status, { image, version: requested }, failure, this.#now()),
@@ -172,7 +172,13 @@ export class ClusterVersionReconciler implements Reconciler {
     const { client, namespace } = this.#deps;
     const cached = this.#deps.configMap(name);
     if (cached !== undefined && stringify(cached.data ?? {}) === stringify(data)) return;
-    const existing = await liveGet<ConfigMap>(client, Resources.configMap, name, namespace, signal);
+    const existing = await liveGet<ConfigMap>({
+      client,
+      ref: Resources.configMap,
+      name,
+      namespace,
+      signal,
+    });
     if (existing === undefined) {
       await client.create<ConfigMap>(
         Resources.configMap,

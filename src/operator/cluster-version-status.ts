@@ -20,17 +20,17 @@ import { setStatusCondition } from '../logic/operator/cluster-operator-status.js
 import type { ReleaseImageInfo } from './release-payload-source.js';
 
 /** The CVO's ClusterVersion condition types used here. */
-export const ClusterVersionCondition = {
+const ClusterVersionCondition = {
   ReleaseAccepted: 'ReleaseAccepted',
   Progressing: 'Progressing',
   Available: 'Available',
 } as const;
 
 /** The CVO keeps at most this many history entries. */
-export const MaxHistory = 100;
+const MaxHistory = 100;
 
 export const OperatorImagesConfigMapName = 'machine-config-operator-images';
-export const OperatorImagesKey = 'images.json';
+const OperatorImagesKey = 'images.json';
 
 const payloadText = (version: string, image: string): string =>
   `version="${version}" image="${image}" architecture="amd64"`;

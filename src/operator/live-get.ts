@@ -7,13 +7,19 @@
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../ports/resource-client.js';
 
-export async function liveGet<T extends ApiObject>(
-  client: ResourceClient,
-  ref: ResourceRef,
-  name: string,
-  namespace: string | undefined,
-  signal: AbortSignal,
-): Promise<T | undefined> {
+export async function liveGet<T extends ApiObject>({
+  client,
+  ref,
+  name,
+  namespace,
+  signal,
+}: {
+  readonly client: ResourceClient;
+  readonly ref: ResourceRef;
+  readonly name: string;
+  readonly namespace: string | undefined;
+  readonly signal: AbortSignal;
+}): Promise<T | undefined> {
   try {
     return await client.get<T>(ref, name, namespace, signal);
   } catch (e) {

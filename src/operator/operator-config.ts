@@ -21,7 +21,7 @@ export const UpstreamOperatorTimings: OperatorTimings = {
   requiredPoolsPerMachineMs: RequiredPoolsTimeoutPerMachineMs,
 };
 
-export interface MachineConfigServerEndpoint {
+interface MachineConfigServerEndpoint {
   /** Base URL written into the pointer configs, e.g. `https://api-int.example.com:22623`. */
   readonly url: string;
   /** PEM of the CA that signed the server's certificate. */

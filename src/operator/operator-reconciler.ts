@@ -23,7 +23,6 @@ import { rfc3339 } from '../ports/clock.js';
 import type { Reconciler, ReconcileResult } from '../runtime/reconciler.js';
 import { stringify } from 'safe-stable-stringify';
 import {
-  errorMessage,
   type OperatorDeps,
   type OperatorStep,
   type RoundContext,
@@ -35,11 +34,12 @@ import { machineConfigurationStep } from './tasks/machine-configuration-step.js'
 import { poolsStep } from './tasks/pools-step.js';
 import { renderConfigStep } from './tasks/render-config-step.js';
 import { RequiredPoolsStep } from './tasks/required-pools-step.js';
+import { errorText } from '../lib/error-text.js';
 
 /** The ClusterOperator's name, and the only key the operator's queue ever holds. */
 export const ClusterOperatorName = 'machine-config';
 
-export class OperatorRoundFailed extends Error {
+class OperatorRoundFailed extends Error {
   constructor(error: SyncError) {
     super(`${error.task}: ${error.message}`);
     this.name = 'OperatorRoundFailed';
@@ -95,7 +95,7 @@ export class OperatorReconciler implements Reconciler {
       return await step.run(ctx);
     } catch (e) {
       if (ctx.signal.aborted) throw e;
-      return { kind: 'Failed', message: errorMessage(e) };
+      return { kind: 'Failed', message: errorText(e) };
     }
   }
 

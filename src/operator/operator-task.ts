@@ -42,8 +42,3 @@ export interface OperatorStep {
   readonly task: OperatorTask;
   run(ctx: RoundContext): Promise<TaskOutcome>;
 }
-
-/** An error's message, for task failures (upstream prints `%v` of the error). */
-export function errorMessage(e: unknown): string {
-  return e instanceof Error ? e.message : String(e);
-}

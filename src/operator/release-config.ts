@@ -15,7 +15,7 @@ import type { Informer } from '../runtime/informer.js';
 import { OperatorImagesConfigMapName, operatorImageFor } from './cluster-version-status.js';
 import type { OperatorConfig } from './operator-config.js';
 
-export function releaseVersions(
+function releaseVersions(
   configured: OperatorVersions,
   clusterVersion: ClusterVersion | undefined,
   operatorImages: ConfigMap | undefined,

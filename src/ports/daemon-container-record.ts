@@ -25,7 +25,7 @@ export interface ContainerInstance {
   readonly signal?: string;
 }
 
-export interface PodRef {
+interface PodRef {
   readonly namespace: string;
   readonly name: string;
   readonly uid: string;

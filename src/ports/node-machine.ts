@@ -6,7 +6,7 @@
  */
 
 /** What a node is made from: an OSTree commit (a ref of a local repository). */
-export interface BootImage {
+interface BootImage {
   readonly repo: string;
   readonly ref: string;
   /** The OS image pull spec this commit is, when it came from one (recorded in the origin). */

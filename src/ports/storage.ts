@@ -11,7 +11,7 @@
  *   to the event loop and waiting for the handler between them (`WatchHandler.ready`).
  *
  * Implementations: MemoryStorage (tests), SqliteStorage (default), EtcdStorage (HA). One contract
- * suite (`storage.contract.ts`) runs against each.
+ * suite (`test/support/storage-contract.ts`) runs against each.
  */
 
 /**

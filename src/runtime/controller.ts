@@ -22,15 +22,16 @@ import type { ApiObject } from '../ports/resource-client.js';
 import { objectKey, type Informer, type SyncedSource } from './informer.js';
 import { isTerminalError, type Reconciler, type ReconcileResult } from './reconciler.js';
 import { WorkQueue, type RateLimiterOptions, type WorkQueueMetrics } from './work-queue.js';
+import { errorText } from '../lib/error-text.js';
 
 /** controller-runtime's `result` label values. */
-export const ReconcileOutcome = {
+const ReconcileOutcome = {
   Success: 'success',
   Error: 'error',
   Requeue: 'requeue',
   RequeueAfter: 'requeue_after',
 } as const;
-export type ReconcileOutcome = (typeof ReconcileOutcome)[keyof typeof ReconcileOutcome];
+type ReconcileOutcome = (typeof ReconcileOutcome)[keyof typeof ReconcileOutcome];
 
 /** Optional metric hooks; `src/adapters/prom-controller-metrics.ts` backs them with prom-client. */
 export interface ControllerMetrics extends WorkQueueMetrics {
@@ -42,7 +43,7 @@ export interface ControllerMetrics extends WorkQueueMetrics {
 }
 
 /** Maps an object to the keys to reconcile (default: the object's own key). */
-export type KeyMapper<T> = (object: T) => readonly string[];
+type KeyMapper<T> = (object: T) => readonly string[];
 
 export interface WatchOptions<T> {
   /** Default: `[objectKey(object)]`. */
@@ -229,7 +230,7 @@ export class Controller {
       const fields = {
         controller: this.name,
         key,
-        error: e instanceof Error ? e.message : String(e),
+        error: errorText(e),
       };
       if (terminal) {
         log.error('reconciler error (terminal, not retried)', fields);

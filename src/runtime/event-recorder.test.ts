@@ -3,7 +3,7 @@ import type { Event } from '../api/core/v1/event.js';
 import { Resources } from '../api/resource-refs.js';
 import { silentLogger } from '../ports/logger.js';
 import { FakeClock } from '../../test/support/fake-clock.js';
-import { FakeClient } from '../controller/testing/fake-client.js';
+import { FakeClient } from '../../test/support/fake-client.js';
 import { ApiEventRecorder } from './event-recorder.js';
 
 function setup() {

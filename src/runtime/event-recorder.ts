@@ -14,6 +14,7 @@ import { Resources } from '../api/resource-refs.js';
 import { rfc3339, type Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../ports/resource-client.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface EventRecorder {
   /** Writes (or counts again) an event about `object`; resolves when done, never rejects. */
@@ -81,16 +82,22 @@ export class ApiEventRecorder implements EventRecorder {
     try {
       const seen = this.#seen.get(key);
       if (seen !== undefined && (await this.#bump(seen))) return;
-      await this.#create(ref, { ...object, metadata: meta }, namespace, key, {
-        type,
-        reason,
-        message,
+      await this.#create({
+        ref,
+        object: { ...object, metadata: meta },
+        namespace,
+        key,
+        what: {
+          type,
+          reason,
+          message,
+        },
       });
     } catch (e) {
       log.warn('could not record event', {
         reason,
         object: meta.name,
-        error: e instanceof Error ? e.message : String(e),
+        error: errorText(e),
       });
     }
   }
@@ -114,7 +121,7 @@ export class ApiEventRecorder implements EventRecorder {
     } catch (e) {
       this.#options.log.debug('no uid for the event object', {
         object: meta.name,
-        error: e instanceof Error ? e.message : String(e),
+        error: errorText(e),
       });
       return meta;
     }
@@ -139,13 +146,19 @@ export class ApiEventRecorder implements EventRecorder {
     }
   }
 
-  async #create(
-    ref: ResourceRef,
-    object: ApiObject,
-    namespace: string,
-    key: string,
-    what: { type: EventType; reason: string; message: string },
-  ): Promise<void> {
+  async #create({
+    ref,
+    object,
+    namespace,
+    key,
+    what,
+  }: {
+    readonly ref: ResourceRef;
+    readonly object: ApiObject;
+    readonly namespace: string;
+    readonly key: string;
+    readonly what: { type: EventType; reason: string; message: string };
+  }): Promise<void> {
     const { client, clock, component, host } = this.#options;
     const now = clock.now();
     const meta = object.metadata;

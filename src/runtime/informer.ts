@@ -24,6 +24,7 @@ import type {
   ResourceRef,
 } from '../ports/resource-client.js';
 import { isStatusError } from '../api/meta/v1/status-error.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface InformerHandlers<T> {
   onAdd?(object: T): void;
@@ -40,7 +41,7 @@ export interface InformerBackoff {
   readonly resetAfterMs: number;
 }
 
-export const DefaultInformerBackoff: InformerBackoff = {
+const DefaultInformerBackoff: InformerBackoff = {
   initialMs: 800,
   maxMs: 30_000,
   resetAfterMs: 120_000,
@@ -191,7 +192,7 @@ export class Informer<T extends ApiObject = ApiObject> implements SyncedSource {
       }
       log.warn('list/watch failed, restarting', {
         resource: ref.plural,
-        error: e instanceof Error ? e.message : String(e),
+        error: errorText(e),
       });
       return 'error';
     }
@@ -359,7 +360,7 @@ export class Informer<T extends ApiObject = ApiObject> implements SyncedSource {
   #handlerFailed(e: unknown): void {
     this.#options.log.error('informer event handler failed', {
       resource: this.ref.plural,
-      error: e instanceof Error ? e.message : String(e),
+      error: errorText(e),
     });
   }
 

@@ -23,6 +23,7 @@ import { Resources } from '../api/resource-refs.js';
 import { rfc3339Micro, type Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface LeaderElectionTimings {
   /** How long a non-leader waits after the last observed renewal before taking over. */
@@ -121,7 +122,7 @@ export class LeaderElector {
     const work = Promise.resolve()
       .then(() => onStartedLeading(leading.signal))
       .catch((e: unknown) => {
-        log.error('leader work failed', { error: e instanceof Error ? e.message : String(e) });
+        log.error('leader work failed', { error: errorText(e) });
       });
     try {
       await this.#renewLoop(signal);
@@ -144,7 +145,7 @@ export class LeaderElector {
         return true;
       }
       const wait = retryPeriodMs * (1 + this.#random() * JitterFactor);
-      if (!(await sleep(clock, wait, signal))) break;
+      if (!(await waitedOut(clock, wait, signal))) break;
     }
     return false;
   }
@@ -153,7 +154,7 @@ export class LeaderElector {
   async #renewLoop(signal: AbortSignal): Promise<void> {
     const { clock, retryPeriodMs, renewDeadlineMs, log } = this.#config;
     for (;;) {
-      if (!(await sleep(clock, retryPeriodMs, signal))) return;
+      if (!(await waitedOut(clock, retryPeriodMs, signal))) return;
       const renewed = await this.#renewWithin(clock.now() + renewDeadlineMs, signal);
       if (renewed === 'aborted') return;
       if (!renewed) {
@@ -181,7 +182,7 @@ export class LeaderElector {
       if (renewed) return true;
       const left = deadline - clock.now();
       if (left <= 0) return false;
-      if (!(await sleep(clock, Math.min(retryPeriodMs, left), signal))) return 'aborted';
+      if (!(await waitedOut(clock, Math.min(retryPeriodMs, left), signal))) return 'aborted';
       if (clock.now() >= deadline) return false;
     }
   }
@@ -230,7 +231,7 @@ export class LeaderElector {
   /** Losing a race is routine; any other refusal (a missing grant, the API down) is an error to see, as client-go logs it. */
   #attemptFailed(e: unknown): void {
     const { log } = this.#config;
-    const fields = { lease: this.#leaseName(), error: e instanceof Error ? e.message : String(e) };
+    const fields = { lease: this.#leaseName(), error: errorText(e) };
     if (isStatusError(e, 'Conflict') || isStatusError(e, 'AlreadyExists'))
       log.debug('lease acquire/renew attempt failed', fields);
     else log.error('lease acquire/renew attempt failed', fields);
@@ -305,7 +306,7 @@ export class LeaderElector {
     } catch (e) {
       log.warn('failed to release leader lease', {
         lease: this.#leaseName(),
-        error: e instanceof Error ? e.message : String(e),
+        error: errorText(e),
       });
     }
   }
@@ -315,8 +316,8 @@ export class LeaderElector {
   }
 }
 
-/** Sleeps; false when the signal aborted (instead of throwing). */
-async function sleep(clock: Clock, ms: number, signal: AbortSignal): Promise<boolean> {
+/** Waits on the injected clock; false when the signal aborted (instead of throwing). */
+async function waitedOut(clock: Clock, ms: number, signal: AbortSignal): Promise<boolean> {
   if (signal.aborted) return false;
   try {
     await clock.sleep(ms, signal);

@@ -16,6 +16,7 @@ import type { Logger } from '../ports/logger.js';
 import type { Controller } from './controller.js';
 import type { SyncedSource } from './informer.js';
 import { LeaderElector, type LeaderElectionConfig } from './leader-election.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface Runnable {
   run(signal: AbortSignal): Promise<void>;
@@ -114,7 +115,7 @@ export class Manager {
     const guard: Guard = (what, under, p) =>
       p.catch((e: unknown) => {
         if (under.aborted) return;
-        log.error(`${what} failed`, { error: e instanceof Error ? e.message : String(e) });
+        log.error(`${what} failed`, { error: errorText(e) });
         fail(e);
       });
 

@@ -7,6 +7,7 @@ import { isStatusError } from '../api/meta/v1/status-error.js';
 import type { MachineConfiguration } from '../api/operator/v1/machine-configuration.js';
 import { Resources } from '../api/resource-refs.js';
 import type { ResourceClient } from '../ports/resource-client.js';
+import { errorText } from '../lib/error-text.js';
 
 export type MachineConfigurationRead =
   | { readonly kind: 'found'; readonly object: MachineConfiguration }
@@ -15,8 +16,6 @@ export type MachineConfigurationRead =
   | { readonly kind: 'forbidden'; readonly message: string }
   /** Any other failure of the GET (the server unreachable, say): worth another try. */
   | { readonly kind: 'failed'; readonly message: string };
-
-const text = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export async function readMachineConfiguration(
   client: ResourceClient,
@@ -32,8 +31,8 @@ export async function readMachineConfiguration(
     return { kind: 'found', object };
   } catch (e) {
     if (isStatusError(e, 'NotFound')) return { kind: 'absent' };
-    if (isStatusError(e, 'Forbidden')) return { kind: 'forbidden', message: text(e) };
+    if (isStatusError(e, 'Forbidden')) return { kind: 'forbidden', message: errorText(e) };
     if (signal?.aborted === true) throw e;
-    return { kind: 'failed', message: text(e) };
+    return { kind: 'failed', message: errorText(e) };
   }
 }

@@ -23,7 +23,7 @@ export interface RateLimiterOptions {
   readonly maxDelayMs?: number;
 }
 
-export const DefaultRateLimiter = { baseDelayMs: 5, maxDelayMs: 1_000_000 } as const;
+const DefaultRateLimiter = { baseDelayMs: 5, maxDelayMs: 1_000_000 } as const;
 
 /** Per-key exponential backoff: `base · 2^n` for the n-th consecutive failure, capped at `max`. */
 export class ExponentialBackoffRateLimiter<K> {

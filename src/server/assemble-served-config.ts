@@ -24,7 +24,7 @@ import type { ServingInputs } from './config-source.js';
 import { machineConfigJson } from './machine-config-json.js';
 
 /** Paths of the files the server adds (upstream constants). */
-export const ServedPath = {
+const ServedPath = {
   kubeletCa: '/etc/kubernetes/kubelet-ca.crt',
   cloudProviderCa: '/etc/kubernetes/static-pod-resources/configmaps/cloud-config/ca-bundle.pem',
   nodeAnnotations: '/etc/machine-config-daemon/node-annotations.json',
@@ -79,7 +79,7 @@ function bytesField(value: string | null | undefined): Uint8Array {
 }
 
 /** `{…/currentConfig, …/desiredConfig, …/firstPivotConfig, …/state: Done}`, keys sorted. */
-export function nodeAnnotationsJson(configName: string): string {
+function nodeAnnotationsJson(configName: string): string {
   const annotations: Record<string, string> = {
     [Annotation.currentConfig]: configName,
     [Annotation.desiredConfig]: configName,

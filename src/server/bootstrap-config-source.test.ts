@@ -3,7 +3,11 @@ import { stringify } from 'yaml';
 import { BootstrapConfigSource, type VersionedBytes } from './bootstrap-config-source.js';
 import { describeConfigSourceError } from './config-source.js';
 import { createMachineConfigServerApp } from './create-machine-config-server-app.js';
-import { recordingLogger, testControllerConfig, testRenderedConfig } from './testing.js';
+import {
+  recordingLogger,
+  testControllerConfig,
+  testRenderedConfig,
+} from '../../test/support/mcs-test-inputs.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const name = 'rendered-master-0123';

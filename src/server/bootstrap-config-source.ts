@@ -13,6 +13,7 @@ import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-c
 import type { Result } from '../lib/result.js';
 import { err, ok } from '../lib/result.js';
 import type { ConfigSource, ConfigSourceError, ServingInputs } from './config-source.js';
+import { errorText } from '../lib/error-text.js';
 
 /** A file's bytes and a token that changes whenever the file does. */
 export interface VersionedBytes {
@@ -21,7 +22,7 @@ export interface VersionedBytes {
 }
 
 /** Reads files under the bootstrap folder; undefined when the file does not exist. */
-export interface BootstrapFiles {
+interface BootstrapFiles {
   read(relativePath: string): Promise<VersionedBytes | undefined>;
 }
 
@@ -31,9 +32,9 @@ export interface BootstrapConfigSourceOptions {
   readonly kubeconfig: () => Promise<VersionedBytes | undefined>;
 }
 
-export const BootstrapPools: readonly string[] = ['master', 'arbiter'];
+const BootstrapPools: readonly string[] = ['master', 'arbiter'];
 
-export const BootstrapPaths = {
+const BootstrapPaths = {
   pool: (pool: string) => `machine-pools/${pool}.yaml`,
   machineConfig: (name: string) => `machine-configs/${name}.yaml`,
   controllerConfig: 'controller-config/machine-config-controller.yaml',
@@ -63,7 +64,7 @@ export class BootstrapConfigSource implements ConfigSource {
       return err({
         kind: 'Unreadable',
         what: path,
-        message: e instanceof Error ? e.message : String(e),
+        message: errorText(e),
       });
     }
   }
@@ -75,7 +76,7 @@ export class BootstrapConfigSource implements ConfigSource {
       return err({
         kind: 'Unreadable',
         what: path,
-        message: e instanceof Error ? e.message : String(e),
+        message: errorText(e),
       });
     }
   }

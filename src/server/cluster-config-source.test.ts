@@ -11,7 +11,7 @@ import type {
 } from '../ports/resource-client.js';
 import { ClusterConfigSource, servedConfigName } from './cluster-config-source.js';
 import { describeConfigSourceError } from './config-source.js';
-import { testControllerConfig, testRenderedConfig } from './testing.js';
+import { testControllerConfig, testRenderedConfig } from '../../test/support/mcs-test-inputs.js';
 
 /** An in-memory API: lists what it holds, streams later changes to open watches. */
 function fakeClient() {

@@ -24,7 +24,7 @@ import type { ConfigSource, ConfigSourceError, ServingInputs } from './config-so
 import { WatchCache } from './watch-cache.js';
 
 /** The ConfigMap whose `ca-bundle.crt` is the node kubeconfig's CA, when it exists. */
-export const KubeconfigDataConfigMap = 'kubeconfig-data';
+const KubeconfigDataConfigMap = 'kubeconfig-data';
 
 export interface ClusterConfigSourceOptions {
   readonly client: ResourceClient;

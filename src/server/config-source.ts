@@ -10,7 +10,7 @@ import type { MachineConfig } from '../api/machineconfiguration/v1/machine-confi
 import type { Result } from '../lib/result.js';
 
 /** A file added to the served config verbatim (bootstrap `--bootstrap-certs`). */
-export interface ExtraFile {
+interface ExtraFile {
   readonly path: string;
   readonly contents: Uint8Array;
 }

@@ -17,7 +17,7 @@ import {
   testControllerConfig,
   testInputs,
   testRenderedConfig,
-} from './testing.js';
+} from '../../test/support/mcs-test-inputs.js';
 
 const Ign = (v: string) => `application/vnd.coreos.ignition+json;version=${v}, */*;q=0.1`;
 

@@ -4,7 +4,7 @@
  * `MarshalIndent(mc, "", "    ")` for `/etc/mcs-machine-config-content.json`.
  */
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
-import { goQuote } from '../ignition/serialize.js';
+import { clarketmJsonString } from '../lib/go/clarketm-json-string.js';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 /** Keys in the order they are written. */
@@ -131,13 +131,14 @@ const MachineConfigFields: readonly Field[] = [
 
 function write(v: Json, indent: string, depth: number): string {
   if (v === null) return 'null';
-  if (typeof v === 'string') return goQuote(v);
+  if (typeof v === 'string') return clarketmJsonString(v);
   if (typeof v === 'number') return Number.isInteger(v) ? String(v) : JSON.stringify(v);
   if (typeof v === 'boolean') return v ? 'true' : 'false';
   const items: string[] = Array.isArray(v)
     ? v.map((x) => write(x, indent, depth + 1))
     : Object.entries(v).map(
-        ([k, x]) => `${goQuote(k)}:${indent === '' ? '' : ' '}${write(x, indent, depth + 1)}`,
+        ([k, x]) =>
+          `${clarketmJsonString(k)}:${indent === '' ? '' : ' '}${write(x, indent, depth + 1)}`,
       );
   const [open, close] = Array.isArray(v) ? ['[', ']'] : ['{', '}'];
   if (items.length === 0) return open + close;

@@ -12,6 +12,7 @@ import type {
   ResourceClient,
   ResourceRef,
 } from '../ports/resource-client.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface WatchCacheOptions {
   readonly client: ResourceClient;
@@ -102,7 +103,7 @@ export class WatchCache<T extends ApiObject> {
         if (aborted()) return;
         this.#o.log.warn('list/watch failed; retrying', {
           resource: this.#o.ref.plural,
-          error: e instanceof Error ? e.message : String(e),
+          error: errorText(e),
           retryInMs: backoff,
         });
         try {

@@ -22,9 +22,9 @@ import {
 import { CliError } from './cli-io.js';
 import { formatKubeconfig } from './kubeconfig.js';
 
-export const TokenFileName = 'tokens.csv';
+const TokenFileName = 'tokens.csv';
 /** The key ServiceAccount tokens are signed with (kube-apiserver's `--service-account-signing-key-file`). */
-export const ServiceAccountKeyFileName = 'sa.key';
+const ServiceAccountKeyFileName = 'sa.key';
 
 export function kubeconfigFileName(identity: SystemIdentityName): string {
   return `${identity}.kubeconfig`;

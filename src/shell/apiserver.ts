@@ -60,6 +60,7 @@ import {
 import { CliError } from './cli-io.js';
 import type { Logger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface ApiServerConfig {
   readonly dataDir: string;
@@ -142,7 +143,7 @@ function every(
     running = true;
     task()
       .catch((e: unknown) => {
-        log.warn(`${name} failed`, { error: e instanceof Error ? e.message : String(e) });
+        log.warn(`${name} failed`, { error: errorText(e) });
       })
       .finally(() => {
         running = false;
@@ -196,10 +197,9 @@ async function openStorage(config: ApiServerConfig, log: Logger): Promise<Storag
     try {
       return await EtcdStorage.open({ ...etcd, log: log.child({ part: 'etcd' }) });
     } catch (e) {
-      throw new CliError(
-        `cannot reach etcd at ${etcd.endpoints.join(',')}: ${e instanceof Error ? e.message : String(e)}`,
-        { cause: e },
-      );
+      throw new CliError(`cannot reach etcd at ${etcd.endpoints.join(',')}: ${errorText(e)}`, {
+        cause: e,
+      });
     }
   }
   // owner-only files, WAL and shared memory included: it holds Secrets, node credentials among them
@@ -350,10 +350,9 @@ export async function startApiServer(
     port = await listen(server, config.port, config.host);
   } catch (e) {
     await storage.close();
-    throw new CliError(
-      `cannot listen on ${config.host}:${config.port}: ${e instanceof Error ? e.message : String(e)}`,
-      { cause: e },
-    );
+    throw new CliError(`cannot listen on ${config.host}:${config.port}: ${errorText(e)}`, {
+      cause: e,
+    });
   }
   const url = serverUrl(config, port);
   writeKubeconfigs(config.dataDir, url, pki.caCertPem, credentials);
@@ -434,7 +433,7 @@ export async function runApiServer(config: ApiServerConfig): Promise<void> {
         process.exit(0);
       })
       .catch((e: unknown) => {
-        log.error('shutdown failed', { error: e instanceof Error ? e.message : String(e) });
+        log.error('shutdown failed', { error: errorText(e) });
         process.exit(1);
       });
   };

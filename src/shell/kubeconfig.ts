@@ -30,7 +30,7 @@ function userEntry(u: KubeconfigUser): Record<string, string> {
   };
 }
 
-export const KubeconfigClusterName = 'mco';
+const KubeconfigClusterName = 'mco';
 
 export function formatKubeconfig(p: KubeconfigParams & KubeconfigUser): string {
   const context = `${p.userName}@${KubeconfigClusterName}`;

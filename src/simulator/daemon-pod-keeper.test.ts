@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DaemonSet } from '../api/apps/v1/daemon-set.js';
 import type { Pod } from '../api/core/v1/pod.js';
 import { Resources } from '../api/resource-refs.js';
-import { FakeClient } from '../controller/testing/fake-client.js';
+import { FakeClient } from '../../test/support/fake-client.js';
 import type {
   DaemonContainerRecord,
   DaemonContainerRecordStore,

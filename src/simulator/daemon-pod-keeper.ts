@@ -35,6 +35,7 @@ import {
   daemonSetStatus,
   DaemonSetName,
 } from './daemon-pod.js';
+import { errorText } from '../lib/error-text.js';
 
 export interface DaemonPodKeeperOptions {
   readonly nodeName: string;
@@ -151,7 +152,7 @@ export class DaemonPodKeeper {
   #warn(e: unknown): void {
     this.#o.log.warn('could not update the daemon pod; retrying', {
       node: this.#o.nodeName,
-      error: e instanceof Error ? e.message : String(e),
+      error: errorText(e),
     });
   }
 

@@ -14,12 +14,12 @@ import type { ContainerInstance } from '../ports/daemon-container-record.js';
 export const DaemonNamespace = 'openshift-machine-config-operator';
 export const DaemonSetName = 'machine-config-daemon';
 export const DaemonContainerName = 'machine-config-daemon';
-export const DaemonAppLabel = { 'k8s-app': 'machine-config-daemon' } as const;
+const DaemonAppLabel = { 'k8s-app': 'machine-config-daemon' } as const;
 export const DaemonPodSelector = 'k8s-app=machine-config-daemon';
-export const DefaultContainerAnnotation = 'kubectl.kubernetes.io/default-container';
+const DefaultContainerAnnotation = 'kubectl.kubernetes.io/default-container';
 
 /** What the container runs: the image `deploy/` names, with the daemon's arguments there. */
-export function daemonContainer(image: string): Container & Record<string, unknown> {
+function daemonContainer(image: string): Container & Record<string, unknown> {
   return {
     name: DaemonContainerName,
     image,

@@ -6,7 +6,7 @@ import { makeTmpDir, type TmpDir } from '../../test/support/tmp-dir.js';
 import { createRootedNodeFiles } from '../adapters/rooted-node-files.js';
 import type { CertificateSigningRequest } from '../api/certificates/v1/certificate-signing-request.js';
 import { Resources } from '../api/resource-refs.js';
-import { FakeClient } from '../controller/testing/fake-client.js';
+import { FakeClient } from '../../test/support/fake-client.js';
 import type { Clock } from '../ports/clock.js';
 import { silentLogger } from '../ports/logger.js';
 import {

@@ -44,11 +44,12 @@ import type { Clock } from '../ports/clock.js';
 import type { NodeFiles } from '../ports/host.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
+import { errorText } from '../lib/error-text.js';
 
 export const BootstrapKubeconfigPath = '/etc/kubernetes/kubeconfig';
 export const KubeletKubeconfigPath = '/var/lib/kubelet/kubeconfig';
 export const KubeletKeyPath = '/var/lib/kubelet/pki/kubelet-client.key.tmp';
-export const KubeletClientPemPath = '/var/lib/kubelet/pki/kubelet-client-current.pem';
+const KubeletClientPemPath = '/var/lib/kubelet/pki/kubelet-client-current.pem';
 
 /** A node's API identity: a client and the kubeconfig (a path on this machine) behind it. */
 export interface NodeCredentials {
@@ -103,7 +104,7 @@ const decoder = new TextDecoder();
 const b64 = (text: string): string => Buffer.from(text).toString('base64');
 
 /** The kubeconfig the kubelet writes after bootstrapping, with the credentials inline. */
-export function kubeletKubeconfig(o: {
+function kubeletKubeconfig(o: {
   readonly server: string;
   readonly caData: string;
   readonly certificatePem: string;
@@ -229,7 +230,7 @@ export class KubeletCredentials implements NodeIdentity {
         return `the certificate is valid from ${cert.validFrom}`;
       return undefined;
     } catch (e) {
-      return e instanceof Error ? e.message : String(e);
+      return errorText(e);
     }
   }
 
@@ -308,7 +309,13 @@ export class KubeletCredentials implements NodeIdentity {
       }
       if (outcome.kind === 'refused') throw new Error(outcome.message);
       if (signal?.aborted === true) throw new Error('stopped while waiting for the certificate');
-      await this.#watchFor(client, name, csr.metadata.resourceVersion, pollMs, signal);
+      await this.#watchFor({
+        client,
+        name,
+        resourceVersion: csr.metadata.resourceVersion,
+        pollMs,
+        signal,
+      });
       csr = await client.get<CertificateSigningRequest>(Resources.certificateSigningRequest, name);
       if (csrOutcome(csr).kind === 'pending')
         this.#o.log.info('waiting for the client certificate to be approved and signed', {
@@ -323,13 +330,19 @@ export class KubeletCredentials implements NodeIdentity {
    * fails or ends early still waits out the period, so a server that refuses watches is asked
    * again once a period, not in a loop.
    */
-  async #watchFor(
-    client: ResourceClient,
-    name: string,
-    resourceVersion: string | undefined,
-    pollMs: number,
-    signal?: AbortSignal,
-  ): Promise<void> {
+  async #watchFor({
+    client,
+    name,
+    resourceVersion,
+    pollMs,
+    signal,
+  }: {
+    readonly client: ResourceClient;
+    readonly name: string;
+    readonly resourceVersion: string | undefined;
+    readonly pollMs: number;
+    readonly signal?: AbortSignal | undefined;
+  }): Promise<void> {
     const stop = new AbortController();
     const onAbort = (): void => {
       stop.abort();

@@ -9,8 +9,8 @@ import type { OwnerReference } from '../api/meta/v1/owner-reference.js';
 import type { BootedOs, NodeDefinition } from '../ports/node-machine.js';
 
 /** The kubelet version simulated nodes report (OpenShift 4.16's Kubernetes). */
-export const SimulatedKubeletVersion = 'v1.29.5';
-export const SimulatedContainerRuntime = 'cri-o://1.29.5-simulated';
+const SimulatedKubeletVersion = 'v1.29.5';
+const SimulatedContainerRuntime = 'cri-o://1.29.5-simulated';
 export const WorkloadNamespace = 'default';
 export const WorkloadLabel = 'mco.simulator/workload';
 
@@ -36,13 +36,19 @@ export type ReadyState =
   | { readonly ready: true }
   | { readonly ready: false; readonly reason: string; readonly message: string };
 
-const pressure = (
-  type: string,
-  reason: string,
-  message: string,
-  now: string,
-  previous?: NodeCondition,
-): NodeCondition => ({
+const pressure = ({
+  type,
+  reason,
+  message,
+  now,
+  previous,
+}: {
+  readonly type: string;
+  readonly reason: string;
+  readonly message: string;
+  readonly now: string;
+  readonly previous?: NodeCondition | undefined;
+}): NodeCondition => ({
   type,
   status: 'False',
   lastHeartbeatTime: now,
@@ -55,7 +61,7 @@ const pressure = (
  * The kubelet's conditions at `now`; a condition keeps its lastTransitionTime while its status
  * does not change.
  */
-export function nodeConditions(
+function nodeConditions(
   state: ReadyState,
   now: string,
   previous: readonly NodeCondition[] = [],
@@ -64,27 +70,27 @@ export function nodeConditions(
   const readyStatus = state.ready ? 'True' : 'False';
   const oldReady = prev('Ready');
   return [
-    pressure(
-      'MemoryPressure',
-      'KubeletHasSufficientMemory',
-      'kubelet has sufficient memory available',
+    pressure({
+      type: 'MemoryPressure',
+      reason: 'KubeletHasSufficientMemory',
+      message: 'kubelet has sufficient memory available',
       now,
-      prev('MemoryPressure'),
-    ),
-    pressure(
-      'DiskPressure',
-      'KubeletHasNoDiskPressure',
-      'kubelet has no disk pressure',
+      previous: prev('MemoryPressure'),
+    }),
+    pressure({
+      type: 'DiskPressure',
+      reason: 'KubeletHasNoDiskPressure',
+      message: 'kubelet has no disk pressure',
       now,
-      prev('DiskPressure'),
-    ),
-    pressure(
-      'PIDPressure',
-      'KubeletHasSufficientPID',
-      'kubelet has sufficient PID available',
+      previous: prev('DiskPressure'),
+    }),
+    pressure({
+      type: 'PIDPressure',
+      reason: 'KubeletHasSufficientPID',
+      message: 'kubelet has sufficient PID available',
       now,
-      prev('PIDPressure'),
-    ),
+      previous: prev('PIDPressure'),
+    }),
     {
       type: 'Ready',
       status: readyStatus,
@@ -162,7 +168,7 @@ export function newNodeObject(def: NodeDefinition, osId: string): Node {
 }
 
 /** The "ReplicaSet" the node's workload pods name as their controller. */
-export function workloadOwner(nodeName: string, uid: string): OwnerReference {
+function workloadOwner(nodeName: string, uid: string): OwnerReference {
   return {
     apiVersion: 'apps/v1',
     kind: 'ReplicaSet',

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Node } from '../api/core/v1/node.js';
 import type { Pod } from '../api/core/v1/pod.js';
 import { Resources } from '../api/resource-refs.js';
-import { FakeClient } from '../controller/testing/fake-client.js';
+import { FakeClient } from '../../test/support/fake-client.js';
 import { silentLogger } from '../ports/logger.js';
 import type {
   BootedOs,

@@ -29,6 +29,7 @@ import type { ResourceClient } from '../ports/resource-client.js';
 import type { DaemonPodKeeper } from './daemon-pod-keeper.js';
 import { SimulatedKubelet } from './kubelet.js';
 import type { NodeCredentials, NodeIdentity } from './kubelet-credentials.js';
+import { errorText } from '../lib/error-text.js';
 
 /**
  * The file Ignition writes from the served config that makes the first-boot step run
@@ -61,7 +62,7 @@ export function expandCommand(
 }
 
 /** Upstream's `--kubelet-healthz-endpoint` default. */
-export const UpstreamKubeletHealthzUrl = 'http://localhost:10248/healthz';
+const UpstreamKubeletHealthzUrl = 'http://localhost:10248/healthz';
 
 const isAborted = (signal?: AbortSignal): boolean => signal?.aborted === true;
 
@@ -247,7 +248,7 @@ export class NodeSupervisor {
       } catch (e) {
         if (isAborted(signal)) return undefined;
         this.#log().warn('obtaining the node identity failed; retrying', {
-          error: e instanceof Error ? e.message : String(e),
+          error: errorText(e),
           retryInMs: delay,
         });
       }
@@ -269,7 +270,7 @@ export class NodeSupervisor {
       } catch (e) {
         if (isAborted(signal)) return;
         this.#log().warn('registering the node failed; retrying', {
-          error: e instanceof Error ? e.message : String(e),
+          error: errorText(e),
           retryInMs: delay,
         });
       }
@@ -406,7 +407,7 @@ export class NodeSupervisor {
       if (await this.#o.machine.shutdown()) this.#log().info('deployed the staged OS change');
     } catch (e) {
       this.#log().error('deploying the staged OS change failed; the previous deployment boots', {
-        error: e instanceof Error ? e.message : String(e),
+        error: errorText(e),
       });
     }
   }

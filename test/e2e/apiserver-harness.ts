@@ -13,7 +13,7 @@ export const RepoRoot = fileURLToPath(new URL('../..', import.meta.url));
 const McoBin = join(RepoRoot, 'bin/mco.js');
 
 /** Where the versioned kubectl binaries (kubectl.1.27 … kubectl.1.33) sit next to the dispatcher. */
-export const KubectlDir = dirname(
+const KubectlDir = dirname(
   realpathSync(execFileSync('sh', ['-c', 'command -v kubectl'], { encoding: 'utf8' }).trim()),
 );
 

@@ -41,8 +41,7 @@ export { sleep, until };
 export const Namespace = 'openshift-machine-config-operator';
 export const Minute = 60_000;
 export const BootRef = 'testos/x86_64/stable';
-export const InitialSshKey =
-  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIInitialKeyOfTheDaemonE2e core@install';
+const InitialSshKey = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIInitialKeyOfTheDaemonE2e core@install';
 
 function mcoAsync(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {

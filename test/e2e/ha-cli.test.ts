@@ -4,6 +4,7 @@
  * refused, `down` stops it and every process it started; a second `up` on the same folder brings
  * the same cluster back (etcd members rejoin on their data dirs, the objects are still there).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,8 +28,6 @@ function runMco(args: readonly string[]): Promise<RunResult> {
     });
   });
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function alive(pid: number): boolean {
   try {

@@ -4,6 +4,7 @@
  * closes its clients) and ManagedProcess (output to a log file, stop by PID stays down, a crash
  * is restarted by the policy).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,8 +12,6 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ManagedProcess } from '../../src/adapters/managed-process.js';
 import { TcpFailoverProxy, type ProxyBackend } from '../../src/adapters/tcp-failover-proxy.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function until(what: string, probe: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -6,6 +6,7 @@
  * comes back, the same API server processes (not restarted) take writes again, and a watch opened
  * before the loss delivers them.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,8 +30,6 @@ const SlackMs = 4000;
  */
 const Unavailable =
   /^Internal error occurred: (get|list) \/registry\/core\/\S+: etcd unavailable: no member with quorum answered( within 2000 ms|: connect ECONNREFUSED 127\.0\.0\.1:\d+)?$/;
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function configMap(name: string): ConfigMap {
   return { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace: Ns }, data: {} };

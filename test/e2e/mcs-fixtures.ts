@@ -105,7 +105,7 @@ export function userConfig(role: string): MachineConfig {
   };
 }
 
-export function templates(): TemplateFile[] {
+function templates(): TemplateFile[] {
   const dir = join(RepoRoot, 'templates');
   const walk = (d: string): string[] =>
     readdirSync(d).flatMap((e) => {

@@ -3,6 +3,7 @@
  * ports, the built `mco server` as a process (stopped by PID), and the real Ignition 2.14 run
  * stage by stage against a scratch root (docs/reference/tools.md §1.3–1.4).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -15,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 export const RepoRoot = fileURLToPath(new URL('../..', import.meta.url));
 export const McoBin = join(RepoRoot, 'bin/mco.js');
-export const IgnitionBin = '/usr/lib/dracut/modules.d/30ignition/ignition';
+const IgnitionBin = '/usr/lib/dracut/modules.d/30ignition/ignition';
 export const IgnitionAccept = 'application/vnd.coreos.ignition+json;version=3.3.0, */*;q=0.1';
 
 const DayMs = 86_400_000;
@@ -96,7 +97,7 @@ export async function makeCa(): Promise<TestCa> {
   };
 }
 
-export function freePort(): Promise<number> {
+function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const s = createServer();
     s.once('error', reject);
@@ -137,8 +138,6 @@ function healthz(port: number): Promise<number> {
     req.end();
   });
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export async function startServer(
   args: readonly string[],

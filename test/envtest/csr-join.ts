@@ -11,7 +11,7 @@ import { nodeCertificateRequest } from '../support/kube-apiserver-pki.js';
 import type { TestKubeApiServer } from '../support/kube-apiserver.js';
 import { until } from '../support/until.js';
 
-export const KubeletClientSigner = 'kubernetes.io/kube-apiserver-client-kubelet';
+const KubeletClientSigner = 'kubernetes.io/kube-apiserver-client-kubelet';
 
 interface Csr {
   metadata: { name: string; resourceVersion?: string };

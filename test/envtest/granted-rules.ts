@@ -20,7 +20,7 @@ interface Binding {
 }
 
 /** Granted to every authenticated user by the built-in `system:basic-user` ClusterRole. */
-export const BasicUserRows: ReadonlyMap<string, ReadonlySet<string>> = new Map([
+const BasicUserRows: ReadonlyMap<string, ReadonlySet<string>> = new Map([
   ['selfsubjectaccessreviews.authorization.k8s.io []', new Set(['create'])],
   ['selfsubjectrulesreviews.authorization.k8s.io []', new Set(['create'])],
 ]);

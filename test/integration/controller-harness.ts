@@ -27,7 +27,7 @@ import { eventually, startApiServer, type ApiServerProcess } from '../e2e/apiser
 export { eventually };
 
 /** Metrics kept in maps, for assertions. */
-export class RecordingMetrics implements McoMetrics {
+class RecordingMetrics implements McoMetrics {
   readonly pools = new Map<string, PoolMachineCounts>();
   readonly drainErrors = new Set<string>();
   setPoolCounts(pool: string, counts: PoolMachineCounts): void {
@@ -339,6 +339,4 @@ export function desiredOf(node: Node): string {
   return node.metadata.annotations?.[`${A}desiredConfig`] ?? '';
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
+export { setTimeout as sleep } from 'node:timers/promises';

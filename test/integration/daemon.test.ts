@@ -12,6 +12,7 @@
  * an unreconcilable config; a failed write retried without going back to Working; SIGTERM
  * during an update.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -38,7 +39,6 @@ import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
 import { until } from '../support/until.js';
 
 const NodeName = 'worker-0';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let server: ApiServerHandle;
 let admin: HttpsResourceClient;

@@ -6,6 +6,7 @@
  * writes and watches, quorum loss (Unavailable within the request timeout, work resumes when a
  * member returns), and a watch whose member comes back after its revision was compacted.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Etcd3 } from 'etcd3';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -19,8 +20,8 @@ import {
   type Storage,
   type WatchEvent,
 } from '../../src/ports/storage.js';
-import { describeStorageContract } from '../../src/ports/storage.contract.js';
-import { describeSizeLimits } from '../../src/apiserver/store/size-limits.contract.js';
+import { describeStorageContract } from '../support/storage-contract.js';
+import { describeSizeLimits } from '../support/size-limits-contract.js';
 import { TestEtcdCluster } from '../support/etcd-cluster.js';
 
 const cluster = await TestEtcdCluster.start();
@@ -50,8 +51,6 @@ describeStorageContract('EtcdStorage (3 members)', () => openStore(), {
 });
 
 describeSizeLimits('EtcdStorage (3 members)', () => openStore());
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function failure(call: Promise<unknown>): Promise<StorageError> {
   try {

@@ -1,5 +1,5 @@
 /**
- * The ostree Host against real OSTree sysroots: the Host contract (src/ports/host.contract.ts) on a
+ * The ostree Host against real OSTree sysroots: the Host contract (test/support/host-contract.ts) on a
  * node made from the repository's boot image (images/rootfs/testos), then what only this host has:
  * `ostree admin status --sysroot` and the BLS entries after a simulated reboot, the /etc three-way
  * merge into a new deployment, /usr/local on the stateroot's /var, symlinks resolved inside the
@@ -15,7 +15,7 @@ import { createOstreeHost } from '../../src/adapters/ostree-host.js';
 import { createOstreeNodeMachine } from '../../src/adapters/ostree-node-machine.js';
 import { buildOstreeCommit, readModesFile } from '../../src/adapters/ostree-repo.js';
 import type { Host } from '../../src/ports/host.js';
-import { describeHostContract, type HostContractFixture } from '../../src/ports/host.contract.js';
+import { describeHostContract, type HostContractFixture } from '../support/host-contract.js';
 import type { NodeMachine } from '../../src/ports/node-machine.js';
 import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
 

@@ -14,7 +14,7 @@ export async function ecKeys(): Promise<webcrypto.CryptoKeyPair> {
   return webcrypto.subtle.generateKey(Ec, true, ['sign', 'verify']);
 }
 
-export async function keyPem(keys: webcrypto.CryptoKeyPair): Promise<string> {
+async function keyPem(keys: webcrypto.CryptoKeyPair): Promise<string> {
   const der = await webcrypto.subtle.exportKey('pkcs8', keys.privateKey);
   return x509.PemConverter.encode(der, 'PRIVATE KEY');
 }

@@ -31,7 +31,7 @@ export function mc(
   };
 }
 
-export const dataUrl = (text: string): string => `data:,${encodeURIComponent(text)}`;
+const dataUrl = (text: string): string => `data:,${encodeURIComponent(text)}`;
 
 export function file(path: string, text: string, mode = 0o644) {
   return { path, mode, contents: { source: dataUrl(text) } };

@@ -10,10 +10,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Packages beyond minbase: systemctl and ostree, the host tools the tests run in the root. */
-export const DebianRootPackages = ['systemd', 'ostree'] as const;
+const DebianRootPackages = ['systemd', 'ostree'] as const;
 
 /** Where made roots are kept between runs (`MCO_TEST_CACHE`, else the temp folder). */
-export function testCacheDir(): string {
+function testCacheDir(): string {
   return process.env['MCO_TEST_CACHE'] ?? join(tmpdir(), 'mco-test-cache');
 }
 

@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { access, constants } from 'node:fs/promises';
 import { formatPath, type Report } from '../../src/ignition/report.js';
 
-export const IgnitionValidatePath = '/usr/bin/ignition-validate';
+const IgnitionValidatePath = '/usr/bin/ignition-validate';
 
 export interface OracleEntry {
   readonly kind: string;

@@ -26,7 +26,7 @@ import { sleep } from './until.js';
 export const KubeApiserverEnv = 'MCO_TEST_KUBE_APISERVER';
 
 /** The kubectl within the supported skew of a v1.26 server. */
-export const EnvtestKubectlVersion = '1.27';
+const EnvtestKubectlVersion = '1.27';
 
 const live = new Set<TestKubeApiServer>();
 let hooked = false;

@@ -9,7 +9,7 @@ import type {
 } from '../../src/api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
 
-export const RoleLabel = 'machineconfiguration.openshift.io/role';
+const RoleLabel = 'machineconfiguration.openshift.io/role';
 
 export function mc(
   name: string,

@@ -23,7 +23,7 @@ const ClockTicks = ((): number => {
 })();
 
 /** User + system CPU seconds a live process has used so far (undefined once it is gone). */
-export function cpuSeconds(pid: number): number | undefined {
+function cpuSeconds(pid: number): number | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the parenthesised command name; utime and stime are fields 14 and 15.

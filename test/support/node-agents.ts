@@ -18,6 +18,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Node, NodeCondition } from '../../src/api/core/v1/node.js';
 import { isStatusError } from '../../src/api/meta/v1/status-error.js';
+import { forEachLimit } from '../../src/lib/for-each-limit.js';
 import { Resources } from '../../src/api/resource-refs.js';
 import { Annotation, DaemonState } from '../../src/api/machineconfiguration/v1/constants.js';
 import type { Clock } from '../../src/ports/clock.js';
@@ -25,7 +26,7 @@ import { silentLogger, type Logger } from '../../src/ports/logger.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { Informer } from '../../src/runtime/informer.js';
 
-export const ZoneLabel = 'topology.kubernetes.io/zone';
+const ZoneLabel = 'topology.kubernetes.io/zone';
 
 export interface AgentNodeSpec {
   readonly name: string;
@@ -89,15 +90,6 @@ function readyCondition(status: 'True' | 'False'): NodeCondition {
     lastHeartbeatTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
     lastTransitionTime: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
   };
-}
-
-async function forEachLimit<T>(items: readonly T[], limit: number, fn: (t: T) => Promise<void>) {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, async () => {
-      while (next < items.length) await fn(items[next++] as T);
-    }),
-  );
 }
 
 class Agent {

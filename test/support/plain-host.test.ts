@@ -2,7 +2,7 @@
  * The plain-folder Host the daemon's unit tests use passes the same Host contract as the ostree
  * and CoreOS hosts, so the daemon sees through it what it would see on a real host.
  */
-import { describeHostContract } from '../../src/ports/host.contract.js';
+import { describeHostContract } from './host-contract.js';
 import { createPlainHost, plainChecksum } from './plain-host.js';
 
 describeHostContract('plain host', () => {

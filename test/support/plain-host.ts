@@ -18,7 +18,7 @@ import { makeTmpDir, type TmpDir } from './tmp-dir.js';
 const RepoRoot = join(import.meta.dirname, '../..');
 const BootEtc = join(RepoRoot, 'images/rootfs/testos/usr/etc');
 
-export const PlainBootImage = 'plain:boot';
+const PlainBootImage = 'plain:boot';
 
 export function plainChecksum(image: string): string {
   return createHash('sha256').update(image).digest('hex');

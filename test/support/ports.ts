@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:net';
 
-export function portFree(port: number): Promise<boolean> {
+function portFree(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const s = createServer();
     s.once('error', () => {

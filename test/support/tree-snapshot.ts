@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface TreeEntry {
+interface TreeEntry {
   readonly kind: 'file' | 'directory' | 'symlink' | 'other';
   readonly mode: number;
   readonly uid: number;

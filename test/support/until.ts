@@ -3,7 +3,9 @@
  * names what it waited for and the probe's last error, so a failed wait says why.
  */
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export { sleep };
 
 export interface UntilOptions {
   /** How long to keep trying (default 2 minutes). */

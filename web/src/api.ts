@@ -8,13 +8,7 @@ import type { DiffAnswerBody } from '../../src/dashboard/diff-plan.js';
 
 export type { DashboardSnapshot, DiffAnswerBody };
 export type { DiffPlan } from '../../src/dashboard/diff-plan.js';
-export type {
-  PoolView,
-  NodeView,
-  EventView,
-  ConditionView,
-} from '../../src/dashboard/dashboard-snapshot.js';
-export type { FileDiff, UnitDiff, FieldDiff } from '../../src/dashboard/config-diff.js';
+export type { PoolView, NodeView } from '../../src/dashboard/dashboard-snapshot.js';
 export type { DiffRow } from '../../src/dashboard/line-diff.js';
 
 export type Connection = 'connecting' | 'live' | 'reconnecting';
@@ -53,9 +47,7 @@ export async function fetchDiff(
 export type { NodeDetail, ConfigOsView } from '../../src/dashboard/node-detail.js';
 export type { EventPage } from '../../src/dashboard/event-query.js';
 export type { ClusterView } from '../../src/dashboard/cluster-view.js';
-export type { UserDiff } from '../../src/dashboard/config-diff.js';
 export type { RenderedConfigView } from '../../src/dashboard/dashboard-snapshot.js';
-export type { DeploymentView } from '../../src/ports/node-deployments-source.js';
 
 /**
  * The user's token for actions: kept in this tab's sessionStorage only (gone with the tab), sent

@@ -22,7 +22,7 @@ interface Choice {
 }
 
 /** The config before the target (or the last two rendered ones). */
-export function defaultChoice(pool: PoolView): Choice {
+function defaultChoice(pool: PoolView): Choice {
   const list = pool.renderedConfigs;
   const to = pool.target || (list[list.length - 1] ?? '');
   const at = list.indexOf(to);

@@ -76,12 +76,12 @@ beforeAll(async () => {
     modes: await readModesFile(join(RepoRoot, 'images/rootfs/testos.modes.json')),
     timestamp: 1_700_000_000,
   });
-  baseImage = await publishImage(
+  baseImage = await publishImage({
     layout,
-    built,
-    parseImageLocation(`docker://${registry.address}/testos:1`),
+    image: built,
+    location: parseImageLocation(`docker://${registry.address}/testos:1`),
     client,
-  );
+  });
 }, 120_000);
 
 afterAll(async () => {

@@ -15,7 +15,7 @@ import { MediaType, type Descriptor, type ImageConfig, type ImageManifest } from
 import type { OciLayout } from './oci-layout.js';
 import { collectTree, tarStream, type TarEntry } from './tar-writer.js';
 
-export interface LayerSpec {
+interface LayerSpec {
   /** The layer's content, in archive order. */
   readonly entries: readonly TarEntry[];
   /** The history entry's `created_by`. */

@@ -13,13 +13,19 @@ export interface CopyResult {
   readonly skipped: number;
 }
 
-export async function copyImage(
-  source: ImageSource,
-  image: Pick<ResolvedImage, 'manifest' | 'stored'>,
-  destination: ImageDestination,
-  tag: string | undefined,
-  signal?: AbortSignal,
-): Promise<CopyResult> {
+export async function copyImage({
+  source,
+  image,
+  destination,
+  tag,
+  signal,
+}: {
+  readonly source: ImageSource;
+  readonly image: Pick<ResolvedImage, 'manifest' | 'stored'>;
+  readonly destination: ImageDestination;
+  readonly tag: string | undefined;
+  readonly signal?: AbortSignal | undefined;
+}): Promise<CopyResult> {
   let copied = 0;
   let skipped = 0;
   for (const blob of [image.manifest.config, ...image.manifest.layers]) {

@@ -31,24 +31,36 @@ export function openSource(location: ImageLocation | string, client: RegistryCli
  * that layout, else copies it. Returns the pull spec by digest (`REGISTRY/REPO@sha256:…` or
  * `oci:PATH@sha256:…`).
  */
-export async function publishImage(
-  layout: OciLayout,
-  image: { readonly manifest: ImageManifest; readonly stored: StoredManifest },
-  location: ImageLocation,
-  client: RegistryClient,
-  signal?: AbortSignal,
-): Promise<string> {
+export async function publishImage({
+  layout,
+  image,
+  location,
+  client,
+  signal,
+}: {
+  readonly layout: OciLayout;
+  readonly image: { readonly manifest: ImageManifest; readonly stored: StoredManifest };
+  readonly location: ImageLocation;
+  readonly client: RegistryClient;
+  readonly signal?: AbortSignal | undefined;
+}): Promise<string> {
   if (location.transport === 'oci') {
     const target = new OciLayout(location.path);
     if (target.path !== layout.path) {
       await target.init();
-      await copyImage(layout, image, target, location.tag, signal);
+      await copyImage({ source: layout, image, destination: target, tag: location.tag, signal });
     } else {
       await target.putManifest(image.stored, location.tag);
     }
     return `oci:${target.path}@${image.stored.digest}`;
   }
   const repo = client.repository(location.ref);
-  const { digest } = await copyImage(layout, image, repo, location.ref.tag, signal);
+  const { digest } = await copyImage({
+    source: layout,
+    image,
+    destination: repo,
+    tag: location.ref.tag,
+    signal,
+  });
   return pullSpecByDigest(location.ref, digest);
 }

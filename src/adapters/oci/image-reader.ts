@@ -36,7 +36,7 @@ async function readAll(stream: Readable): Promise<Buffer> {
 }
 
 /** Reads a blob whole and checks its digest (configs: small). */
-export async function readBlob(
+async function readBlob(
   source: ImageSource,
   descriptor: Descriptor,
   signal?: AbortSignal,
@@ -101,13 +101,19 @@ function sizeGuard(limit: number, what: string): Transform {
  * Streams layer `index` of the image into `sink` (the uncompressed tar), verifying the compressed
  * bytes against the manifest's digest and the tar against the config's diff ID.
  */
-export async function streamLayer<T>(
-  source: ImageSource,
-  image: ResolvedImage,
-  index: number,
-  sink: (tar: AsyncIterable<Uint8Array>) => Promise<T>,
-  signal?: AbortSignal,
-): Promise<T> {
+export async function streamLayer<T>({
+  source,
+  image,
+  index,
+  sink,
+  signal,
+}: {
+  readonly source: ImageSource;
+  readonly image: ResolvedImage;
+  readonly index: number;
+  readonly sink: (tar: AsyncIterable<Uint8Array>) => Promise<T>;
+  readonly signal?: AbortSignal | undefined;
+}): Promise<T> {
   const layer = image.manifest.layers[index];
   if (layer === undefined) throw new Error(`${source.name}: the image has no layer ${index}`);
   const what = `${source.name}: layer ${layer.digest}`;
@@ -147,7 +153,13 @@ export async function unpackImage(
   let files = 0;
   let bytes = 0;
   for (const i of image.manifest.layers.keys()) {
-    const stats = await streamLayer(source, image, i, (tar) => extractTar(tar, dest), signal);
+    const stats = await streamLayer({
+      source,
+      image,
+      index: i,
+      sink: (tar) => extractTar(tar, dest),
+      signal,
+    });
     files += stats.files;
     bytes += stats.bytes;
   }

@@ -13,7 +13,7 @@ export interface ImageReference {
   readonly digest?: string;
 }
 
-export class ImageReferenceError extends Error {
+class ImageReferenceError extends Error {
   override readonly name = 'ImageReferenceError';
 }
 
@@ -25,7 +25,7 @@ function looksLikeRegistry(first: string): boolean {
 }
 
 /** Parses `REGISTRY/REPO[:TAG][@DIGEST]`. */
-export function parseImageReference(text: string): ImageReference {
+function parseImageReference(text: string): ImageReference {
   let rest = text.trim();
   let digest: string | undefined;
   const at = rest.indexOf('@');
@@ -67,12 +67,6 @@ export function parseImageReference(text: string): ImageReference {
 /** `REGISTRY/REPO@DIGEST`: the pull spec by digest (what osImageURL holds). */
 export function pullSpecByDigest(ref: ImageReference, digest: string): string {
   return `${ref.registry}/${ref.repository}@${digest}`;
-}
-
-export function formatImageReference(ref: ImageReference): string {
-  return `${ref.registry}/${ref.repository}${ref.tag === undefined ? '' : `:${ref.tag}`}${
-    ref.digest === undefined ? '' : `@${ref.digest}`
-  }`;
 }
 
 /** What the manifest endpoint is asked for: the digest when there is one, else the tag. */

@@ -30,9 +30,9 @@ import { imageLabels, streamLayer, type ResolvedImage } from './image-reader.js'
 import { osImageInfo } from './os-image.js';
 import { extractTar } from './tar-extract.js';
 
-export const ImporterVersion = 'mco-ostree-import/1';
+const ImporterVersion = 'mco-ostree-import/1';
 
-export const ImportRefPrefix = {
+const ImportRefPrefix = {
   layer: 'ostree/container/blob/',
   image: 'ostree/container/image/',
 } as const;
@@ -60,7 +60,7 @@ export function escapeRefPart(text: string): string {
 
 export const layerRef = (digest: string): string =>
   `${ImportRefPrefix.layer}${escapeRefPart(digest)}`;
-export const imageRef = (manifestDigest: string): string =>
+const imageRef = (manifestDigest: string): string =>
   `${ImportRefPrefix.image}${escapeRefPart(manifestDigest)}`;
 
 /** Top-level folders whose content a derived layer keeps. */
@@ -126,14 +126,14 @@ async function importLayer(
   if (layer === undefined) throw new Error(`no layer ${index}`);
   const tree = posix.join(scratch, `layer-${index}`);
   await mkdir(tree, { mode: 0o755 });
-  const stats = await streamLayer(
-    o.source,
-    o.image,
+  const stats = await streamLayer({
+    source: o.source,
+    image: o.image,
     index,
-    (tar) =>
+    sink: (tar) =>
       extractTar(tar, tree, { mapPath: derivedLayerPath, keepWhiteouts: true, owners: true }),
-    o.signal,
-  );
+    signal: o.signal,
+  });
   const filtered = stats.filtered ?? 0;
   const commit = await o.ostree.commit({
     repo: o.repo,
@@ -198,7 +198,11 @@ export async function importOsImage(o: ImportOsImageOptions): Promise<ImportedOs
     }
     const merged = posix.join(scratch, 'merged');
     for (const [i, commit] of layerCommits.entries())
-      await ostree.checkout(repo, commit, merged, { union: i > 0, whiteouts: true }, o.signal);
+      await ostree.checkout(repo, commit, merged, {
+        union: i > 0,
+        whiteouts: true,
+        signal: o.signal,
+      });
     const commit = await ostree.commit({
       repo,
       branch: ref,

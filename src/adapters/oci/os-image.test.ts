@@ -147,12 +147,12 @@ describe('OS image build', () => {
   });
 
   it('pushes to the registry by our client; skopeo pulls it back with the same digest', async () => {
-    const spec = await publishImage(
+    const spec = await publishImage({
       layout,
-      v1,
-      parseImageLocation(`docker://${registry.address}/testos:1`),
+      image: v1,
+      location: parseImageLocation(`docker://${registry.address}/testos:1`),
       client,
-    );
+    });
     expect(spec).toBe(`${registry.address}/testos@${v1.digest}`);
     const inspect = JSON.parse(skopeo('inspect', '--tls-verify=false', `docker://${spec}`)) as {
       Digest: string;

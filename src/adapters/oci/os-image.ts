@@ -17,7 +17,7 @@ import { collectTree, type TarEntry } from './tar-writer.js';
 import { buildImage, type BuiltImage } from './image-builder.js';
 import type { OciLayout } from './oci-layout.js';
 
-export const OsImageLabel = {
+const OsImageLabel = {
   bootc: 'containers.bootc',
   bootable: 'ostree.bootable',
   linux: 'ostree.linux',

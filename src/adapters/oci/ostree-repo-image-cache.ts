@@ -25,7 +25,7 @@ export const OstreeRepoImageLabel = {
 export const OstreeRepoImagePath = 'ostree/repo';
 
 /** The commit (and version, ref) an image's labels name; undefined when it names none. */
-export function ostreeRepoImageCommit(
+function ostreeRepoImageCommit(
   labels: Readonly<Record<string, string>>,
 ): { readonly commit: string; readonly version?: string; readonly ref?: string } | undefined {
   const commit = labels[OstreeRepoImageLabel.commit];

@@ -4,6 +4,7 @@
  * config.json write it; the most specific key wins) and the `WWW-Authenticate` challenges of the
  * Distribution token flow (RFC 7235 parameters: `Bearer realm="…",service="…",scope="…"`).
  */
+import { errorText } from '../../lib/error-text.js';
 
 export interface Credentials {
   readonly username: string;
@@ -16,7 +17,7 @@ export type RegistryAuth = ReadonlyMap<string, Credentials>;
 export const NoAuth: RegistryAuth = new Map();
 
 /** `https://index.docker.io/v1/` → `docker.io`; `quay.io/` → `quay.io`. */
-export function normalizeAuthKey(key: string): string {
+function normalizeAuthKey(key: string): string {
   let k = key.replace(/^[a-z]+:\/\//, '').replace(/\/+$/, '');
   k = k.replace(/\/v[12]$/, '');
   if (k === 'index.docker.io' || k === 'registry-1.docker.io') k = 'docker.io';
@@ -36,7 +37,7 @@ export function parseAuthFile(text: string, source = 'auth file'): RegistryAuth 
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new Error(`${source}: not JSON: ${e instanceof Error ? e.message : String(e)}`);
+    throw new Error(`${source}: not JSON: ${errorText(e)}`);
   }
   const auths = (doc as { auths?: unknown } | null)?.auths;
   const out = new Map<string, Credentials>();

@@ -52,12 +52,12 @@ export interface RegistryClientOptions {
 }
 
 /** One entry of a registry's error body. */
-export interface RegistryErrorEntry {
+interface RegistryErrorEntry {
   readonly code: string;
   readonly message: string;
 }
 
-export class RegistryError extends Error {
+class RegistryError extends Error {
   override readonly name = 'RegistryError';
   /** The HTTP status, when the registry answered. */
   readonly status: number | undefined;
@@ -90,7 +90,7 @@ const StatusText: Readonly<Record<number, string>> = {
 };
 
 /** The registry's error body as containers/image prints it: `manifest unknown: manifest unknown`. */
-export async function responseError(res: IncomingMessage): Promise<{
+async function responseError(res: IncomingMessage): Promise<{
   text: string;
   errors: RegistryErrorEntry[];
 }> {
@@ -222,14 +222,21 @@ export class RegistryClient {
     return { 'User-Agent': this.#o.userAgent ?? 'mco-ts' };
   }
 
-  async #authorization(
-    registry: string,
-    repository: string,
-    state: HostState,
-    scope: string,
-    fresh: boolean,
-    signal?: AbortSignal,
-  ): Promise<string | undefined> {
+  async #authorization({
+    registry,
+    repository,
+    state,
+    scope,
+    fresh,
+    signal,
+  }: {
+    readonly registry: string;
+    readonly repository: string;
+    readonly state: HostState;
+    readonly scope: string;
+    readonly fresh: boolean;
+    readonly signal?: AbortSignal | undefined;
+  }): Promise<string | undefined> {
     const creds = credentialsFor(this.#o.auth ?? NoAuth, registry, repository);
     const c = state.challenge;
     if (c === undefined) return undefined;
@@ -306,14 +313,14 @@ export class RegistryClient {
     });
     const url = spec.path.startsWith('http') ? new URL(spec.path) : new URL(spec.path, state.base);
     for (let attempt = 0; ; attempt++) {
-      const authorization = await this.#authorization(
-        ref.registry,
-        ref.repository,
+      const authorization = await this.#authorization({
+        registry: ref.registry,
+        repository: ref.repository,
         state,
-        spec.scope,
-        attempt > 0,
-        spec.signal,
-      );
+        scope: spec.scope,
+        fresh: attempt > 0,
+        signal: spec.signal,
+      });
       let res: IncomingMessage;
       try {
         res = await send(url, {

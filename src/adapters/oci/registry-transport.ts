@@ -7,6 +7,7 @@
 import { request as httpRequest, type Agent as HttpAgent, type IncomingMessage } from 'node:http';
 import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
+import { errorText } from '../../lib/error-text.js';
 
 export interface SendOptions {
   readonly method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -18,7 +19,7 @@ export interface SendOptions {
   readonly timeoutMs?: number;
 }
 
-export class NetworkError extends Error {
+class NetworkError extends Error {
   override readonly name = 'NetworkError';
 }
 
@@ -100,7 +101,7 @@ export function networkErrorText(e: unknown, url: URL): string {
     return `tls: failed to verify certificate: x509: certificate is not valid for ${url.hostname}`;
   if (code === 'CERT_HAS_EXPIRED')
     return 'tls: failed to verify certificate: x509: certificate has expired or is not yet valid';
-  return e instanceof Error ? e.message : String(e);
+  return errorText(e);
 }
 
 /** Loopback registries may be plain HTTP (docker treats 127.0.0.0/8 as insecure by default). */

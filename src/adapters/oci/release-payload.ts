@@ -12,6 +12,7 @@
  *
  * Pure: building the files and reading them back.
  */
+import { errorText } from '../../lib/error-text.js';
 
 export const ReleaseLabel = { version: 'io.openshift.release' } as const;
 
@@ -22,7 +23,7 @@ export const ReleaseComponent = {
   operator: 'machine-config-operator',
 } as const;
 
-export const ReleaseFile = {
+const ReleaseFile = {
   metadata: 'release-metadata',
   imageReferences: 'image-references',
   bootImages: 'boot-images.json',
@@ -95,7 +96,7 @@ export function releaseManifestFiles(
   };
 }
 
-export class ReleasePayloadError extends Error {
+class ReleasePayloadError extends Error {
   override readonly name = 'ReleasePayloadError';
 }
 
@@ -108,9 +109,7 @@ function parseJson(name: string, text: string | undefined): Record<string, unkno
   try {
     doc = JSON.parse(text);
   } catch (e) {
-    throw new ReleasePayloadError(
-      `release payload: ${name} is not JSON: ${e instanceof Error ? e.message : String(e)}`,
-    );
+    throw new ReleasePayloadError(`release payload: ${name} is not JSON: ${errorText(e)}`);
   }
   if (!isObject(doc)) throw new ReleasePayloadError(`release payload: ${name} is not an object`);
   return doc;

@@ -16,7 +16,7 @@ export interface ReleaseComponents {
 }
 
 /** The MCO's components of a payload; a release without an OS image is refused. */
-export function releaseComponents(payload: ReleasePayload): ReleaseComponents {
+function releaseComponents(payload: ReleasePayload): ReleaseComponents {
   const osImage = componentImage(payload, ReleaseComponent.os);
   if (osImage === undefined || osImage === '')
     throw new Error(`release ${payload.version} lists no ${ReleaseComponent.os} image`);

@@ -11,7 +11,7 @@ import { posix } from 'node:path';
 
 const Block = 512;
 
-export class TarError extends Error {
+class TarError extends Error {
   override readonly name = 'TarError';
 }
 

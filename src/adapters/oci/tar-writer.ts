@@ -95,7 +95,7 @@ function paxRecord(key: string, value: string): string {
 const padding = (size: number): Buffer => Buffer.alloc((Block - (size % Block)) % Block);
 
 /** The header block(s) of one entry: a PAX header first when the names need one. */
-export function entryHeaders(entry: TarEntry, mtime: number): Buffer[] {
+function entryHeaders(entry: TarEntry, mtime: number): Buffer[] {
   const stored = entry.type === 'directory' ? `${entry.name}/` : entry.name;
   const split = splitName(stored);
   const link = entry.linkTarget ?? '';

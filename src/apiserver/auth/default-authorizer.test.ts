@@ -3,7 +3,7 @@ import type { RequestAttributes } from '../auth.js';
 import type { KubeObject, UserInfo } from '../resource-store.js';
 import { nodeIdentity, SystemIdentity } from './identities.js';
 import { fieldSelectorValue } from './node-authorizer.js';
-import { attrs, boxAuthorizer } from './testing.js';
+import { attrs, boxAuthorizer } from '../../../test/support/apiserver-auth.js';
 
 const Mco = 'machineconfiguration.openshift.io';
 const n1 = nodeIdentity('n1');

@@ -12,7 +12,7 @@ export const Group = {
 } as const;
 
 /** The namespace whose service accounts the MCO components run as. */
-export const McoNamespace = 'openshift-machine-config-operator';
+const McoNamespace = 'openshift-machine-config-operator';
 
 const NodeUserPrefix = 'system:node:';
 

@@ -20,7 +20,7 @@
 import type { RequestAttributes } from '../auth.js';
 import type { KubeObject } from '../resource-store.js';
 
-export const NodeLeaseNamespace = 'kube-node-lease';
+const NodeLeaseNamespace = 'kube-node-lease';
 
 /** `allow`, or `noOpinion` with the Node authorizer's reason ('' when it gives none). */
 export type NodeDecision =

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { certificateRequest, csrObject, makeTestCa } from '../../../test/support/certificates.js';
 import type { KubeObject, UserInfo } from '../resource-store.js';
-import { admin, failure, newTestStore } from '../store/testing.js';
+import { admin, failure, newTestStore } from '../../../test/support/apiserver-test-store.js';
 import { certificateAdmission } from './certificate-admission.js';
 import { nodeIdentity, SystemIdentity } from './identities.js';
 import { isForbiddenNodeLabel, nodeRestrictionAdmission } from './node-restriction.js';
-import { boxAuthorizer } from './testing.js';
+import { boxAuthorizer } from '../../../test/support/apiserver-auth.js';
 
 const as = (user: UserInfo) => ({ user, dryRun: false });
 const w1 = as(nodeIdentity('worker-1'));

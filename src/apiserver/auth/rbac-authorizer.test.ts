@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { KubeObject, UserInfo } from '../resource-store.js';
 import { RbacAuthorizer } from './rbac-authorizer.js';
 import { RbacPolicyCache } from './rbac-policy-cache.js';
-import { attrs, policyOf } from './testing.js';
+import { attrs, policyOf } from '../../../test/support/apiserver-auth.js';
 
 const Rbac = 'rbac.authorization.k8s.io/v1';
 const role = (

@@ -16,9 +16,10 @@ import type { Logger } from '../../ports/logger.js';
 import type { KubeObject, ResourceStore, WatchEventType } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import type { RbacPolicy } from './rbac-authorizer.js';
+import { errorText } from '../../lib/error-text.js';
 
 export const RbacGroup = 'rbac.authorization.k8s.io';
-export const RbacKinds = ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'] as const;
+const RbacKinds = ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'] as const;
 export type RbacKind = (typeof RbacKinds)[number];
 
 interface Entry {
@@ -118,7 +119,7 @@ export class RbacPolicyCache implements RbacPolicy {
     await Promise.all(
       RbacKinds.map(async (kind) => {
         const first = await this.#listAndWatch(store, kind, types[kind], signal);
-        void this.#keepWatching(store, kind, types[kind], signal, log, first.ended);
+        void this.#keepWatching({ store, kind, rt: types[kind], signal, log, first: first.ended });
       }),
     );
   }
@@ -155,14 +156,21 @@ export class RbacPolicyCache implements RbacPolicy {
     return { ended: done };
   }
 
-  async #keepWatching(
-    store: ResourceStore,
-    kind: RbacKind,
-    rt: ResourceType,
-    signal: AbortSignal,
-    log: Logger,
-    first: Promise<void>,
-  ): Promise<void> {
+  async #keepWatching({
+    store,
+    kind,
+    rt,
+    signal,
+    log,
+    first,
+  }: {
+    readonly store: ResourceStore;
+    readonly kind: RbacKind;
+    readonly rt: ResourceType;
+    readonly signal: AbortSignal;
+    readonly log: Logger;
+    readonly first: Promise<void>;
+  }): Promise<void> {
     let ended = first;
     while (!signal.aborted) {
       await ended;
@@ -172,7 +180,7 @@ export class RbacPolicyCache implements RbacPolicy {
       } catch (e) {
         log.warn('RBAC cache: relisting failed; retrying', {
           kind,
-          error: e instanceof Error ? e.message : String(e),
+          error: errorText(e),
         });
         await new Promise((resolve) => setTimeout(resolve, 1000));
         ended = Promise.resolve();

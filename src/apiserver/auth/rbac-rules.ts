@@ -38,7 +38,7 @@ export function ruleAllows(rule: PolicyRule, a: RequestAttributes): boolean {
 export const ServiceAccountUserPrefix = 'system:serviceaccount:';
 
 /** `system:serviceaccount:<namespace>:<name>`. */
-export const serviceAccountUserName = (namespace: string, name: string): string =>
+const serviceAccountUserName = (namespace: string, name: string): string =>
   `${ServiceAccountUserPrefix}${namespace}:${name}`;
 
 /** Whether `subject` of a binding in `bindingNamespace` ('' for a ClusterRoleBinding) is `user`. */

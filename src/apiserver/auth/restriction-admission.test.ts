@@ -4,7 +4,7 @@ import type { KubeObject, UserInfo } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import { nodeIdentity, SystemIdentity } from './identities.js';
 import { withRestrictionAdmission } from './restriction-admission.js';
-import { fixedStore, resourceType } from './testing.js';
+import { fixedStore, resourceType } from '../../../test/support/apiserver-auth.js';
 
 const nodes = resourceType('', 'nodes', 'Node', false);
 const leases = resourceType('coordination.k8s.io', 'leases', 'Lease', true);

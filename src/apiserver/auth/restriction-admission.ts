@@ -62,7 +62,7 @@ function checkNodeWrite(node: string, rt: ResourceType, name: string): void {
 }
 
 /** Checks a create as NodeRestriction would; throws a 403 StatusError when it is refused. */
-export function admitCreate(user: UserInfo, rt: ResourceType, body: unknown): void {
+function admitCreate(user: UserInfo, rt: ResourceType, body: unknown): void {
   const node = nodeNameOf(user);
   if (node !== undefined) checkNodeWrite(node, rt, nameOf(body));
 }
@@ -93,13 +93,19 @@ class RestrictionAdmissionStore implements ResourceStore {
     if (spec?.nodeName !== node) throw StatusError.forbidden(gr(pods), podName, refusal);
   }
 
-  async #admitModify(
-    user: UserInfo,
-    rt: ResourceType,
-    namespace: string | undefined,
-    name: string,
-    subresource: string | undefined,
-  ): Promise<void> {
+  async #admitModify({
+    user,
+    rt,
+    namespace,
+    name,
+    subresource,
+  }: {
+    readonly user: UserInfo;
+    readonly rt: ResourceType;
+    readonly namespace: string | undefined;
+    readonly name: string;
+    readonly subresource: string | undefined;
+  }): Promise<void> {
     const node = nodeNameOf(user);
     if (node === undefined) return;
     if (isPods(rt) && subresource === 'status') {
@@ -133,7 +139,13 @@ class RestrictionAdmissionStore implements ResourceStore {
     body: unknown,
     options: WriteOptions & { readonly subresource?: WriteSubresource },
   ): Promise<KubeObject> {
-    await this.#admitModify(options.user, rt, namespace, name, options.subresource);
+    await this.#admitModify({
+      user: options.user,
+      rt,
+      namespace,
+      name,
+      subresource: options.subresource,
+    });
     return this.#inner.update(rt, namespace, name, body, options);
   }
 
@@ -144,7 +156,13 @@ class RestrictionAdmissionStore implements ResourceStore {
     patch: Patch,
     options: WriteOptions & { readonly subresource?: WriteSubresource; readonly force?: boolean },
   ): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
-    await this.#admitModify(options.user, rt, namespace, name, options.subresource);
+    await this.#admitModify({
+      user: options.user,
+      rt,
+      namespace,
+      name,
+      subresource: options.subresource,
+    });
     return this.#inner.patch(rt, namespace, name, patch, options);
   }
 

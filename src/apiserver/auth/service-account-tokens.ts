@@ -49,7 +49,7 @@ export interface TokenRequestInput {
 }
 
 /** kube-apiserver's default `--service-account-issuer` for in-cluster clients. */
-export const DefaultIssuer = 'https://kubernetes.default.svc';
+const DefaultIssuer = 'https://kubernetes.default.svc';
 
 const b64url = (data: Buffer | string): string => Buffer.from(data).toString('base64url');
 

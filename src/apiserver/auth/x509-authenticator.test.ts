@@ -3,7 +3,7 @@ import * as x509 from '@peculiar/x509';
 import { describe, expect, it } from 'vitest';
 import { makeTestCa } from '../../../test/support/certificates.js';
 import { silentLogger } from '../../ports/logger.js';
-import { ManualClock } from '../store/testing.js';
+import { ManualClock } from '../../../test/support/apiserver-test-store.js';
 import { TokenAuthenticator } from './token-authenticator.js';
 import { UnionAuthenticator, X509Authenticator } from './x509-authenticator.js';
 

@@ -17,6 +17,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { Authenticator, ClientConnection } from '../auth.js';
 import type { UserInfo } from '../resource-store.js';
 import { Group } from './identities.js';
+import { errorText } from '../../lib/error-text.js';
 
 const ClientAuth = '1.3.6.1.5.5.7.3.2';
 const AnyExtendedKeyUsage = '2.5.29.37.0';
@@ -93,7 +94,7 @@ export class X509Authenticator implements Authenticator {
     try {
       cert = new x509.X509Certificate(der);
     } catch (e) {
-      return { ok: false, reason: `unparseable: ${e instanceof Error ? e.message : String(e)}` };
+      return { ok: false, reason: `unparseable: ${errorText(e)}` };
     }
     let signed = false;
     try {

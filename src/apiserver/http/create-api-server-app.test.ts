@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../../ports/logger.js';
 import type { Authorizer, RequestAttributes } from '../auth.js';
-import { newTestApp } from './testing.js';
+import { newTestApp } from '../../../test/support/apiserver-test-app.js';
 
 const MCO = 'machineconfiguration.openshift.io';
 const V2 = 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList';

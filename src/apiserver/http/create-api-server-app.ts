@@ -73,13 +73,19 @@ interface Handled {
 const BodylessMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /** What the authorizer may look at: the targeted object, or for a create the object in the body. */
-function objectLoader(
-  store: ResourceStore,
-  info: ResourceInfo,
-  target: ResourceTarget,
-  request: Request,
-  body: Uint8Array,
-): () => Promise<KubeObject | undefined> {
+function objectLoader({
+  store,
+  info,
+  target,
+  request,
+  body,
+}: {
+  readonly store: ResourceStore;
+  readonly info: ResourceInfo;
+  readonly target: ResourceTarget;
+  readonly request: Request;
+  readonly body: Uint8Array;
+}): () => Promise<KubeObject | undefined> {
   return async () => {
     if (info.verb === 'create' && target.subresource === '') {
       const decoded = decodeObjectBody(body, request.headers.get('Content-Type'), {
@@ -145,7 +151,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     const target = info.isResourceRequest ? resolveTarget(info, registry) : undefined;
     const load =
       info.isResourceRequest && target?.ok === true
-        ? objectLoader(store, info, target.value, request, body)
+        ? objectLoader({ store, info, target: target.value, request, body })
         : () => Promise.resolve(undefined);
     const decision = await authorizer.authorize(user, attributes, load);
     const resourceInfo = info.isResourceRequest ? info : undefined;

@@ -17,7 +17,7 @@ export function goPrint(value: unknown): string {
  * Unstructured JSON decodes integral numbers as int64 (printed in full) and the rest as float64,
  * which `%v` prints with the shortest digits and an exponent outside 1e-4 ≤ |x| < 1e6.
  */
-export function goFormatNumber(n: number): string {
+function goFormatNumber(n: number): string {
   if (Number.isInteger(n) && Math.abs(n) < 2 ** 63) return BigInt(n).toString();
   if (!Number.isFinite(n)) return Number.isNaN(n) ? 'NaN' : n > 0 ? '+Inf' : '-Inf';
   const [mantissa = '', exponentText = '0'] = n.toExponential().split('e');

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Admin, newTestApp, type TestApp } from './testing.js';
+import { Admin, newTestApp, type TestApp } from '../../../test/support/apiserver-test-app.js';
 
 const kubectlPath = ['/usr/bin/kubectl', '/usr/local/bin/kubectl'].find((p) => existsSync(p));
 const MCO = 'machineconfiguration.openshift.io';

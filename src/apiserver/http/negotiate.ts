@@ -22,7 +22,7 @@ export function parseAccept(header: string | null | undefined): MediaRange[] {
 }
 
 /** `application/json; charset=utf-8` → `{mediaType: 'application/json', params: {charset: 'utf-8'}}`. */
-export function parseMediaType(text: string): MediaRange {
+function parseMediaType(text: string): MediaRange {
   const [type = '', ...rest] = text.split(';');
   const params: Record<string, string> = {};
   for (const p of rest) {

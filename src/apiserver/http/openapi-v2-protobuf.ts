@@ -19,7 +19,7 @@ function isObject(v: JsonValue | undefined): v is JsonObject {
 let documentType: protobuf.Type | undefined;
 
 /** `openapi.v2.Document`, parsed from the shipped `.proto` once. */
-export function gnosticDocumentType(): protobuf.Type {
+function gnosticDocumentType(): protobuf.Type {
   if (documentType === undefined) {
     const { root } = protobuf.parse(GnosticOpenApiV2Proto, { keepCase: true });
     const any = protobuf.common.get('google/protobuf/any.proto');
@@ -191,7 +191,7 @@ function pathItem(item: JsonObject): Message {
 const text = (v: JsonValue | undefined): string => (typeof v === 'string' ? v : '');
 
 /** The JSON v2 document as the plain object of a gnostic `Document` message. */
-export function toGnosticDocument(doc: JsonObject): Message {
+function toGnosticDocument(doc: JsonObject): Message {
   const info = isObject(doc['info']) ? doc['info'] : {};
   const paths = isObject(doc['paths']) ? doc['paths'] : {};
   const definitions = isObject(doc['definitions']) ? doc['definitions'] : {};

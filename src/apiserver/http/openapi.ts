@@ -19,7 +19,7 @@ const MetaPrefix = 'io.k8s.apimachinery.pkg.apis.meta.v1';
 const ref = (name: string): JsonObject => ({ $ref: `#/components/schemas/${name}` });
 
 /** `api/v1` or `apis/<group>/<version>`: the key of a group-version in the root document. */
-export function groupVersionPath(group: string, version: string): string {
+function groupVersionPath(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;
 }
 
@@ -191,13 +191,19 @@ function op(rt: ResourceType, action: string, id: string, extra: JsonObject): Js
   };
 }
 
-function writeOp(
-  rt: ResourceType,
-  action: string,
-  id: string,
-  body: JsonObject,
-  params: JsonObject[],
-): JsonObject {
+function writeOp({
+  rt,
+  action,
+  id,
+  body,
+  params,
+}: {
+  readonly rt: ResourceType;
+  readonly action: string;
+  readonly id: string;
+  readonly body: JsonObject;
+  readonly params: JsonObject[];
+}): JsonObject {
   return op(rt, action, id, {
     requestBody: body,
     parameters: params,
@@ -223,17 +229,20 @@ function itemPath(rt: ResourceType, status: boolean): JsonObject {
   const item = ref(schemaName(rt));
   const ops: JsonObject = {
     get: op(rt, 'get', operationId('read', rt, suffix), { responses: okResponse(item) }),
-    put: writeOp(rt, 'put', operationId('replace', rt, suffix), { ...json(item), required: true }, [
-      DryRun,
-      FieldManager,
-      FieldValidation,
-    ]),
-    patch: writeOp(rt, 'patch', operationId('patch', rt, suffix), patchBody(rt), [
-      DryRun,
-      FieldManager,
-      FieldValidation,
-      Force,
-    ]),
+    put: writeOp({
+      rt,
+      action: 'put',
+      id: operationId('replace', rt, suffix),
+      body: { ...json(item), required: true },
+      params: [DryRun, FieldManager, FieldValidation],
+    }),
+    patch: writeOp({
+      rt,
+      action: 'patch',
+      id: operationId('patch', rt, suffix),
+      body: patchBody(rt),
+      params: [DryRun, FieldManager, FieldValidation, Force],
+    }),
   };
   if (!status && rt.verbs.includes('delete')) {
     ops['delete'] = op(rt, 'delete', operationId('delete', rt), {
@@ -256,13 +265,13 @@ function collectionPath(rt: ResourceType): JsonObject {
     get: op(rt, 'list', operationId('list', rt), {
       responses: okResponse(ref(`${schemaName(rt)}List`)),
     }),
-    post: writeOp(
+    post: writeOp({
       rt,
-      'post',
-      operationId('create', rt),
-      { ...json(ref(schemaName(rt))), required: true },
-      [DryRun, FieldManager, FieldValidation],
-    ),
+      action: 'post',
+      id: operationId('create', rt),
+      body: { ...json(ref(schemaName(rt))), required: true },
+      params: [DryRun, FieldManager, FieldValidation],
+    }),
   };
   if (rt.namespaced)
     ops['parameters'] = [

@@ -63,7 +63,7 @@ function nodeAddress(node: KubeObject, type: string): string {
 
 const orUnknown = (s: string): string => (s === '' ? '<unknown>' : s);
 
-export const nodePrinter: Printer = {
+const nodePrinter: Printer = {
   columns: [
     NameColumn,
     column('Status', 'string', 'The status of the node'),
@@ -111,7 +111,7 @@ export const nodePrinter: Printer = {
   },
 };
 
-export const namespacePrinter: Printer = {
+const namespacePrinter: Printer = {
   columns: [NameColumn, column('Status', 'string', 'The status of the namespace'), AgeColumn],
   row(ns, now) {
     // the API server always sets the phase; an object without one is still Active
@@ -134,7 +134,7 @@ function eventSource(event: KubeObject): string {
   return instance === '' ? component : `${component}, ${instance}`;
 }
 
-export const eventPrinter: Printer = {
+const eventPrinter: Printer = {
   columns: [
     column(
       'Last Seen',
@@ -203,7 +203,7 @@ export const eventPrinter: Printer = {
   },
 };
 
-export const leasePrinter: Printer = {
+const leasePrinter: Printer = {
   columns: [
     NameColumn,
     column(
@@ -218,7 +218,7 @@ export const leasePrinter: Printer = {
   },
 };
 
-export const configMapPrinter: Printer = {
+const configMapPrinter: Printer = {
   columns: [
     NameColumn,
     column(
@@ -235,7 +235,7 @@ export const configMapPrinter: Printer = {
   },
 };
 
-export const secretPrinter: Printer = {
+const secretPrinter: Printer = {
   columns: [
     NameColumn,
     column(
@@ -269,7 +269,7 @@ function intOrStringCell(value: unknown): string {
   return 'N/A';
 }
 
-export const podDisruptionBudgetPrinter: Printer = {
+const podDisruptionBudgetPrinter: Printer = {
   columns: [
     NameColumn,
     column('Min Available', 'string', 'The minimum number of pods that must be available.'),
@@ -297,7 +297,7 @@ export const podDisruptionBudgetPrinter: Printer = {
 const ContainersDescription = 'Names of each container in the template.';
 const ImagesDescription = 'Images referenced by each container in the template.';
 
-export const daemonSetPrinter: Printer = {
+const daemonSetPrinter: Printer = {
   columns: [
     NameColumn,
     column(
@@ -370,7 +370,7 @@ function csrCondition(csr: KubeObject): string {
   return status;
 }
 
-export const certificateSigningRequestPrinter: Printer = {
+const certificateSigningRequestPrinter: Printer = {
   columns: [
     NameColumn,
     AgeColumn,

@@ -6,7 +6,7 @@
  * field selector pins `metadata.name` carries that name, as upstream does for authorization.
  */
 
-export interface NonResourceInfo {
+interface NonResourceInfo {
   readonly isResourceRequest: false;
   readonly path: string;
   /** The lower-cased HTTP method (`get`, `post`, ...). */
@@ -45,7 +45,7 @@ const MethodVerbs: Readonly<Record<string, string>> = {
 };
 
 /** `watch` as ListOptions decodes it: present and not `0`/`false` means watch. */
-export function isWatchParam(value: string | null): boolean {
+function isWatchParam(value: string | null): boolean {
   return value !== null && value !== '0' && value.toLowerCase() !== 'false';
 }
 

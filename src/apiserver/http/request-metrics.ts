@@ -56,7 +56,7 @@ export function requestLabels(info: ResourceInfo, request: Request, url: URL): R
 }
 
 /** One request in flight: it may turn long-running (a watch); `end` records it once. */
-export interface RequestObservation {
+interface RequestObservation {
   longRunning(): void;
   end(code: number, seconds: number): void;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newTestApp, type TestApp } from './testing.js';
+import { newTestApp, type TestApp } from '../../../test/support/apiserver-test-app.js';
 
 const MCO = 'machineconfiguration.openshift.io';
 const POOLS = `/apis/${MCO}/v1/machineconfigpools`;

@@ -62,7 +62,7 @@ export interface ResourceCall {
 }
 
 /** The Status of a rejected `sendInitialEvents` watch, which makes client-go fall back to list+watch. */
-export function watchListForbidden(): StatusError {
+function watchListForbidden(): StatusError {
   return new StatusError({
     message:
       'ListOptions.meta.k8s.io "" is invalid: sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled',
@@ -203,13 +203,19 @@ function bodyObject(call: ResourceCall, kind = call.target.rt.kind): Record<stri
 }
 
 /** A write's answer: the object in the negotiated format, with the store's warnings. */
-function written(
-  call: ResourceCall,
-  format: ResponseFormat,
-  status: number,
-  object: KubeObject,
-  warnings: string[],
-): Response {
+function written({
+  call,
+  format,
+  status,
+  object,
+  warnings,
+}: {
+  readonly call: ResourceCall;
+  readonly format: ResponseFormat;
+  readonly status: number;
+  readonly object: KubeObject;
+  readonly warnings: string[];
+}): Response {
   return encoded(format, status, objectBody(call, object, format), warningHeaders(warnings));
 }
 
@@ -228,7 +234,7 @@ async function create(call: ResourceCall, format: ResponseFormat): Promise<Respo
       call.request.headers.get('User-Agent'),
     ),
   );
-  return written(call, format, 201, object, warnings);
+  return written({ call, format, status: 201, object, warnings });
 }
 
 async function evict(call: ResourceCall): Promise<Response> {
@@ -268,7 +274,7 @@ async function update(call: ResourceCall, format: ResponseFormat): Promise<Respo
     ),
     ...asSubresource(call.target),
   });
-  return written(call, format, 200, object, warnings);
+  return written({ call, format, status: 200, object, warnings });
 }
 
 async function patch(call: ResourceCall, format: ResponseFormat): Promise<Response> {
@@ -290,7 +296,13 @@ async function patch(call: ResourceCall, format: ResponseFormat): Promise<Respon
       ...(q.has('force') ? { force: boolParam(q, 'force') } : {}),
     },
   );
-  return written(call, format, result.created ? 201 : 200, result.object, warnings);
+  return written({
+    call,
+    format,
+    status: result.created ? 201 : 200,
+    object: result.object,
+    warnings,
+  });
 }
 
 type MutableDeleteOptions = { -readonly [K in keyof DeleteOptions]: DeleteOptions[K] };
@@ -322,7 +334,8 @@ async function remove(call: ResourceCall, format: ResponseFormat): Promise<Respo
     dryRun,
     ...options,
   });
-  if (!result.deleted || rt.builtIn) return written(call, format, 200, result.object, warnings);
+  if (!result.deleted || rt.builtIn)
+    return written({ call, format, status: 200, object: result.object, warnings });
   // custom resources answer a finished delete with a Status naming what went away
   const details: Record<string, string> = { name };
   if (rt.group !== '') details['group'] = rt.group;

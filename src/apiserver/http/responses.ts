@@ -60,7 +60,7 @@ export function pageNotFound(): Response {
  * `299 - "text"` with `"` and `\` escaped. Headers carry bytes, so the UTF-8 of the text is put in
  * as one char per byte, which Node writes out unchanged.
  */
-export function warningHeaderValue(text: string): string {
+function warningHeaderValue(text: string): string {
   const escaped = text.replace(/["\\]/g, (c) => `\\${c}`);
   const bytes = new TextEncoder().encode(`299 - "${escaped}"`);
   return String.fromCharCode(...bytes.filter((b) => b !== 0x0a && b !== 0x0d));

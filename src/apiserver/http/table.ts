@@ -60,7 +60,7 @@ export function printerFor(rt: ResourceType): Printer {
 }
 
 /** A printer evaluating CRD `additionalPrinterColumns`; unparsable paths give empty cells. */
-export function crdPrinter(columns: readonly PrinterColumn[]): Printer {
+function crdPrinter(columns: readonly PrinterColumn[]): Printer {
   const paths: (JsonPath | undefined)[] = columns.map((c) => {
     const parsed = parseJsonPath(c.jsonPath);
     return parsed.ok ? parsed.value : undefined;

@@ -3,6 +3,7 @@
  * store is held back while the client does not read), and a watcher whose client does not read
  * while live events pile up, or reads nothing for a minute, is closed rather than buffering.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { get, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
@@ -10,8 +11,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceStore } from '../resource-store.js';
 import { createApiServerApp } from './create-api-server-app.js';
-import { adminAuthenticator, allowAll, Admin } from './testing.js';
-import { newTestStore, type TestStore } from '../store/testing.js';
+import { adminAuthenticator, allowAll, Admin } from '../../../test/support/apiserver-test-app.js';
+import { newTestStore, type TestStore } from '../../../test/support/apiserver-test-store.js';
 import { WatchCloseBytes, WatchStallMs } from './watch.js';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
@@ -23,8 +24,6 @@ afterEach(async () => {
     await new Promise((resolve) => s.close(resolve));
   }
 });
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The app over a test store whose watch counts what it hands to the HTTP layer. */
 async function serveCounting(t: TestStore, log: Logger) {

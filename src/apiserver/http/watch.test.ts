@@ -12,7 +12,13 @@ import { silentLogger } from '../../ports/logger.js';
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { KubeObject, ResourceStore } from '../resource-store.js';
 import { createApiServerApp } from './create-api-server-app.js';
-import { Admin, adminAuthenticator, allowAll, newTestApp, type TestApp } from './testing.js';
+import {
+  Admin,
+  adminAuthenticator,
+  allowAll,
+  newTestApp,
+  type TestApp,
+} from '../../../test/support/apiserver-test-app.js';
 
 const MCO = 'machineconfiguration.openshift.io';
 const POOLS = `/apis/${MCO}/v1/machineconfigpools`;

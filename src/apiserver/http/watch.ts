@@ -46,7 +46,7 @@ export interface WatchRequest {
 const encoder = new TextEncoder();
 
 /** What the response may queue before the store waits. */
-export const WatchQueueBytes = 1024 * 1024;
+const WatchQueueBytes = 1024 * 1024;
 /** Queued bytes at which a watcher whose client does not read is closed. */
 export const WatchCloseBytes = 32 * 1024 * 1024;
 /** How long a full queue may wait for the client before the watcher is closed. */

@@ -132,7 +132,13 @@ export class MemoryStorage implements Storage {
       if (signal.aborted) return undefined;
       // 0 means "from now": nothing to replay, and nothing at or below the current revision.
       const after = afterRevision > 0 ? afterRevision : this.#revision;
-      const w = new MemoryWatcher(prefix, after, handler, signal, (x) => this.#watchers.delete(x));
+      const w = new MemoryWatcher({
+        prefix,
+        after,
+        handler,
+        signal,
+        onEnd: (x) => this.#watchers.delete(x),
+      });
       // Registered before the replay reads the log; it takes live events once the log is read.
       this.#watchers.add(w);
       return this.#replayBatch(w) ? undefined : w;
@@ -286,13 +292,19 @@ class MemoryWatcher {
   #live = false;
   readonly #delivery: WatchDelivery;
 
-  constructor(
-    prefix: string,
-    after: number,
-    handler: WatchHandler,
-    signal: AbortSignal,
-    onEnd: (w: MemoryWatcher) => void,
-  ) {
+  constructor({
+    prefix,
+    after,
+    handler,
+    signal,
+    onEnd,
+  }: {
+    readonly prefix: string;
+    readonly after: number;
+    readonly handler: WatchHandler;
+    readonly signal: AbortSignal;
+    readonly onEnd: (w: MemoryWatcher) => void;
+  }) {
     this.#prefix = prefix;
     this.#cursor = after;
     this.#delivery = new WatchDelivery(handler, signal, () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admin, failure, newTestStore } from './testing.js';
+import { admin, failure, newTestStore } from '../../../test/support/apiserver-test-store.js';
 
 const MC = 'MachineConfig';
 const mc = (name: string, spec: Record<string, unknown>) => ({ metadata: { name }, spec });

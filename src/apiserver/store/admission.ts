@@ -13,13 +13,19 @@ import { validateObjectMeta, validateObjectMetaUpdate } from './object-meta-vali
 import { strategyFor } from './strategy.js';
 
 /** Throws 422 Invalid listing every field error of `obj` (an update also passes `old`). */
-export function admit(
-  ctx: StoreContext,
-  rt: ResourceType,
-  obj: KubeObject,
-  old?: KubeObject,
-  found: readonly FieldError[] = [],
-): void {
+export function admit({
+  ctx,
+  rt,
+  obj,
+  old,
+  found = [],
+}: {
+  readonly ctx: StoreContext;
+  readonly rt: ResourceType;
+  readonly obj: KubeObject;
+  readonly old?: KubeObject | undefined;
+  readonly found?: readonly FieldError[] | undefined;
+}): void {
   const errors = [
     ...found,
     ...validateObjectMeta(rt, obj),

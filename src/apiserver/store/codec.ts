@@ -27,7 +27,7 @@ const META_ORDER = [
 ] as const;
 
 /** Metadata keys in Go's order, unknown ones after them. */
-export function orderMetadata(meta: JsonMap): JsonMap {
+function orderMetadata(meta: JsonMap): JsonMap {
   const out: JsonMap = {};
   for (const key of META_ORDER) if (meta[key] !== undefined) out[key] = meta[key];
   for (const [key, value] of Object.entries(meta)) if (!(key in out)) out[key] = value;
@@ -35,7 +35,7 @@ export function orderMetadata(meta: JsonMap): JsonMap {
 }
 
 /** apiVersion, kind, metadata first; the rest in the order given. */
-export function orderObject(obj: KubeObject): KubeObject {
+function orderObject(obj: KubeObject): KubeObject {
   const { apiVersion, kind, metadata, ...rest } = obj;
   return { apiVersion, kind, metadata: orderMetadata(metadata), ...rest };
 }

@@ -42,7 +42,7 @@ export interface ResourceStoreDeps {
 }
 
 /** Reacts to a committed write; `after` is undefined when the object was deleted. */
-export type WriteObserver = (
+type WriteObserver = (
   rt: ResourceType,
   before: KubeObject | undefined,
   after: KubeObject | undefined,

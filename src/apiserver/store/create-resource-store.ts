@@ -140,7 +140,7 @@ class Store implements ManagedResourceStore {
     options: WriteOptions,
   ): Promise<KubeObject> {
     requireVerb(rt, 'create');
-    return guard(createObject(this.#ctx, rt, namespace, body, options));
+    return guard(createObject({ ctx: this.#ctx, rt, namespace, body, options }));
   }
 
   async update(
@@ -151,7 +151,7 @@ class Store implements ManagedResourceStore {
     options: WriteOptions & { readonly subresource?: WriteSubresource },
   ): Promise<KubeObject> {
     requireVerb(rt, 'update');
-    return guard(updateObject(this.#ctx, rt, namespace, name, body, options));
+    return guard(updateObject({ ctx: this.#ctx, rt, namespace, name, body, options }));
   }
 
   async patch(
@@ -162,7 +162,7 @@ class Store implements ManagedResourceStore {
     options: WriteOptions & { readonly subresource?: WriteSubresource; readonly force?: boolean },
   ): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
     requireVerb(rt, 'patch');
-    return guard(patchObject(this.#ctx, rt, namespace, name, patch, options));
+    return guard(patchObject({ ctx: this.#ctx, rt, namespace, name, patch, options }));
   }
 
   async delete(
@@ -172,7 +172,9 @@ class Store implements ManagedResourceStore {
     options: WriteOptions & DeleteOptions,
   ): Promise<{ readonly object: KubeObject; readonly deleted: boolean }> {
     requireVerb(rt, 'delete');
-    return guard(deleteObject(this.#ctx, this.#gc, rt, namespace, name, options));
+    return guard(
+      deleteObject({ ctx: this.#ctx, propagation: this.#gc, rt, namespace, name, options }),
+    );
   }
 
   async watch(
@@ -183,7 +185,7 @@ class Store implements ManagedResourceStore {
   ): Promise<void> {
     requireVerb(rt, 'watch');
     if (isCrdType(rt)) return this.#crds.watch(rt, query, onEvent);
-    return guard(watchObjects(this.#ctx, rt, namespace, query, onEvent));
+    return guard(watchObjects({ ctx: this.#ctx, rt, namespace, query, onEvent }));
   }
 
   async evict(
@@ -199,7 +201,13 @@ class Store implements ManagedResourceStore {
     const rt = namespaceType(this.#ctx);
     for (const name of SeedNamespaces) {
       try {
-        await createObject(this.#ctx, rt, undefined, { metadata: { name } }, SYSTEM);
+        await createObject({
+          ctx: this.#ctx,
+          rt,
+          namespace: undefined,
+          body: { metadata: { name } },
+          options: SYSTEM,
+        });
       } catch (e) {
         if (!isStatusError(e, 'AlreadyExists')) throw e;
       }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { admin, failure, newTestStore } from './testing.js';
+import { admin, failure, newTestStore } from '../../../test/support/apiserver-test-store.js';
 
 const T0 = '2026-11-29T09:15:00Z';
 

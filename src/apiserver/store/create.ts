@@ -14,16 +14,22 @@ import { prepareCreate } from './prepare.js';
 import { strategyFor } from './strategy.js';
 import { commitCreate } from './write.js';
 
-export async function createObject(
-  ctx: StoreContext,
-  rt: ResourceType,
-  namespace: string | undefined,
-  body: unknown,
-  options: WriteOptions,
-  /** What server-side apply computed; otherwise the create is an Update by its manager. */
-  appliedManagedFields?: JsonMap[],
-): Promise<KubeObject> {
-  const obj = prepareCreate(ctx, rt, namespace, body, options);
+export async function createObject({
+  ctx,
+  rt,
+  namespace,
+  body,
+  options,
+  appliedManagedFields,
+}: {
+  readonly ctx: StoreContext;
+  readonly rt: ResourceType;
+  readonly namespace: string | undefined;
+  readonly body: unknown;
+  readonly options: WriteOptions;
+  readonly appliedManagedFields?: JsonMap[] | undefined;
+}): Promise<KubeObject> {
+  const obj = prepareCreate({ ctx, rt, namespace, body, options });
   obj.metadata.managedFields =
     appliedManagedFields ??
     updateManagedFields(
@@ -40,7 +46,13 @@ export async function createObject(
   if (rt.namespaced) {
     await requireActiveNamespace(ctx, rt, namespace ?? '', obj.metadata.name ?? '');
   }
-  admit(ctx, rt, obj, undefined, (await strategyFor(rt).fieldErrors?.(obj, undefined)) ?? []);
+  admit({
+    ctx,
+    rt,
+    obj,
+    old: undefined,
+    found: (await strategyFor(rt).fieldErrors?.(obj, undefined)) ?? [],
+  });
   await ctx.admission?.({
     rt,
     operation: 'create',

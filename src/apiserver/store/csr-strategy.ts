@@ -33,6 +33,7 @@ import {
 } from '../../logic/certificates/certificate-request.js';
 import type { KubeObject, UserInfo, WriteSubresource } from '../resource-store.js';
 import { cloneJson, isJsonMap, type JsonMap } from './json.js';
+import { errorText } from '../../lib/error-text.js';
 
 const ApprovalTypes: ReadonlySet<string> = new Set([
   CsrConditionType.Approved,
@@ -176,7 +177,7 @@ function certificateProblem(pem: string): string | undefined {
     try {
       new X509Certificate(block.bytes);
     } catch (e) {
-      return e instanceof Error ? e.message : String(e);
+      return errorText(e);
     }
   }
   return undefined;

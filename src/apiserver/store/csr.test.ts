@@ -6,7 +6,12 @@ import {
   tamperSignature,
 } from '../../../test/support/certificates.js';
 import type { KubeObject } from '../resource-store.js';
-import { admin, failure, newTestStore, type TestStore } from './testing.js';
+import {
+  admin,
+  failure,
+  newTestStore,
+  type TestStore,
+} from '../../../test/support/apiserver-test-store.js';
 
 const bootstrapper = {
   user: {

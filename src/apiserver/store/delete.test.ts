@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject, WatchEventType } from '../resource-store.js';
-import { admin, failure, newTestStore, type TestStore } from './testing.js';
+import {
+  admin,
+  failure,
+  newTestStore,
+  type TestStore,
+} from '../../../test/support/apiserver-test-store.js';
 
 const T0 = '2026-11-29T09:15:00Z';
 

@@ -33,21 +33,28 @@ export interface Propagation {
 
 const isNamespace = (rt: ResourceType): boolean => rt.group === '' && rt.kind === 'Namespace';
 
-export async function deleteObject(
-  ctx: StoreContext,
-  propagation: Propagation,
-  rt: ResourceType,
-  namespace: string | undefined,
-  name: string,
-  options: DeleteObjectOptions,
-): Promise<DeleteResult> {
+export async function deleteObject({
+  ctx,
+  propagation,
+  rt,
+  namespace,
+  name,
+  options,
+}: {
+  readonly ctx: StoreContext;
+  readonly propagation: Propagation;
+  readonly rt: ResourceType;
+  readonly namespace: string | undefined;
+  readonly name: string;
+  readonly options: DeleteObjectOptions;
+}): Promise<DeleteResult> {
   if (isNamespace(rt)) checkNamespaceDeletable(name);
   for (let attempt = 1; ; attempt++) {
     const current = await readCurrent(ctx, rt, namespace, name);
     if (current === undefined) throw StatusError.notFound(groupResource(rt), name);
     checkPreconditions(rt, current, options);
     try {
-      return await deleteCurrent(ctx, propagation, rt, current, options);
+      return await deleteCurrent({ ctx, propagation, rt, current, options });
     } catch (e) {
       const lostRace =
         isStorageError(e, StorageErrorCode.Conflict) ||
@@ -57,13 +64,19 @@ export async function deleteObject(
   }
 }
 
-async function deleteCurrent(
-  ctx: StoreContext,
-  propagation: Propagation,
-  rt: ResourceType,
-  current: Current,
-  options: DeleteObjectOptions,
-): Promise<DeleteResult> {
+async function deleteCurrent({
+  ctx,
+  propagation,
+  rt,
+  current,
+  options,
+}: {
+  readonly ctx: StoreContext;
+  readonly propagation: Propagation;
+  readonly rt: ResourceType;
+  readonly current: Current;
+  readonly options: DeleteObjectOptions;
+}): Promise<DeleteResult> {
   const graceful =
     strategyFor(rt).controllerFinalized || (current.obj.metadata.finalizers ?? []).length > 0;
   if (!options.dryRun) {
@@ -93,7 +106,13 @@ async function markDeleting(
   }
   if (isNamespace(rt))
     next['status'] = { ...(next['status'] as JsonMap | undefined), phase: 'Terminating' };
-  const updated = await commitUpdate(ctx, rt, current, next, { dryRun: options.dryRun });
+  const updated = await commitUpdate({
+    ctx,
+    rt,
+    current,
+    next,
+    options: { dryRun: options.dryRun },
+  });
   if (options.dryRun) return { object: updated, deleted: false };
   const after = await readCurrent(
     ctx,

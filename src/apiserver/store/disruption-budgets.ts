@@ -62,9 +62,15 @@ export class DisruptionBudgets {
       if (jsonEqual(status, current.obj['status'])) return current;
       const next = { ...cloneJson(current.obj), status };
       try {
-        await commitUpdate(this.#ctx, this.budgetType, current, next, {
-          dryRun: false,
-          observe: false,
+        await commitUpdate({
+          ctx: this.#ctx,
+          rt: this.budgetType,
+          current,
+          next,
+          options: {
+            dryRun: false,
+            observe: false,
+          },
         });
         return await readCurrent(this.#ctx, this.budgetType, namespace, name);
       } catch (e) {

@@ -12,7 +12,7 @@ import type { KubeObject } from '../resource-store.js';
 import { isJsonMap, type JsonMap } from './json.js';
 
 /** How long an eviction counts against a budget before the pod must be gone (DeletionTimeout). */
-export const DisruptedPodTimeoutMs = 2 * 60 * 1000;
+const DisruptedPodTimeoutMs = 2 * 60 * 1000;
 
 function selectorOf(pdb: KubeObject): LabelSelector | undefined {
   const spec = pdb['spec'];

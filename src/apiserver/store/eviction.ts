@@ -89,10 +89,17 @@ export class Evictions {
         if (!isStorageError(e, StorageErrorCode.Conflict) || attempt >= MaxWriteAttempts) throw e;
       }
     }
-    await deleteObject(this.#ctx, this.#propagation, podType, namespace, podName, {
-      ...options,
-      ...request.deleteOptions,
-      dryRun: request.dryRun,
+    await deleteObject({
+      ctx: this.#ctx,
+      propagation: this.#propagation,
+      rt: podType,
+      namespace,
+      name: podName,
+      options: {
+        ...options,
+        ...request.deleteOptions,
+        dryRun: request.dryRun,
+      },
     });
   }
 
@@ -126,9 +133,15 @@ export class Evictions {
       disruptedPods: { ...disrupted, [pod.metadata.name ?? '']: rfc3339(this.#ctx.clock.now()) },
       disruptionsAllowed: allowed - 1,
     };
-    await commitUpdate(this.#ctx, this.#budgets.budgetType, current, next, {
-      dryRun: false,
-      observe: false,
+    await commitUpdate({
+      ctx: this.#ctx,
+      rt: this.#budgets.budgetType,
+      current,
+      next,
+      options: {
+        dryRun: false,
+        observe: false,
+      },
     });
   }
 }

@@ -11,7 +11,7 @@ import { isJsonMap, type JsonMap } from './json.js';
 const Rank: Readonly<Record<string, number>> = { f: 0, k: 1, v: 2, i: 3 };
 
 /** upstream's PathElement order, close enough for its serialization order. */
-export function comparePathElements(a: string, b: string): number {
+function comparePathElements(a: string, b: string): number {
   const ra = Rank[a.charAt(0)] ?? 4;
   const rb = Rank[b.charAt(0)] ?? 4;
   if (ra !== rb) return ra - rb;

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../storage/memory-storage.js';
 import type { KubeObject } from '../resource-store.js';
-import { admin, failure, newTestStore, type TestStore } from './testing.js';
+import {
+  admin,
+  failure,
+  newTestStore,
+  type TestStore,
+} from '../../../test/support/apiserver-test-store.js';
 
 const MC = 'MachineConfig';
 const MCP = 'MachineConfigPool';

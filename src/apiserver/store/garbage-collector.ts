@@ -121,11 +121,18 @@ async function collect(
   if (dangling.length === 0) return false;
   const name = dependent.metadata.name ?? '';
   if (dangling.length === refs.length) {
-    await deleteObject(ctx, propagation, rt, dependent.metadata.namespace, name, {
-      user: SYSTEM_USER,
-      dryRun: false,
-      propagationPolicy: 'Background',
-      preconditions: { uid: dependent.metadata.uid ?? '' },
+    await deleteObject({
+      ctx,
+      propagation,
+      rt,
+      namespace: dependent.metadata.namespace,
+      name,
+      options: {
+        user: SYSTEM_USER,
+        dryRun: false,
+        propagationPolicy: 'Background',
+        preconditions: { uid: dependent.metadata.uid ?? '' },
+      },
     });
     return true;
   }
@@ -150,7 +157,7 @@ async function removeOwnerReferences(
   const kept = (next.metadata.ownerReferences ?? []).filter((ref) => !drop(ref));
   if (kept.length > 0) next.metadata.ownerReferences = kept;
   else delete next.metadata.ownerReferences;
-  await commitUpdate(ctx, rt, current, next, { dryRun: false });
+  await commitUpdate({ ctx, rt, current, next, options: { dryRun: false } });
   return true;
 }
 
@@ -201,10 +208,17 @@ export class GarbageCollector implements Propagation {
   async deleteDependents(owner: KubeObject): Promise<void> {
     for (const { rt, obj } of await dependentsOf(this.#ctx, owner)) {
       await tolerant(this.#ctx, async () => {
-        await deleteObject(this.#ctx, this, rt, obj.metadata.namespace, obj.metadata.name ?? '', {
-          user: SYSTEM_USER,
-          dryRun: false,
-          propagationPolicy: 'Foreground',
+        await deleteObject({
+          ctx: this.#ctx,
+          propagation: this,
+          rt,
+          namespace: obj.metadata.namespace,
+          name: obj.metadata.name ?? '',
+          options: {
+            user: SYSTEM_USER,
+            dryRun: false,
+            propagationPolicy: 'Foreground',
+          },
         });
         return true;
       });
@@ -225,10 +239,17 @@ export class GarbageCollector implements Propagation {
     let remaining = 0;
     for await (const { rt, obj } of storedObjects(this.#ctx, namespace)) {
       await tolerant(this.#ctx, async () => {
-        const result = await deleteObject(this.#ctx, this, rt, namespace, obj.metadata.name ?? '', {
-          user: SYSTEM_USER,
-          dryRun: false,
-          propagationPolicy: 'Background',
+        const result = await deleteObject({
+          ctx: this.#ctx,
+          propagation: this,
+          rt,
+          namespace,
+          name: obj.metadata.name ?? '',
+          options: {
+            user: SYSTEM_USER,
+            dryRun: false,
+            propagationPolicy: 'Background',
+          },
         });
         if (!result.deleted) remaining += 1;
         return true;

@@ -21,15 +21,6 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return stringify(a) === stringify(b);
 }
 
-/** The map at `obj[key]`, created when absent (or not a map). */
-export function childMap(obj: JsonMap, key: string): JsonMap {
-  const existing = obj[key];
-  if (isJsonMap(existing)) return existing;
-  const created: JsonMap = {};
-  obj[key] = created;
-  return created;
-}
-
 /** Reads a dotted path of map keys; undefined when any step is missing or not a map. */
 export function readPath(obj: unknown, path: readonly string[]): unknown {
   let current: unknown = obj;

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { MemoryStorage } from '../storage/memory-storage.js';
-import { admin, failure, newTestStore, type TestStore } from './testing.js';
+import {
+  admin,
+  failure,
+  newTestStore,
+  type TestStore,
+} from '../../../test/support/apiserver-test-store.js';
 
 async function withPods(): Promise<TestStore> {
   const t = await newTestStore();

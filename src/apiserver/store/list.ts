@@ -31,7 +31,7 @@ export async function listObjects(
   const position = token === '' ? undefined : decodeContinue(prefix, token);
   const limit = query.limit !== undefined && query.limit > 0 ? query.limit : 0;
   try {
-    const page = await collect(ctx, prefix, filter, limit, position);
+    const page = await collect({ ctx, prefix, filter, limit, position });
     return {
       items: page.items,
       resourceVersion: String(page.revision),
@@ -52,13 +52,19 @@ interface Page {
 }
 
 /** Reads storage pages until `limit` objects matched (0: everything) or the keys run out. */
-async function collect(
-  ctx: StoreContext,
-  prefix: string,
-  filter: ObjectFilter,
-  limit: number,
-  position: ContinuePosition | undefined,
-): Promise<Page> {
+async function collect({
+  ctx,
+  prefix,
+  filter,
+  limit,
+  position,
+}: {
+  readonly ctx: StoreContext;
+  readonly prefix: string;
+  readonly filter: ObjectFilter;
+  readonly limit: number;
+  readonly position: ContinuePosition | undefined;
+}): Promise<Page> {
   const items: KubeObject[] = [];
   let revision = position?.revision;
   let startAfter = position?.startAfter;

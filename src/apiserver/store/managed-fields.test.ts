@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../resource-store.js';
 import { FieldSet, printPath } from './field-set.js';
-import { admin, failure, newTestStore, type TestStore } from './testing.js';
+import {
+  admin,
+  failure,
+  newTestStore,
+  type TestStore,
+} from '../../../test/support/apiserver-test-store.js';
 
 const MCP = 'MachineConfigPool';
 const MCO = 'machineconfiguration.openshift.io/v1';

@@ -21,13 +21,13 @@ import { cloneJson, isJsonMap, jsonEqual, type JsonMap } from './json.js';
 import { hasStatusSubresource } from './strategy.js';
 import { compare, merge, removePaths, rootType, toFieldSet, type TypeRef } from './typed-value.js';
 
-export const LastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
+const LastAppliedAnnotation = 'kubectl.kubernetes.io/last-applied-configuration';
 const MaxUpdateManagers = 10;
 const AncientChanges = 'ancient-changes';
 
-export type Operation = 'Apply' | 'Update';
+type Operation = 'Apply' | 'Update';
 
-export interface ManagerEntry {
+interface ManagerEntry {
   readonly manager: string;
   readonly operation: Operation;
   readonly apiVersion: string;
@@ -37,9 +37,9 @@ export interface ManagerEntry {
 }
 
 /** Managers by identity: {manager, operation, subresource} for Apply, plus apiVersion for Update. */
-export type Managers = Map<string, ManagerEntry>;
+type Managers = Map<string, ManagerEntry>;
 
-export function managerId(
+function managerId(
   e: Pick<ManagerEntry, 'manager' | 'operation' | 'apiVersion' | 'subresource'>,
 ): string {
   return JSON.stringify([
@@ -51,7 +51,7 @@ export function managerId(
 }
 
 /** The managers recorded on an object; undefined when the list is not valid managedFields. */
-export function decodeManagedFields(value: unknown): Managers | undefined {
+function decodeManagedFields(value: unknown): Managers | undefined {
   if (!Array.isArray(value)) return undefined;
   const out: Managers = new Map();
   for (const raw of value) {
@@ -79,7 +79,7 @@ const seconds = (t: string | undefined): number =>
 const cmp = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /** managedFields as stored: sorted by operation, time, manager, apiVersion, subresource. */
-export function encodeManagedFields(managers: Managers): JsonMap[] {
+function encodeManagedFields(managers: Managers): JsonMap[] {
   return [...managers.values()]
     .filter((e) => !e.set.isEmpty())
     .sort(
@@ -157,7 +157,7 @@ interface Conflict {
 }
 
 /** 409 `Apply failed with N conflict(s): …` with one FieldManagerConflict cause per field. */
-export function applyConflict(conflicts: readonly Conflict[]): StatusError {
+function applyConflict(conflicts: readonly Conflict[]): StatusError {
   const sorted = [...conflicts].sort(
     (a, b) =>
       cmp(printManager(a.manager), printManager(b.manager)) ||

@@ -24,7 +24,7 @@ export const SeedNamespaces: readonly string[] = [
 ];
 
 /** Namespaces the lifecycle plugin refuses to delete. */
-export const ImmortalNamespaces: readonly string[] = ['default', 'kube-system', 'kube-public'];
+const ImmortalNamespaces: readonly string[] = ['default', 'kube-system', 'kube-public'];
 
 export function namespaceType(ctx: StoreContext): ResourceType {
   return requireType(ctx, '', 'Namespace');

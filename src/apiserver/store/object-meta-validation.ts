@@ -27,7 +27,7 @@ const DNS1123_LABEL_MSG =
   "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
 /** validation.IsDNS1123Label. */
-export function dns1123LabelProblems(value: string): string[] {
+function dns1123LabelProblems(value: string): string[] {
   const errs: string[] = [];
   if (value.length > 63) errs.push('must be no more than 63 characters');
   if (!DNS1123_LABEL_RE.test(value)) {
@@ -42,7 +42,7 @@ export function dns1123LabelProblems(value: string): string[] {
  * `path.IsValidPathSegmentName`: all a CSR's name must be ("We don't care what you call your
  * certificate requests"), so the kubelet's `node-csr-<base64url>` names, upper case included, pass.
  */
-export function pathSegmentNameProblems(value: string): string[] {
+function pathSegmentNameProblems(value: string): string[] {
   if (value === '.' || value === '..') return [`may not be '${value}'`];
   return ['/', '%'].filter((c) => value.includes(c)).map((c) => `may not contain '${c}'`);
 }

@@ -19,6 +19,7 @@ import { applyConfiguration } from './managed-fields.js';
 import { decodeBody, pruneAndReport } from './prepare.js';
 import { afterLostRace, applyUpdate, sentResourceVersion, type UpdateOptions } from './update.js';
 import { readCurrent } from './write.js';
+import { errorText } from '../../lib/error-text.js';
 
 /** 422 `PatchOptions.meta.k8s.io "" is invalid: fieldManager: Required value: ...`. */
 export function requireFieldManager(fieldManager: string | undefined): void {
@@ -34,9 +35,7 @@ export function parseApplyBody(body: string): JsonMap {
   try {
     value = parse(body) as unknown;
   } catch (e) {
-    throw StatusError.badRequest(
-      `error decoding YAML: ${e instanceof Error ? e.message : String(e)}`,
-    );
+    throw StatusError.badRequest(`error decoding YAML: ${errorText(e)}`);
   }
   if (!isJsonMap(value)) {
     throw StatusError.badRequest('error decoding YAML: the applied configuration is not an object');
@@ -45,13 +44,19 @@ export function parseApplyBody(body: string): JsonMap {
 }
 
 /** The configuration as the kind's object: named, typed, pruned; managedFields are not applied. */
-function appliedConfig(
-  ctx: StoreContext,
-  rt: ResourceType,
-  name: string,
-  body: JsonMap,
-  options: UpdateOptions,
-): JsonMap {
+function appliedConfig({
+  ctx,
+  rt,
+  name,
+  body,
+  options,
+}: {
+  readonly ctx: StoreContext;
+  readonly rt: ResourceType;
+  readonly name: string;
+  readonly body: JsonMap;
+  readonly options: UpdateOptions;
+}): JsonMap {
   const config = decodeBody(rt, body);
   const meta = config.metadata as JsonMap;
   meta['name'] ??= name;
@@ -60,15 +65,22 @@ function appliedConfig(
   return config;
 }
 
-export async function applyObject(
-  ctx: StoreContext,
-  rt: ResourceType,
-  namespace: string | undefined,
-  name: string,
-  body: JsonMap,
-  options: UpdateOptions & { readonly force?: boolean },
-): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
-  const config = appliedConfig(ctx, rt, name, body, options);
+export async function applyObject({
+  ctx,
+  rt,
+  namespace,
+  name,
+  body,
+  options,
+}: {
+  readonly ctx: StoreContext;
+  readonly rt: ResourceType;
+  readonly namespace: string | undefined;
+  readonly name: string;
+  readonly body: JsonMap;
+  readonly options: UpdateOptions & { readonly force?: boolean };
+}): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
+  const config = appliedConfig({ ctx, rt, name, body, options });
   const precondition = sentResourceVersion(body);
   const force = options.force === true;
   for (let attempt = 1; ; attempt++) {
@@ -84,7 +96,14 @@ export async function applyObject(
       const { object } = applyConfiguration(req, undefined, config, force);
       const managed = (object['metadata'] as JsonMap)['managedFields'] as JsonMap[];
       return {
-        object: await createObject(ctx, rt, namespace, object, options, managed),
+        object: await createObject({
+          ctx,
+          rt,
+          namespace,
+          body: object,
+          options,
+          appliedManagedFields: managed,
+        }),
         created: true,
       };
     }
@@ -93,14 +112,21 @@ export async function applyObject(
     const managed = incoming.metadata.managedFields as unknown as JsonMap[];
     try {
       return {
-        object: await applyUpdate(ctx, rt, current, incoming, precondition, {
-          ...options,
-          appliedManagedFields: managed,
+        object: await applyUpdate({
+          ctx,
+          rt,
+          current,
+          incoming,
+          precondition,
+          options: {
+            ...options,
+            appliedManagedFields: managed,
+          },
         }),
         created: false,
       };
     } catch (e) {
-      afterLostRace(e, rt, name, precondition, attempt);
+      afterLostRace({ e, rt, name, precondition, attempt });
     }
   }
 }

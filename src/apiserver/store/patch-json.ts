@@ -142,7 +142,7 @@ function describe(
 }
 
 /** NewGenericServerResponse(422, ...): the generic text, the reason as the cause. */
-export function patchFailed(reason: string): StatusError {
+function patchFailed(reason: string): StatusError {
   return new StatusError({
     message: 'the server rejected our request due to an error in our request',
     reason: 'Invalid',

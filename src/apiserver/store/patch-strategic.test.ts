@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ResourceTypeRegistry } from '../resource-types.js';
 import { applyStrategicMergePatch } from './patch-strategic.js';
-import { failure } from './testing.js';
+import { failure } from '../../../test/support/apiserver-test-store.js';
 
 const registry = new ResourceTypeRegistry();
 const pod = registry.byKind('', 'Pod')!;

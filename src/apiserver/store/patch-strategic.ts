@@ -48,10 +48,11 @@ function mergeMap(
       orders.push([key.slice(SET_ELEMENT_ORDER.length), value]);
     else if (key.startsWith(DELETE_FROM_PRIMITIVE_LIST)) {
       deletions.push([key.slice(DELETE_FROM_PRIMITIVE_LIST.length), value]);
-    } else mergeField(rt, result, key, value, [...path, key]);
+    } else mergeField({ rt, result, key, value, path: [...path, key] });
   }
   for (const [field, values] of deletions) deleteFromPrimitiveList(result, field, values);
-  for (const [field, order] of orders) setElementOrder(rt, result, field, order, [...path, field]);
+  for (const [field, order] of orders)
+    setElementOrder({ rt, result, field, order, path: [...path, field] });
   const retain = patch['$retainKeys'];
   if (Array.isArray(retain)) {
     for (const key of Object.keys(result)) {
@@ -62,13 +63,19 @@ function mergeMap(
   return result;
 }
 
-function mergeField(
-  rt: ResourceType,
-  result: JsonMap,
-  key: string,
-  value: unknown,
-  path: readonly string[],
-): void {
+function mergeField({
+  rt,
+  result,
+  key,
+  value,
+  path,
+}: {
+  readonly rt: ResourceType;
+  readonly result: JsonMap;
+  readonly key: string;
+  readonly value: unknown;
+  readonly path: readonly string[];
+}): void {
   let merged: unknown;
   if (value === null) merged = undefined;
   else if (isJsonMap(value)) merged = mergeMap(rt, asMap(result[key]), value, path);
@@ -95,7 +102,7 @@ function mergeList(
   }
   return 'set' in strategy
     ? mergeSet(original, elements)
-    : mergeByKey(rt, original, elements, strategy.mergeKey, path);
+    : mergeByKey({ rt, original, patch: elements, mergeKey: strategy.mergeKey, path });
 }
 
 function mergeSet(original: readonly unknown[], patch: readonly unknown[]): unknown[] {
@@ -106,13 +113,19 @@ function mergeSet(original: readonly unknown[], patch: readonly unknown[]): unkn
   return result;
 }
 
-function mergeByKey(
-  rt: ResourceType,
-  original: readonly unknown[],
-  patch: readonly unknown[],
-  mergeKey: string,
-  path: readonly string[],
-): unknown[] {
+function mergeByKey({
+  rt,
+  original,
+  patch,
+  mergeKey,
+  path,
+}: {
+  readonly rt: ResourceType;
+  readonly original: readonly unknown[];
+  readonly patch: readonly unknown[];
+  readonly mergeKey: string;
+  readonly path: readonly string[];
+}): unknown[] {
   let result = cloneJson([...original]);
   for (const element of patch) {
     if (!isJsonMap(element)) continue;
@@ -145,13 +158,19 @@ function deleteFromPrimitiveList(result: JsonMap, field: string, values: unknown
  * Orders `result[field]` as `order` lists it (by merge key, or by value for primitive lists);
  * elements the order does not mention keep their relative place after the ordered ones.
  */
-function setElementOrder(
-  rt: ResourceType,
-  result: JsonMap,
-  field: string,
-  order: unknown,
-  path: readonly string[],
-): void {
+function setElementOrder({
+  rt,
+  result,
+  field,
+  order,
+  path,
+}: {
+  readonly rt: ResourceType;
+  readonly result: JsonMap;
+  readonly field: string;
+  readonly order: unknown;
+  readonly path: readonly string[];
+}): void {
   const list: unknown = result[field];
   if (!Array.isArray(list) || !Array.isArray(order)) return;
   const items: readonly unknown[] = list;

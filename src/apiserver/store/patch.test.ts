@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { admin, failure, newTestStore, type TestStore } from './testing.js';
+import {
+  admin,
+  failure,
+  newTestStore,
+  type TestStore,
+} from '../../../test/support/apiserver-test-store.js';
 
 const MCP = 'MachineConfigPool';
 

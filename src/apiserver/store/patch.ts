@@ -20,6 +20,7 @@ import { applyStrategicMergePatch } from './patch-strategic.js';
 import { decodeBody, pruneAndReport } from './prepare.js';
 import { afterLostRace, applyUpdate } from './update.js';
 import { readCurrent, type Current } from './write.js';
+import { errorText } from '../../lib/error-text.js';
 
 export type PatchOptions = WriteOptions & {
   readonly subresource?: WriteSubresource;
@@ -32,26 +33,33 @@ const STRATEGIC_PATCH = 'application/strategic-merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
 
 /** The patch media types a resource accepts, in the order the 415 message lists them. */
-export function acceptedPatchTypes(rt: ResourceType): string[] {
+function acceptedPatchTypes(rt: ResourceType): string[] {
   return rt.builtIn
     ? [JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH]
     : [JSON_PATCH, MERGE_PATCH, APPLY_PATCH];
 }
 
-export async function patchObject(
-  ctx: StoreContext,
-  rt: ResourceType,
-  namespace: string | undefined,
-  name: string,
-  patch: Patch,
-  options: PatchOptions,
-): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
+export async function patchObject({
+  ctx,
+  rt,
+  namespace,
+  name,
+  patch,
+  options,
+}: {
+  readonly ctx: StoreContext;
+  readonly rt: ResourceType;
+  readonly namespace: string | undefined;
+  readonly name: string;
+  readonly patch: Patch;
+  readonly options: PatchOptions;
+}): Promise<{ readonly object: KubeObject; readonly created: boolean }> {
   if (patch.type === 'strategic' && !rt.builtIn) {
     throw StatusError.unsupportedMediaType(acceptedPatchTypes(rt));
   }
   if (patch.type === 'apply') {
     requireFieldManager(options.fieldManager);
-    return applyObject(ctx, rt, namespace, name, parseAppliedBody(patch.body), options);
+    return applyObject({ ctx, rt, namespace, name, body: parseAppliedBody(patch.body), options });
   }
   const body = parseJsonBody(patch.body);
   for (let attempt = 1; ; attempt++) {
@@ -62,11 +70,11 @@ export async function patchObject(
       const incoming = decodeBody(rt, patched);
       pruneAndReport(ctx, rt, incoming, options);
       return {
-        object: await applyUpdate(ctx, rt, current, incoming, precondition, options),
+        object: await applyUpdate({ ctx, rt, current, incoming, precondition, options }),
         created: false,
       };
     } catch (e) {
-      afterLostRace(e, rt, name, precondition, attempt);
+      afterLostRace({ e, rt, name, precondition, attempt });
     }
   }
 }
@@ -83,7 +91,7 @@ function parseJsonBody(body: string): unknown {
   try {
     return JSON.parse(body) as unknown;
   } catch (e) {
-    throw StatusError.badRequest(e instanceof Error ? e.message : String(e));
+    throw StatusError.badRequest(errorText(e));
   }
 }
 
@@ -116,7 +124,7 @@ function applyPatchTo(
 }
 
 /** Whether the patch itself names a resourceVersion (rather than carrying the current one along). */
-export function setsResourceVersion(type: Patch['type'], body: unknown): boolean {
+function setsResourceVersion(type: Patch['type'], body: unknown): boolean {
   if (type === 'json') {
     return (
       Array.isArray(body) &&

@@ -27,7 +27,7 @@ const SERVER_META = [
 /** The characters of generated name suffixes (no vowels, no look-alikes), as upstream. */
 const SUFFIX_ALPHABET = 'bcdfghjklmnpqrstvwxz2456789';
 
-export function generateNameSuffix(): string {
+function generateNameSuffix(): string {
   let out = '';
   for (let i = 0; i < 5; i++) out += SUFFIX_ALPHABET.charAt(randomInt(SUFFIX_ALPHABET.length));
   return out;
@@ -72,13 +72,19 @@ function checkNamespace(rt: ResourceType, meta: JsonMap, namespace: string | und
 }
 
 /** The object a create stores (before admission). */
-export function prepareCreate(
-  ctx: StoreContext,
-  rt: ResourceType,
-  namespace: string | undefined,
-  body: unknown,
-  options: WriteOptions,
-): KubeObject {
+export function prepareCreate({
+  ctx,
+  rt,
+  namespace,
+  body,
+  options,
+}: {
+  readonly ctx: StoreContext;
+  readonly rt: ResourceType;
+  readonly namespace: string | undefined;
+  readonly body: unknown;
+  readonly options: WriteOptions;
+}): KubeObject {
   const obj = decodeBody(rt, body);
   const meta = obj.metadata as JsonMap;
   checkNamespace(rt, meta, namespace);
@@ -128,13 +134,19 @@ export interface PreparedUpdate {
  * a status (or approval) write keeps everything but `.status` (and, for built-ins, metadata) from
  * `old`, and the kind may narrow that further. `now` stamps what the kind dates (CSR conditions).
  */
-export function prepareUpdate(
-  rt: ResourceType,
-  old: KubeObject,
-  incoming: KubeObject,
-  subresource: WriteSubresource | undefined,
-  now: string,
-): PreparedUpdate {
+export function prepareUpdate({
+  rt,
+  old,
+  incoming,
+  subresource,
+  now,
+}: {
+  readonly rt: ResourceType;
+  readonly old: KubeObject;
+  readonly incoming: KubeObject;
+  readonly subresource: WriteSubresource | undefined;
+  readonly now: string;
+}): PreparedUpdate {
   checkName(incoming, old.metadata.name ?? '');
   const strategy = strategyFor(rt);
   strategy.normalize(incoming);
@@ -191,7 +203,7 @@ function copyField(from: JsonMap, to: JsonMap, key: string): void {
 }
 
 /** Anything outside metadata (and outside status, when that is a subresource) differs. */
-export function contentChanged(rt: ResourceType, a: KubeObject, b: KubeObject): boolean {
+function contentChanged(rt: ResourceType, a: KubeObject, b: KubeObject): boolean {
   return !jsonEqual(content(rt, a), content(rt, b));
 }
 

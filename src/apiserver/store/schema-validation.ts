@@ -43,7 +43,7 @@ function newAjv(): Ajv {
 }
 
 /** The schema objects are checked against: the type's schema with ObjectMeta spelled out. */
-export function validationSchema(rt: ResourceType): JsonObject {
+function validationSchema(rt: ResourceType): JsonObject {
   const schema = structuredClone(rt.schema);
   const properties = schema['properties'];
   if (isJsonObject(properties)) properties['metadata'] = plainJson(ObjectMetaSchema);
@@ -90,7 +90,7 @@ export class SchemaValidator {
 }
 
 /** Ajv's errors as upstream's field errors; the branches of an int-or-string `anyOf` fold into one. */
-export function toFieldErrors(errors: readonly ErrorObject[], root: unknown): FieldError[] {
+function toFieldErrors(errors: readonly ErrorObject[], root: unknown): FieldError[] {
   const out: FieldError[] = [];
   for (const e of errors) {
     if (e.schemaPath.includes('/anyOf/')) continue;

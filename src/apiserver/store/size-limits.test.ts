@@ -3,7 +3,7 @@
  */
 import { SqliteStorage } from '../../adapters/sqlite-storage.js';
 import { MemoryStorage } from '../storage/memory-storage.js';
-import { describeSizeLimits } from './size-limits.contract.js';
+import { describeSizeLimits } from '../../../test/support/size-limits-contract.js';
 
 describeSizeLimits('MemoryStorage', () => Promise.resolve(new MemoryStorage()));
 describeSizeLimits('SqliteStorage', () => SqliteStorage.open(':memory:'));

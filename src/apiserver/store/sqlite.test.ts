@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteStorage } from '../../adapters/sqlite-storage.js';
 import type { KubeObject, WatchEventType } from '../resource-store.js';
-import { admin, failure, newTestStore } from './testing.js';
+import { admin, failure, newTestStore } from '../../../test/support/apiserver-test-store.js';
 
 const opened: SqliteStorage[] = [];
 afterEach(async () => {

@@ -15,7 +15,7 @@ import { machineConfigErrors } from './machine-config-admission.js';
 import { podDisruptionBudgetErrors } from './pdb-validation.js';
 
 /** What happens to `.status` on create: kept as sent, dropped, or replaced by an initial value. */
-export type StatusOnCreate = 'keep' | 'drop' | (() => JsonMap);
+type StatusOnCreate = 'keep' | 'drop' | (() => JsonMap);
 
 export interface KindStrategy {
   /** generation starts at 1 and grows when anything outside metadata (and status) changes. */

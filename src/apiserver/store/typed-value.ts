@@ -157,7 +157,7 @@ export function compare(ref: TypeRef, lhs: unknown, rhs: unknown): Comparison {
     modified: new FieldSet(),
     removed: new FieldSet(),
   };
-  compareAt(ref, lhs, rhs, [], cmp);
+  compareAt({ ref, lhs, rhs, path: [], cmp });
   return cmp;
 }
 
@@ -167,13 +167,19 @@ function compareLeaf(lhs: unknown, rhs: unknown, path: string[], cmp: Comparison
   else if (!jsonEqual(lhs, rhs)) cmp.modified.insert(path);
 }
 
-function compareAt(
-  ref: TypeRef,
-  lhs: unknown,
-  rhs: unknown,
-  path: string[],
-  cmp: Comparison,
-): void {
+function compareAt({
+  ref,
+  lhs,
+  rhs,
+  path,
+  cmp,
+}: {
+  readonly ref: TypeRef;
+  readonly lhs: unknown;
+  readonly rhs: unknown;
+  readonly path: string[];
+  readonly cmp: Comparison;
+}): void {
   const tl = lhs === undefined ? undefined : resolve(ref, lhs);
   const tr = rhs === undefined ? undefined : resolve(ref, rhs);
   const t = tr ?? tl;
@@ -187,14 +193,20 @@ function compareAt(
     const l = isJsonMap(lhs) ? lhs : {};
     const r = isJsonMap(rhs) ? rhs : {};
     for (const key of new Set([...Object.keys(l), ...Object.keys(r)])) {
-      compareAt(fieldType(ref, key).ref, l[key], r[key], [...path, `f:${key}`], cmp);
+      compareAt({
+        ref: fieldType(ref, key).ref,
+        lhs: l[key],
+        rhs: r[key],
+        path: [...path, `f:${key}`],
+        cmp,
+      });
     }
   } else {
     const element = elementType(ref);
     const l = indexItems(t.keys, Array.isArray(lhs) ? lhs : []);
     const r = indexItems(t.keys, Array.isArray(rhs) ? rhs : []);
     for (const pe of new Set([...l.keys(), ...r.keys()])) {
-      compareAt(element, l.get(pe), r.get(pe), [...path, pe], cmp);
+      compareAt({ ref: element, lhs: l.get(pe), rhs: r.get(pe), path: [...path, pe], cmp });
     }
   }
   if (lhs === undefined) cmp.added.insert(path);

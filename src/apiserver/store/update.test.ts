@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { KubeObject } from '../resource-store.js';
-import { admin, failure, newTestStore, type TestStore } from './testing.js';
+import {
+  admin,
+  failure,
+  newTestStore,
+  type TestStore,
+} from '../../../test/support/apiserver-test-store.js';
 
 async function pool(t: TestStore): Promise<KubeObject> {
   return t.store.create(

@@ -38,14 +38,21 @@ export function sentResourceVersion(body: unknown): string {
   return typeof rv === 'string' ? rv : '';
 }
 
-export async function updateObject(
-  ctx: StoreContext,
-  rt: ResourceType,
-  namespace: string | undefined,
-  name: string,
-  body: unknown,
-  options: UpdateOptions,
-): Promise<KubeObject> {
+export async function updateObject({
+  ctx,
+  rt,
+  namespace,
+  name,
+  body,
+  options,
+}: {
+  readonly ctx: StoreContext;
+  readonly rt: ResourceType;
+  readonly namespace: string | undefined;
+  readonly name: string;
+  readonly body: unknown;
+  readonly options: UpdateOptions;
+}): Promise<KubeObject> {
   checkName(body, name);
   const incoming = decodeBody(rt, body);
   incoming.metadata.name = name;
@@ -56,7 +63,7 @@ export async function updateObject(
     const current = await readCurrent(ctx, rt, namespace, name);
     if (current === undefined) {
       if (strategy.allowCreateOnUpdate && options.subresource === undefined) {
-        return createObject(ctx, rt, namespace, body, options);
+        return createObject({ ctx, rt, namespace, body, options });
       }
       throw StatusError.notFound(groupResource(rt), name);
     }
@@ -64,9 +71,9 @@ export async function updateObject(
       throw resourceVersionRequired(rt, name);
     }
     try {
-      return await applyUpdate(ctx, rt, current, incoming, precondition, options);
+      return await applyUpdate({ ctx, rt, current, incoming, precondition, options });
     } catch (e) {
-      afterLostRace(e, rt, name, precondition, attempt);
+      afterLostRace({ e, rt, name, precondition, attempt });
     }
   }
 }
@@ -76,13 +83,19 @@ export async function updateObject(
  * new state, up to MaxWriteAttempts; with a precondition, or out of attempts, it is 409 Conflict.
  * Any other failure is rethrown.
  */
-export function afterLostRace(
-  e: unknown,
-  rt: ResourceType,
-  name: string,
-  precondition: string,
-  attempt: number,
-): void {
+export function afterLostRace({
+  e,
+  rt,
+  name,
+  precondition,
+  attempt,
+}: {
+  readonly e: unknown;
+  readonly rt: ResourceType;
+  readonly name: string;
+  readonly precondition: string;
+  readonly attempt: number;
+}): void {
   if (isStorageError(e, StorageErrorCode.KeyNotFound) && attempt < MaxWriteAttempts) return;
   if (!isStorageError(e, StorageErrorCode.Conflict)) throw e;
   if (precondition !== '' || attempt >= MaxWriteAttempts) {
@@ -91,25 +104,32 @@ export function afterLostRace(
 }
 
 /** Prepares, admits and commits one update of `current`; a lost race surfaces as StorageError. */
-export async function applyUpdate(
-  ctx: StoreContext,
-  rt: ResourceType,
-  current: Current,
-  incoming: KubeObject,
-  precondition: string,
-  options: UpdateOptions,
-): Promise<KubeObject> {
+export async function applyUpdate({
+  ctx,
+  rt,
+  current,
+  incoming,
+  precondition,
+  options,
+}: {
+  readonly ctx: StoreContext;
+  readonly rt: ResourceType;
+  readonly current: Current;
+  readonly incoming: KubeObject;
+  readonly precondition: string;
+  readonly options: UpdateOptions;
+}): Promise<KubeObject> {
   const name = current.obj.metadata.name ?? '';
   if (precondition !== '' && precondition !== current.obj.metadata.resourceVersion) {
     throw StatusError.conflict(groupResource(rt), name);
   }
-  const { next, errors } = prepareUpdate(
+  const { next, errors } = prepareUpdate({
     rt,
-    current.obj,
+    old: current.obj,
     incoming,
-    options.subresource,
-    rfc3339(ctx.clock.now()),
-  );
+    subresource: options.subresource,
+    now: rfc3339(ctx.clock.now()),
+  });
   const managed =
     options.appliedManagedFields ??
     updateManagedFields(
@@ -124,7 +144,7 @@ export async function applyUpdate(
     );
   if (managed.length > 0) next.metadata.managedFields = managed;
   const kindErrors = (await strategyFor(rt).fieldErrors?.(next, current.obj)) ?? [];
-  admit(ctx, rt, next, current.obj, [...errors, ...kindErrors]);
+  admit({ ctx, rt, obj: next, old: current.obj, found: [...errors, ...kindErrors] });
   await ctx.admission?.({
     rt,
     operation: 'update',
@@ -133,7 +153,7 @@ export async function applyUpdate(
     object: next,
     old: current.obj,
   });
-  return commitUpdate(ctx, rt, current, next, { dryRun: options.dryRun });
+  return commitUpdate({ ctx, rt, current, next, options: { dryRun: options.dryRun } });
 }
 
 /** `next` carrying the managedFields the client sent (they may replace the live ones). */

@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject, WatchEventType, WatchQuery } from '../resource-store.js';
 import { MemoryStorage } from '../storage/memory-storage.js';
 import { BookmarkIntervalMs } from './watch.js';
-import { admin, failure, newTestStore, type TestStore } from './testing.js';
+import {
+  admin,
+  failure,
+  newTestStore,
+  type TestStore,
+} from '../../../test/support/apiserver-test-store.js';
 
 const settle = () => new Promise((r) => setTimeout(r, 0));
 const controllers: AbortController[] = [];

@@ -38,7 +38,7 @@ export const BookmarkIntervalMs = 60_000;
 export type WatchListener = (type: WatchEventType, object: KubeObject) => void;
 
 /** The revision a watch resumes from: undefined for "" / "0" (start from current state). */
-export function parseWatchResourceVersion(rv: string | undefined): number | undefined {
+function parseWatchResourceVersion(rv: string | undefined): number | undefined {
   if (rv === undefined || rv === '' || rv === '0') return undefined;
   if (!/^\d+$/.test(rv)) {
     throw StatusError.badRequest(
@@ -49,7 +49,7 @@ export function parseWatchResourceVersion(rv: string | undefined): number | unde
 }
 
 /** 504 `Timeout: Too large resource version: N, current: M` (the ResourceVersionTooLarge cause). */
-export function tooLargeResourceVersion(requested: number, current: number): StatusError {
+function tooLargeResourceVersion(requested: number, current: number): StatusError {
   return new StatusError({
     message: `Timeout: Too large resource version: ${String(requested)}, current: ${String(current)}`,
     reason: 'Timeout',
@@ -61,13 +61,19 @@ export function tooLargeResourceVersion(requested: number, current: number): Sta
   });
 }
 
-export async function watchObjects(
-  ctx: StoreContext,
-  rt: ResourceType,
-  namespace: string | undefined,
-  query: WatchQuery,
-  onEvent: WatchListener,
-): Promise<void> {
+export async function watchObjects({
+  ctx,
+  rt,
+  namespace,
+  query,
+  onEvent,
+}: {
+  readonly ctx: StoreContext;
+  readonly rt: ResourceType;
+  readonly namespace: string | undefined;
+  readonly query: WatchQuery;
+  readonly onEvent: WatchListener;
+}): Promise<void> {
   const filter = objectFilter(rt, query.labelSelector, query.fieldSelector);
   const prefix = scopePrefix(rt, namespace);
   const requested = parseWatchResourceVersion(query.resourceVersion);
@@ -81,7 +87,7 @@ export async function watchObjects(
     if (requested > current) throw tooLargeResourceVersion(requested, current);
     start = requested;
   }
-  const stream = new WatchStream(rt, filter, start, onEvent, query.ready);
+  const stream = new WatchStream({ rt, filter, start, onEvent, ready: query.ready });
   try {
     await ctx.storage.watch(prefix, { afterRevision: start, signal: query.signal }, stream);
   } catch (e) {
@@ -145,13 +151,19 @@ class WatchStream {
   revision: number;
   ended = false;
 
-  constructor(
-    rt: ResourceType,
-    filter: ObjectFilter,
-    start: number,
-    onEvent: WatchListener,
-    ready: (() => Promise<void> | undefined) | undefined,
-  ) {
+  constructor({
+    rt,
+    filter,
+    start,
+    onEvent,
+    ready,
+  }: {
+    readonly rt: ResourceType;
+    readonly filter: ObjectFilter;
+    readonly start: number;
+    readonly onEvent: WatchListener;
+    readonly ready: (() => Promise<void> | undefined) | undefined;
+  }) {
     this.#rt = rt;
     this.#filter = filter;
     this.revision = start;

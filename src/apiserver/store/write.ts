@@ -35,7 +35,7 @@ export async function readCurrent(
   return kv === undefined ? undefined : { obj: decodeObject(kv), kv };
 }
 
-export function keyOf(rt: ResourceType, obj: KubeObject): string {
+function keyOf(rt: ResourceType, obj: KubeObject): string {
   return objectKey(rt, obj.metadata.namespace, obj.metadata.name ?? '');
 }
 
@@ -88,7 +88,7 @@ export async function commitCreate(
 }
 
 /** True when `next` would store exactly what is stored. */
-export function isNoOp(current: Current, next: KubeObject): boolean {
+function isNoOp(current: Current, next: KubeObject): boolean {
   return jsonEqual(withoutRv(current.obj), withoutRv(next));
 }
 
@@ -102,13 +102,19 @@ function withoutRv(obj: KubeObject): KubeObject {
  * Stores `next` in place of `current` if the key is still at `current`'s revision; a storage
  * Conflict propagates as a StorageError so callers can decide between retry and 409.
  */
-export async function commitUpdate(
-  ctx: StoreContext,
-  rt: ResourceType,
-  current: Current,
-  next: KubeObject,
-  options: CommitOptions,
-): Promise<KubeObject> {
+export async function commitUpdate({
+  ctx,
+  rt,
+  current,
+  next,
+  options,
+}: {
+  readonly ctx: StoreContext;
+  readonly rt: ResourceType;
+  readonly current: Current;
+  readonly next: KubeObject;
+  readonly options: CommitOptions;
+}): Promise<KubeObject> {
   if (isNoOp(current, next)) return current.obj;
   const finalizers = next.metadata.finalizers ?? [];
   const finalized = finalizers.length === 0 && !strategyFor(rt).controllerFinalized;

@@ -17,7 +17,7 @@ import type { RateLimiterOptions } from '../../runtime/work-queue.js';
 import type { McoInformers } from '../mco-informers.js';
 import { LayeringReconciler } from './layering-reconciler.js';
 
-export const BuildControllerName = 'machine-os-builder';
+const BuildControllerName = 'machine-os-builder';
 
 export interface BuildControllerOptions {
   readonly client: ResourceClient;

@@ -16,7 +16,7 @@ import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-co
 import type { MachineOSConfig } from '../../api/machineconfiguration/v1/machine-os-config.js';
 
 /** The build context's files, relative to the context folder. */
-export const BuildContextFile = {
+const BuildContextFile = {
   containerfile: 'Containerfile',
   machineConfig: 'machineconfig/machineconfig.json',
 } as const;
@@ -50,7 +50,7 @@ export function pushSpecWithDigest(spec: string, digest: string): string {
 }
 
 /** The administrator's Containerfile: the `NoArch` entry (the only one upstream builds). */
-export function userContainerfile(mosc: MachineOSConfig): string | undefined {
+function userContainerfile(mosc: MachineOSConfig): string | undefined {
   const entry = (mosc.spec.containerFile ?? []).find(
     (c) => (c.containerfileArch ?? 'NoArch') === 'NoArch',
   );
@@ -60,7 +60,7 @@ export function userContainerfile(mosc: MachineOSConfig): string | undefined {
 /** A label value as a Containerfile string. */
 const quoted = (text: string): string => JSON.stringify(text);
 
-export function finalContainerfile(o: {
+function finalContainerfile(o: {
   readonly baseImage: string;
   readonly renderedConfig: string;
   readonly pool: string;

@@ -5,7 +5,7 @@ import type { MachineOSBuild } from '../../api/machineconfiguration/v1/machine-o
 import type { MachineOSConfig } from '../../api/machineconfiguration/v1/machine-os-config.js';
 import { Resources } from '../../api/resource-refs.js';
 import type { OsImageBuildInput, OsImageBuilder } from '../../ports/os-image-builder.js';
-import { FakeClient } from '../testing/fake-client.js';
+import { FakeClient } from '../../../test/support/fake-client.js';
 import { pushSpecWithTag } from './build-request.js';
 import {
   BuildAnnotation,

@@ -34,7 +34,7 @@ import type { OsImageBuilder } from '../../ports/os-image-builder.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../../ports/resource-client.js';
 import { buildRequest, pushSpecWithDigest, type BuildRequest } from './build-request.js';
 
-export const BuildLabel = {
+const BuildLabel = {
   pool: 'machineconfiguration.openshift.io/target-machine-config-pool',
   renderedConfig: 'machineconfiguration.openshift.io/rendered-machine-config',
   machineOSConfig: 'machineconfiguration.openshift.io/machine-os-config',
@@ -71,7 +71,7 @@ async function getOrUndefined<T extends ApiObject>(
 }
 
 /** The five conditions with `phase` True (none True for undefined), as upstream always lists. */
-export function buildConditions(
+function buildConditions(
   phase: MachineOSBuildPhase | undefined,
   now: string,
   previous: readonly Condition[] = [],
@@ -156,7 +156,8 @@ export class LayeringReconciler {
     const phase = buildPhase(mosb);
     if (phase === 'Prepared' && !this.#running.has(request.name))
       mosb = await this.#runBuild(mosb, request, signal);
-    if (buildPhase(mosb) === 'Succeeded') await this.#rollTo(mosc, mosb, request, override, signal);
+    if (buildPhase(mosb) === 'Succeeded')
+      await this.#rollTo({ mosc, mosb, request, override, signal });
   }
 
   async #ensureBuild(
@@ -276,13 +277,19 @@ export class LayeringReconciler {
     }
   }
 
-  async #rollTo(
-    mosc: MachineOSConfig,
-    mosb: MachineOSBuild,
-    request: BuildRequest,
-    override: MachineConfig | undefined,
-    signal: AbortSignal,
-  ): Promise<void> {
+  async #rollTo({
+    mosc,
+    mosb,
+    request,
+    override,
+    signal,
+  }: {
+    readonly mosc: MachineOSConfig;
+    readonly mosb: MachineOSBuild;
+    readonly request: BuildRequest;
+    readonly override: MachineConfig | undefined;
+    readonly signal: AbortSignal;
+  }): Promise<void> {
     const { client, log } = this.#d;
     const image = mosb.status?.digestedImagePushSpec;
     if (image === undefined) return;

@@ -25,10 +25,10 @@ import { Controller } from '../../runtime/controller.js';
 import type { Informer } from '../../runtime/informer.js';
 import type { ReconcileResult, Reconciler } from '../../runtime/reconciler.js';
 
-export const CsrSignerName = 'csr-signer';
-export const SignerValidationFailure = 'SignerValidationFailure';
+const CsrSignerName = 'csr-signer';
+const SignerValidationFailure = 'SignerValidationFailure';
 /** `--cluster-signing-duration`'s default: one year. */
-export const DefaultSigningDurationMs = 8760 * 3_600_000;
+const DefaultSigningDurationMs = 8760 * 3_600_000;
 const MinDurationMs = 600_000;
 
 export interface CsrSignerOptions {
@@ -78,7 +78,13 @@ class CsrSigner implements Reconciler {
       const message = valid.ok ? '' : valid.error;
       await this.#o.client.updateStatus<CertificateSigningRequest>(
         Resources.certificateSigningRequest,
-        withCondition(csr, CsrConditionType.Failed, SignerValidationFailure, message, rfc3339(now)),
+        withCondition({
+          csr,
+          type: CsrConditionType.Failed,
+          reason: SignerValidationFailure,
+          message,
+          now: rfc3339(now),
+        }),
         { signal },
       );
       this.#o.log.warn('refused to sign the CSR', { csr: key, reason: message });

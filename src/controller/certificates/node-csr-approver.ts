@@ -28,7 +28,7 @@ import { Controller } from '../../runtime/controller.js';
 import type { Informer } from '../../runtime/informer.js';
 import type { ReconcileResult, Reconciler } from '../../runtime/reconciler.js';
 
-export const NodeCsrApproverName = 'node-csr-approver';
+const NodeCsrApproverName = 'node-csr-approver';
 
 export interface NodeCsrApproverOptions {
   readonly client: ResourceClient;
@@ -89,13 +89,13 @@ class NodeCsrApprover implements Reconciler {
     }
     await client.updateApproval<CertificateSigningRequest>(
       Resources.certificateSigningRequest,
-      withCondition(
+      withCondition({
         csr,
-        CsrConditionType.Approved,
-        ApprovedReason,
-        ApprovedMessage,
-        rfc3339(clock.now()),
-      ),
+        type: CsrConditionType.Approved,
+        reason: ApprovedReason,
+        message: ApprovedMessage,
+        now: rfc3339(clock.now()),
+      }),
       { signal },
     );
     this.#logged.delete(key);

@@ -8,7 +8,7 @@ import type { OwnerReference } from '../../api/meta/v1/owner-reference.js';
 import { isStatusError } from '../../api/meta/v1/status-error.js';
 import { Resources } from '../../api/resource-refs.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
-import { sameJson } from './same-json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 
 export type ApplyOutcome = 'created' | 'updated' | 'unchanged';
 
@@ -77,7 +77,7 @@ export async function applyMachineConfigOver(
     },
     spec: required.spec ?? {},
   };
-  if (sameJson(next, existing)) return 'unchanged';
+  if (jsonEqual(next, existing)) return 'unchanged';
   await client.update(Resources.machineConfig, next, signal === undefined ? {} : { signal });
   return 'updated';
 }

@@ -34,7 +34,8 @@ import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient, ResourceRef } from '../../ports/resource-client.js';
 import { TerminalError, type Reconciler, type ReconcileResult } from '../../runtime/reconciler.js';
 import { controllerConfigGate, describeGateError } from '../render/render-gates.js';
-import { sameJson } from './same-json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
+import { errorText } from '../../lib/error-text.js';
 
 export interface GeneratingObject {
   apiVersion?: string;
@@ -79,8 +80,8 @@ export interface GeneratedConfigReconcilerOptions<T extends GeneratingObject> {
 export function generatorChanged(a: GeneratingObject, b: GeneratingObject): boolean {
   if (a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp) return true;
   if (b.metadata.deletionTimestamp !== undefined)
-    return !sameJson(a.metadata.finalizers ?? [], b.metadata.finalizers ?? []);
-  return !sameJson(a.spec, b.spec);
+    return !jsonEqual(a.metadata.finalizers ?? [], b.metadata.finalizers ?? []);
+  return !jsonEqual(a.spec, b.spec);
 }
 
 export class GeneratedConfigReconciler<T extends GeneratingObject> implements Reconciler {
@@ -145,7 +146,7 @@ export class GeneratedConfigReconciler<T extends GeneratingObject> implements Re
     await this.#ensureSuffix(config, suffixOf(mcName, poolName, strategy.generated), signal);
     await this.#write(
       config,
-      this.#machineConfig(config, poolName, mcName, existing, ignition.value),
+      this.#machineConfig({ config, poolName, mcName, existing, ignition: ignition.value }),
       existing === undefined,
       signal,
     );
@@ -168,13 +169,19 @@ export class GeneratedConfigReconciler<T extends GeneratingObject> implements Re
     );
   }
 
-  #machineConfig(
-    config: T,
-    poolName: string,
-    mcName: string,
-    existing: MachineConfig | undefined,
-    ignition: Record<string, unknown>,
-  ): MachineConfig {
+  #machineConfig({
+    config,
+    poolName,
+    mcName,
+    existing,
+    ignition,
+  }: {
+    readonly config: T;
+    readonly poolName: string;
+    readonly mcName: string;
+    readonly existing: MachineConfig | undefined;
+    readonly ignition: Record<string, unknown>;
+  }): MachineConfig {
     return {
       apiVersion: 'machineconfiguration.openshift.io/v1',
       kind: 'MachineConfig',
@@ -204,7 +211,7 @@ export class GeneratedConfigReconciler<T extends GeneratingObject> implements Re
       if (create) await client.create(Resources.machineConfig, mc, { signal });
       else await client.update(Resources.machineConfig, mc, { signal });
     } catch (e) {
-      const message = `could not Create/Update MachineConfig: ${e instanceof Error ? e.message : String(e)}`;
+      const message = `could not Create/Update MachineConfig: ${errorText(e)}`;
       await this.#status(config.metadata.name ?? '', message, message, signal);
       throw new Error(message, { cause: e });
     }
@@ -291,7 +298,7 @@ export class GeneratedConfigReconciler<T extends GeneratingObject> implements Re
       // Upstream logs a failed status write; the sync's own outcome decides the retry.
       this.#o.log.warn(`error updating ${strategy.ref.kind} status`, {
         config: name,
-        error: e instanceof Error ? e.message : String(e),
+        error: errorText(e),
       });
     }
   }

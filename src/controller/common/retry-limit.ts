@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../../ports/logger.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
+import { errorText } from '../../lib/error-text.js';
 
 export interface RetryLimit {
   /** Upstream: 15 for render and node, 18 for kubelet config. */
@@ -39,7 +40,7 @@ export function withRetryLimit(
         failures.delete(key);
         log.error('dropping key out of the queue', {
           key,
-          error: e instanceof Error ? e.message : String(e),
+          error: errorText(e),
           retryAfterMs: limit.dropDelayMs,
         });
         return { requeueAfterMs: limit.dropDelayMs };

@@ -25,7 +25,7 @@ import { UpstreamRetryLimit, withRetryLimit, type RetryLimit } from '../common/r
 import { waitForCache } from '../common/wait-for-caches.js';
 import type { McoInformers } from '../mco-informers.js';
 
-export const ContainerRuntimeConfigControllerName =
+const ContainerRuntimeConfigControllerName =
   'machineconfigcontroller-containerruntimeconfigcontroller';
 
 export interface ContainerRuntimeConfigControllerOptions {
@@ -38,7 +38,7 @@ export interface ContainerRuntimeConfigControllerOptions {
   readonly rateLimiter?: RateLimiterOptions;
 }
 
-export const containerRuntimeConfigStrategy: GeneratedConfigStrategy<ContainerRuntimeConfig> = {
+const containerRuntimeConfigStrategy: GeneratedConfigStrategy<ContainerRuntimeConfig> = {
   ref: Resources.containerRuntimeConfig,
   generated: 'containerruntime',
   keyErrorPrefix: 'could not get ctrcfg key',

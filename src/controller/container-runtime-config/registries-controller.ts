@@ -27,13 +27,14 @@ import type { ResourceClient } from '../../ports/resource-client.js';
 import { Controller } from '../../runtime/controller.js';
 import type { Reconciler } from '../../runtime/reconciler.js';
 import type { RateLimiterOptions } from '../../runtime/work-queue.js';
-import { sameJson } from '../common/same-json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 import { UpstreamRetryLimit, withRetryLimit, type RetryLimit } from '../common/retry-limit.js';
 import { waitForCache } from '../common/wait-for-caches.js';
 import type { McoInformers } from '../mco-informers.js';
+import { errorText } from '../../lib/error-text.js';
 
-export const RegistriesControllerName = 'machineconfigcontroller-containerruntimeconfigcontroller';
-export const ImageConfigKey = 'openshift-config';
+const RegistriesControllerName = 'machineconfigcontroller-containerruntimeconfigcontroller';
+const ImageConfigKey = 'openshift-config';
 
 export interface RegistriesControllerOptions {
   readonly client: ResourceClient;
@@ -79,25 +80,22 @@ class RegistriesReconciler implements Reconciler {
       const ignition = generated.value.ignition as unknown as Record<string, unknown>;
       if (
         existing !== undefined &&
-        sameJson(existing.spec?.config, ignition) &&
+        jsonEqual(existing.spec?.config, ignition) &&
         existing.metadata.annotations?.[Annotation.generatedByControllerVersion] === version.hash
       )
         continue;
-      const mc = registriesMachineConfig(
-        poolName,
-        { name: image.metadata.name ?? '', uid: image.metadata.uid ?? '' },
+      const mc = registriesMachineConfig({
+        pool: poolName,
+        image: { name: image.metadata.name ?? '', uid: image.metadata.uid ?? '' },
         ignition,
-        version.hash,
+        versionHash: version.hash,
         existing,
-      );
+      });
       try {
         if (existing === undefined) await client.create(Resources.machineConfig, mc, { signal });
         else await client.update(Resources.machineConfig, mc, { signal });
       } catch (e) {
-        throw new Error(
-          `could not Create/Update MachineConfig: ${e instanceof Error ? e.message : String(e)}`,
-          { cause: e },
-        );
+        throw new Error(`could not Create/Update MachineConfig: ${errorText(e)}`, { cause: e });
       }
       log.info('applied registries config', { pool: poolName, machineConfig: mc.metadata.name });
     }

@@ -22,11 +22,11 @@ import type { McoInformers } from '../mco-informers.js';
 import { concurrentDrains } from '../../logic/rollout/max-unavailable.js';
 import { nodesForPool } from '../../logic/rollout/pool-membership.js';
 import { InformerIndex } from '../../runtime/informer-index.js';
-import { sameJson } from '../common/same-json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 import { DrainReconciler } from './drain-reconciler.js';
 import { UpstreamDrainTimings, type DrainTimings } from './drain-timings.js';
 
-export const DrainControllerName = 'machineconfigcontroller-draincontroller';
+const DrainControllerName = 'machineconfigcontroller-draincontroller';
 
 /** Upstream's drain controller workers: the least we run. */
 export const DefaultDrainWorkers = 5;
@@ -89,7 +89,7 @@ export function createDrainController(options: DrainControllerOptions): Controll
   informers.pools.addHandler({
     onAdd: resize,
     onUpdate: (old, pool) => {
-      if (!sameJson(old.spec, pool.spec)) resize();
+      if (!jsonEqual(old.spec, pool.spec)) resize();
     },
     onDelete: resize,
   });

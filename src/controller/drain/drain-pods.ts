@@ -16,6 +16,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import { goDuration } from '../common/go-duration.js';
+import { errorText } from '../../lib/error-text.js';
 
 export type PodSkipReason = 'DaemonSet' | 'Mirror';
 
@@ -88,7 +89,7 @@ async function evictOne(
     } catch (e) {
       if (isStatusError(e, 'NotFound')) return undefined;
       if (!isStatusError(e, 'TooManyRequests'))
-        return `error when evicting ${podRef(pod)}: ${e instanceof Error ? e.message : String(e)}`;
+        return `error when evicting ${podRef(pod)}: ${errorText(e)}`;
       o.log.info(
         `error when evicting ${podRef(pod)} (will retry after ${goDuration(o.evictRetryDelayMs)}): ${e.message}`,
       );

@@ -8,7 +8,7 @@ import type { ReconcileResult } from '../../runtime/reconciler.js';
 import { FakeClock } from '../../../test/support/fake-clock.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { noMcoMetrics, type McoMetrics } from '../common/mco-metrics.js';
-import { FakeClient } from '../testing/fake-client.js';
+import { FakeClient } from '../../../test/support/fake-client.js';
 import { DrainReconciler } from './drain-reconciler.js';
 import { UpstreamDrainTimings } from './drain-timings.js';
 import { podDrainSkipReason } from './drain-pods.js';

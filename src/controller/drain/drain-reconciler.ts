@@ -28,8 +28,9 @@ import { goDuration } from '../common/go-duration.js';
 import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
 import { drainPods, podsToEvict, type PodCache } from './drain-pods.js';
 import type { DrainTimings } from './drain-timings.js';
+import { errorText } from '../../lib/error-text.js';
 
-export const DrainVerb = { Drain: 'drain', Uncordon: 'uncordon' } as const;
+const DrainVerb = { Drain: 'drain', Uncordon: 'uncordon' } as const;
 
 export interface DrainReconcilerOptions {
   readonly client: ResourceClient;
@@ -98,10 +99,7 @@ export class DrainReconciler implements Reconciler {
     const name = node.metadata.name ?? '';
     this.#o.log.info('uncordoning', { node: name });
     await this.#setUnschedulable(node, false, signal, desired).catch((e: unknown) => {
-      throw new Error(
-        `failed to uncordon node ${name}: ${e instanceof Error ? e.message : String(e)}`,
-        { cause: e },
-      );
+      throw new Error(`failed to uncordon node ${name}: ${errorText(e)}`, { cause: e });
     });
     this.#o.log.info('operation successful; applied completion annotation', {
       node: name,
@@ -187,10 +185,7 @@ export class DrainReconciler implements Reconciler {
         signal,
         complete ? desired : undefined,
       ).catch((e: unknown) => {
-        throw new Error(
-          `node ${name}: failed to cordon: ${e instanceof Error ? e.message : String(e)}`,
-          { cause: e },
-        );
+        throw new Error(`node ${name}: failed to cordon: ${errorText(e)}`, { cause: e });
       });
       if (complete) {
         metrics.clearDrainError(name);
@@ -215,7 +210,7 @@ export class DrainReconciler implements Reconciler {
       if (signal.aborted) throw e;
       return {
         kind: 'retry',
-        afterMs: await this.#failed(node, duration, e instanceof Error ? e.message : String(e)),
+        afterMs: await this.#failed(node, duration, errorText(e)),
       };
     }
     this.#ongoing.delete(name);

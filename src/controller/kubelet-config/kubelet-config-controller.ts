@@ -36,10 +36,10 @@ import { withRetryLimit, type RetryLimit } from '../common/retry-limit.js';
 import { waitForCache } from '../common/wait-for-caches.js';
 import type { McoInformers } from '../mco-informers.js';
 
-export const KubeletConfigControllerName = 'machineconfigcontroller-kubeletconfigcontroller';
+const KubeletConfigControllerName = 'machineconfigcontroller-kubeletconfigcontroller';
 
 /** Upstream retries a KubeletConfig 18 times before the one-minute cadence. */
-export const KubeletConfigRetryLimit: RetryLimit = { maxRetries: 18, dropDelayMs: 60_000 };
+const KubeletConfigRetryLimit: RetryLimit = { maxRetries: 18, dropDelayMs: 60_000 };
 
 export interface KubeletConfigControllerOptions {
   readonly client: ResourceClient;
@@ -52,7 +52,7 @@ export interface KubeletConfigControllerOptions {
   readonly rateLimiter?: RateLimiterOptions;
 }
 
-export function kubeletConfigStrategy(
+function kubeletConfigStrategy(
   templates: readonly TemplateFile[],
   versionHash: string,
 ): GeneratedConfigStrategy<KubeletConfig> {

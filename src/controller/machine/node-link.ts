@@ -20,7 +20,7 @@ import { Controller } from '../../runtime/controller.js';
 import type { Informer } from '../../runtime/informer.js';
 import type { ReconcileResult, Reconciler } from '../../runtime/reconciler.js';
 
-export const NodeLinkName = 'machine-node-link';
+const NodeLinkName = 'machine-node-link';
 
 export interface NodeLinkOptions {
   readonly client: ResourceClient;

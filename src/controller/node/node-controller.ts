@@ -22,7 +22,7 @@ import { NodeReconciler } from './node-reconciler.js';
 /** Upstream's defaultUpdateDelay. */
 export const DefaultNodeUpdateDelayMs = 5_000;
 
-export const NodeControllerName = 'machineconfigcontroller-nodecontroller';
+const NodeControllerName = 'machineconfigcontroller-nodecontroller';
 
 export interface NodeControllerOptions {
   readonly client: ResourceClient;

@@ -6,7 +6,7 @@
 import type { Node } from '../../api/core/v1/node.js';
 import { Annotation } from '../../api/machineconfiguration/v1/constants.js';
 import { isNodeReady } from '../../logic/rollout/node-state.js';
-import { sameJson } from '../common/same-json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 
 const WatchedAnnotations = [
   Annotation.currentConfig,
@@ -26,10 +26,10 @@ function readiness(node: Node): unknown {
 }
 
 export function nodeChangeMatters(oldNode: Node, newNode: Node): boolean {
-  if (!sameJson(readiness(oldNode), readiness(newNode))) return true;
+  if (!jsonEqual(readiness(oldNode), readiness(newNode))) return true;
   const a = oldNode.metadata.annotations ?? {};
   const b = newNode.metadata.annotations ?? {};
   if (WatchedAnnotations.some((k) => a[k] !== b[k])) return true;
-  if (!sameJson(oldNode.metadata.labels ?? {}, newNode.metadata.labels ?? {})) return true;
-  return !sameJson(oldNode.spec?.taints ?? [], newNode.spec?.taints ?? []);
+  if (!jsonEqual(oldNode.metadata.labels ?? {}, newNode.metadata.labels ?? {})) return true;
+  return !jsonEqual(oldNode.spec?.taints ?? [], newNode.spec?.taints ?? []);
 }

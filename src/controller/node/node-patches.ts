@@ -31,7 +31,7 @@ export function hasUpdateInProgressTaint(node: Node): boolean {
 }
 
 /** The node's taints with (true) or without (false) UpdateInProgress; undefined when already so. */
-export function taintsWithUpdateInProgress(node: Node, present: boolean): Taint[] | undefined {
+function taintsWithUpdateInProgress(node: Node, present: boolean): Taint[] | undefined {
   const taints = node.spec?.taints ?? [];
   if (taints.some(isInProgressTaint) === present) return undefined;
   return present
@@ -49,7 +49,7 @@ const ConflictAttempts = 5;
  * patch from a fresh read. Resolves with the node the server returned, or undefined when there
  * was nothing to write.
  */
-export async function patchNodeFrom(
+async function patchNodeFrom(
   client: ResourceClient,
   node: Node,
   build: (node: Node) => { patch: Record<string, unknown>; replacesList: boolean } | undefined,
@@ -161,13 +161,19 @@ export async function setDesiredConfig(
  * one (yet) is skipped without a request, as is one that already says `target`. The operator
  * creates MachineConfigNodes; a missing one on the server is skipped too.
  */
-export async function setMachineConfigNodeDesired(
-  client: ResourceClient,
-  name: string,
-  cached: MachineConfigNode | undefined,
-  target: string,
-  signal?: AbortSignal,
-): Promise<void> {
+export async function setMachineConfigNodeDesired({
+  client,
+  name,
+  cached,
+  target,
+  signal,
+}: {
+  readonly client: ResourceClient;
+  readonly name: string;
+  readonly cached: MachineConfigNode | undefined;
+  readonly target: string;
+  readonly signal?: AbortSignal | undefined;
+}): Promise<void> {
   if (cached === undefined || cached.spec.configVersion.desired === target) return;
   try {
     await client.patch<MachineConfigNode>(

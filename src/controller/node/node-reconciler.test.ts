@@ -13,7 +13,7 @@ import { builtInPool } from '../../logic/pools/built-in-pools.js';
 import { silentLogger } from '../../ports/logger.js';
 import { FakeClock } from '../../../test/support/fake-clock.js';
 import { noEvents } from '../../runtime/event-recorder.js';
-import { FakeClient } from '../testing/fake-client.js';
+import { FakeClient } from '../../../test/support/fake-client.js';
 import { noMcoMetrics } from '../common/mco-metrics.js';
 import { NodeReconciler } from './node-reconciler.js';
 

@@ -51,7 +51,7 @@ import type { RolloutDecision } from '../../logic/rollout-policy/rollout-decisio
 import { RolloutHeldCondition } from '../../api/machineconfiguration/v1/rollout-policy.js';
 import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
 import { fresher } from '../common/fresher.js';
-import { sameJson } from '../common/same-json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 import {
   hasUpdateInProgressTaint,
   isDesiredEqualToPool,
@@ -63,8 +63,9 @@ import {
 import { isStatusError } from '../../api/meta/v1/status-error.js';
 import { activeRollback, withRollbackTarget } from '../../logic/rollout-policy/pool-rollback.js';
 import { hasRolloutPolicy, rolloutCondition, RolloutPolicyGate } from './rollout-policy-gate.js';
+import { errorText } from '../../lib/error-text.js';
 
-export interface NodeCaches {
+interface NodeCaches {
   readonly pools: { get(name: string): MachineConfigPool | undefined; list(): MachineConfigPool[] };
   readonly nodes: { list(): Node[] };
   readonly controllerConfigs: { get(name: string): ControllerConfig | undefined };
@@ -109,8 +110,8 @@ class PassNodes {
  * Unreconcilable, on the Node, with the daemon's reason; a pool whose maxUnavailable the
  * controller cannot use, on the pool, with upstream's error. Each once per distinct failure.
  */
-export const NodeDegradedReason = 'NodeDegraded';
-export const InvalidMaxUnavailableReason = 'InvalidMaxUnavailable';
+const NodeDegradedReason = 'NodeDegraded';
+const InvalidMaxUnavailableReason = 'InvalidMaxUnavailable';
 
 /**
  * How SetDesiredConfig events name the target (docs/reference/rollout.md §4.3,
@@ -311,7 +312,7 @@ export class NodeReconciler implements Reconciler {
           // Upstream logs taint failures and carries on with the rollout.
           this.#o.log.error('failed updating UpdateInProgress taint', {
             node: node.metadata.name,
-            error: e instanceof Error ? e.message : String(e),
+            error: errorText(e),
           });
         }
       },
@@ -356,10 +357,16 @@ export class NodeReconciler implements Reconciler {
         try {
           nodes.wrote(await setDesiredConfig(client, node, target, signal));
           const mcn = caches.machineConfigNodes.get(nodeName);
-          await setMachineConfigNodeDesired(client, nodeName, mcn, target, signal);
+          await setMachineConfigNodeDesired({
+            client,
+            name: nodeName,
+            cached: mcn,
+            target,
+            signal,
+          });
         } catch (e) {
           throw new Error(
-            `setting desired ${updateLine(target)} for node ${nodeName}: ${e instanceof Error ? e.message : String(e)}`,
+            `setting desired ${updateLine(target)} for node ${nodeName}: ${errorText(e)}`,
             { cause: e },
           );
         }
@@ -454,7 +461,7 @@ export class NodeReconciler implements Reconciler {
         latest?.type ?? '',
         latest?.reason ?? '',
       );
-    if (sameJson(pool.status, status)) return;
+    if (jsonEqual(pool.status, status)) return;
     this.#statusWritten.set(
       name,
       // The pool as stored, not as a rollback makes the controller see it.

@@ -32,7 +32,7 @@ import type { ResourceClient } from '../../ports/resource-client.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { podsNotReady, queryPrometheus } from './rollout-probes.js';
 
-export const RolloutEventReason = {
+const RolloutEventReason = {
   [HoldReason.outsideWindow]: 'RolloutWaitingForWindow',
   [HoldReason.soaking]: 'RolloutSoaking',
   [HoldReason.gateFailed]: 'RolloutHealthGateFailed',
@@ -150,7 +150,7 @@ export class RolloutPolicyGate {
       });
     }
     if (decision.hold && decision.revert !== undefined)
-      await this.#revert(pool, nodes, decision.revert, decision.message, signal);
+      await this.#revert({ pool, nodes, order: decision.revert, reason: decision.message, signal });
     await this.#announce(pool, decision);
     return decision;
   }
@@ -160,13 +160,19 @@ export class RolloutPolicyGate {
    * the pool's previous config: the daemon applies it as any other update, and on OSTree the OS
    * part is the previous deployment, still on disk.
    */
-  async #revert(
-    pool: MachineConfigPool,
-    nodes: readonly Node[],
-    order: RevertOrder,
-    reason: string,
-    signal: AbortSignal,
-  ): Promise<void> {
+  async #revert({
+    pool,
+    nodes,
+    order,
+    reason,
+    signal,
+  }: {
+    readonly pool: MachineConfigPool;
+    readonly nodes: readonly Node[];
+    readonly order: RevertOrder;
+    readonly reason: string;
+    readonly signal: AbortSignal;
+  }): Promise<void> {
     const stop: RolloutStop = {
       target: pool.spec.configuration?.name ?? '',
       node: order.nodes.join(','),

@@ -10,6 +10,7 @@ import { Resources } from '../../api/resource-refs.js';
 import { labelSelectorToString } from '../../lib/label-selector.js';
 import type { PrometheusAnswer } from '../../logic/rollout-policy/rollout-decision.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
+import { errorText } from '../../lib/error-text.js';
 
 /** A query answer larger than this is not read (a gate needs a few series, not a dump). */
 const MaxAnswerBytes = 1024 * 1024;
@@ -71,7 +72,7 @@ export async function queryPrometheus(
   } catch (e) {
     if (signal.aborted) throw e;
     const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
-    return { ok: false, error: `${e instanceof Error ? e.message : String(e)}${cause}` };
+    return { ok: false, error: `${errorText(e)}${cause}` };
   }
 }
 

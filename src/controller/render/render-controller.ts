@@ -20,7 +20,7 @@ import { objectKey } from '../../runtime/informer.js';
 import type { RateLimiterOptions } from '../../runtime/work-queue.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { UpstreamRetryLimit, withRetryLimit, type RetryLimit } from '../common/retry-limit.js';
-import { sameJson } from '../common/same-json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 import { waitForCache } from '../common/wait-for-caches.js';
 import type { McoMetrics } from '../common/mco-metrics.js';
 import type { McoInformers } from '../mco-informers.js';
@@ -43,15 +43,15 @@ export interface RenderControllerOptions {
   readonly rateLimiter?: RateLimiterOptions;
 }
 
-export const RenderControllerName = 'machineconfigcontroller-rendercontroller';
+const RenderControllerName = 'machineconfigcontroller-rendercontroller';
 
 /** Whether a pool update can change what the pool renders (or whether it renders). */
-export function renderInputsChanged(old: MachineConfigPool, pool: MachineConfigPool): boolean {
+function renderInputsChanged(old: MachineConfigPool, pool: MachineConfigPool): boolean {
   return (
     old.metadata.uid !== pool.metadata.uid ||
     old.metadata.deletionTimestamp !== pool.metadata.deletionTimestamp ||
-    !sameJson(old.metadata.labels, pool.metadata.labels) ||
-    !sameJson(old.spec, pool.spec)
+    !jsonEqual(old.metadata.labels, pool.metadata.labels) ||
+    !jsonEqual(old.spec, pool.spec)
   );
 }
 
@@ -107,8 +107,8 @@ export function createRenderController(options: RenderControllerOptions): Contro
   informers.controllerConfigs.addHandler({
     onUpdate: (old, cc) => {
       if (
-        sameJson(old.spec, cc.spec) &&
-        sameJson(old.metadata.annotations, cc.metadata.annotations)
+        jsonEqual(old.spec, cc.spec) &&
+        jsonEqual(old.metadata.annotations, cc.metadata.annotations)
       )
         return;
       for (const pool of informers.pools.list()) later(objectKey(pool));
@@ -117,7 +117,7 @@ export function createRenderController(options: RenderControllerOptions): Contro
   informers.machineConfigs.addHandler({
     onAdd: forConfig,
     onUpdate: (old, mc) => {
-      if (!sameJson(old.spec, mc.spec)) forConfig(mc);
+      if (!jsonEqual(old.spec, mc.spec)) forConfig(mc);
     },
     onDelete: forConfig,
   });

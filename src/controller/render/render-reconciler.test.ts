@@ -7,7 +7,7 @@ import { silentLogger } from '../../ports/logger.js';
 import { FakeClock } from '../../../test/support/fake-clock.js';
 import { controllerConfig, ign, mc, pool } from '../../../test/support/machine-configs.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
-import { FakeClient } from '../testing/fake-client.js';
+import { FakeClient } from '../../../test/support/fake-client.js';
 import { RenderFailedError, RenderGateError, RenderReconciler } from './render-reconciler.js';
 
 const version = { raw: '0.1.0', hash: 'mco-ts-0.1.0' };

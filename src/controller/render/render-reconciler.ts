@@ -35,11 +35,12 @@ import { applyMachineConfig, applyMachineConfigOver } from '../common/apply-mach
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import type { ClusterMachineConfiguration } from '../mco-informers.js';
 import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
-import { sameJson } from '../common/same-json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 import { controllerConfigGate, describeGateError, generatorsGate } from './render-gates.js';
+import { errorText } from '../../lib/error-text.js';
 
 /** Read access to the caches the render controller needs (informers satisfy it). */
-export interface RenderCaches {
+interface RenderCaches {
   readonly pools: { get(name: string): MachineConfigPool | undefined };
   readonly machineConfigs: {
     get(name: string): MachineConfig | undefined;
@@ -81,7 +82,7 @@ export class RenderFailedError extends Error {
 const MachineConfigurationName = 'cluster';
 
 /** The Warning event a render failure raises on its pool (ours; upstream raises none). */
-export const RenderFailedReason = 'RenderFailed';
+const RenderFailedReason = 'RenderFailed';
 
 function overridesFrom(
   mc: ClusterMachineConfiguration | undefined,
@@ -176,7 +177,7 @@ export class RenderReconciler implements Reconciler {
       // Upstream logs a failed status write and reports the render error itself.
       this.#o.log.error('could not set RenderDegraded', {
         pool: pool.metadata.name,
-        error: e instanceof Error ? e.message : String(e),
+        error: errorText(e),
       });
     }
   }
@@ -197,7 +198,7 @@ export class RenderReconciler implements Reconciler {
       // From the cache: a render that changes nothing costs no request.
       if (existing === undefined) await applyMachineConfig(client, rendered.config, signal);
       else await applyMachineConfigOver(client, rendered.config, existing, signal);
-      if (sameJson(pool.spec.configuration.source ?? [], source)) return pool;
+      if (jsonEqual(pool.spec.configuration.source ?? [], source)) return pool;
     } else {
       log.info('pool now targets rendered config', {
         pool: pool.metadata.name,
@@ -262,7 +263,7 @@ export class RenderReconciler implements Reconciler {
       { type: PoolConditionType.RenderDegraded, status, reason: '', message },
       rfc3339(this.#o.clock.now()),
     );
-    if (sameJson(next, conditions)) return;
+    if (jsonEqual(next, conditions)) return;
     await this.#o.client.updateStatus(
       Resources.machineConfigPool,
       { ...pool, status: { ...pool.status, conditions: next } },

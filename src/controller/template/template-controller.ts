@@ -14,7 +14,7 @@ import type { McoInformers } from '../mco-informers.js';
 import type { McoMetrics } from '../common/mco-metrics.js';
 import { TemplateReconciler } from './template-reconciler.js';
 
-export const TemplateControllerName = 'machineconfigcontroller-templatecontroller';
+const TemplateControllerName = 'machineconfigcontroller-templatecontroller';
 
 export interface TemplateControllerOptions {
   readonly client: ResourceClient;

@@ -17,8 +17,9 @@ import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import { applyMachineConfig } from '../common/apply-machine-config.js';
 import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
-import { sameJson } from '../common/same-json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 import { completedStatus, failingStatus, runningStatus } from './template-status.js';
+import { errorText } from '../../lib/error-text.js';
 
 export interface TemplateReconcilerOptions {
   readonly client: ResourceClient;
@@ -70,7 +71,7 @@ export class TemplateReconciler implements Reconciler {
           mc.metadata.name ?? '',
         );
       } catch (e) {
-        return this.#fail(cc, e instanceof Error ? e.message : String(e), signal);
+        return this.#fail(cc, errorText(e), signal);
       }
     }
     await this.#writeStatus(cc, completedStatus(cc, version.raw, this.#now()), signal);
@@ -91,7 +92,7 @@ export class TemplateReconciler implements Reconciler {
     status: ControllerConfig['status'],
     signal: AbortSignal,
   ): Promise<ControllerConfig> {
-    if (sameJson(cc.status, status)) return cc;
+    if (jsonEqual(cc.status, status)) return cc;
     return this.#o.client.updateStatus<ControllerConfig>(
       Resources.controllerConfig,
       { ...cc, ...(status === undefined ? {} : { status }) },

@@ -13,13 +13,19 @@ import type {
 type Conditions = readonly ControllerConfigStatusCondition[];
 
 /** SetControllerConfigStatusCondition: a new status stamps the time; same status keeps it. */
-function setCondition(
-  conditions: Conditions,
-  type: string,
-  status: 'True' | 'False',
-  message: string,
-  now: string,
-): ControllerConfigStatusCondition[] {
+function setCondition({
+  conditions,
+  type,
+  status,
+  message,
+  now,
+}: {
+  readonly conditions: Conditions;
+  readonly type: string;
+  readonly status: 'True' | 'False';
+  readonly message: string;
+  readonly now: string;
+}): ControllerConfigStatusCondition[] {
   const existing = conditions.find((c) => c.type === type);
   if (
     existing !== undefined &&
@@ -54,24 +60,24 @@ export function runningStatus(
 ): ControllerConfigStatus {
   const generation = cc.metadata.generation ?? 0;
   const reason = `syncing towards (${generation}) generation using controller version ${version}`;
-  let conditions = setCondition(
-    cc.status?.conditions ?? [],
-    T.TemplateControllerRunning,
-    'True',
-    reason,
+  let conditions = setCondition({
+    conditions: cc.status?.conditions ?? [],
+    type: T.TemplateControllerRunning,
+    status: 'True',
+    message: reason,
     now,
-  );
+  });
   if (
     generation !== (cc.status?.observedGeneration ?? 0) &&
     isTrue(conditions, T.TemplateControllerCompleted)
   ) {
-    conditions = setCondition(
+    conditions = setCondition({
       conditions,
-      T.TemplateControllerCompleted,
-      'False',
-      `${reason} due to change in Generation`,
+      type: T.TemplateControllerCompleted,
+      status: 'False',
+      message: `${reason} due to change in Generation`,
       now,
-    );
+    });
   }
   return { ...cc.status, conditions, observedGeneration: generation };
 }
@@ -85,15 +91,27 @@ export function failingStatus(
 ): ControllerConfigStatus {
   const generation = cc.metadata.generation ?? 0;
   const message = `failed to syncing towards (${generation}) generation using controller version ${version}: ${error}`;
-  let conditions = setCondition(
-    cc.status?.conditions ?? [],
-    T.TemplateControllerFailing,
-    'True',
+  let conditions = setCondition({
+    conditions: cc.status?.conditions ?? [],
+    type: T.TemplateControllerFailing,
+    status: 'True',
     message,
     now,
-  );
-  conditions = setCondition(conditions, T.TemplateControllerCompleted, 'False', '', now);
-  conditions = setCondition(conditions, T.TemplateControllerRunning, 'False', '', now);
+  });
+  conditions = setCondition({
+    conditions,
+    type: T.TemplateControllerCompleted,
+    status: 'False',
+    message: '',
+    now,
+  });
+  conditions = setCondition({
+    conditions,
+    type: T.TemplateControllerRunning,
+    status: 'False',
+    message: '',
+    now,
+  });
   return { ...cc.status, conditions, observedGeneration: generation };
 }
 
@@ -105,14 +123,26 @@ export function completedStatus(
 ): ControllerConfigStatus {
   const generation = cc.metadata.generation ?? 0;
   const reason = `sync completed towards (${generation}) generation using controller version ${version}`;
-  let conditions = setCondition(
-    cc.status?.conditions ?? [],
-    T.TemplateControllerCompleted,
-    'True',
-    reason,
+  let conditions = setCondition({
+    conditions: cc.status?.conditions ?? [],
+    type: T.TemplateControllerCompleted,
+    status: 'True',
+    message: reason,
     now,
-  );
-  conditions = setCondition(conditions, T.TemplateControllerRunning, 'False', '', now);
-  conditions = setCondition(conditions, T.TemplateControllerFailing, 'False', '', now);
+  });
+  conditions = setCondition({
+    conditions,
+    type: T.TemplateControllerRunning,
+    status: 'False',
+    message: '',
+    now,
+  });
+  conditions = setCondition({
+    conditions,
+    type: T.TemplateControllerFailing,
+    status: 'False',
+    message: '',
+    now,
+  });
   return { ...cc.status, conditions, observedGeneration: generation };
 }

@@ -21,13 +21,13 @@ export type CType =
     }
   | { readonly kind: 'struct'; readonly goName: string; readonly def: CStruct };
 
-export interface CField {
+interface CField {
   readonly json: string;
   readonly type: CType;
 }
 
 /** A list field whose entries must be unique within `space` (MergedKeys share one space). */
-export interface DupField {
+interface DupField {
   readonly json: string;
   readonly space: number;
   /** Another list shares the space, so a single entry can still collide. */

@@ -93,13 +93,19 @@ function zeroStruct(schema: Schema, d: StructDef): GoStruct {
 
 const INT64_MAX = 2 ** 63;
 
-function decodeValue(
-  schema: Schema,
-  raw: unknown,
-  t: GoType,
-  current: GoValue,
-  ctx: ErrorContext,
-): GoValue {
+function decodeValue({
+  schema,
+  raw,
+  t,
+  current,
+  ctx,
+}: {
+  readonly schema: Schema;
+  readonly raw: unknown;
+  readonly t: GoType;
+  readonly current: GoValue;
+  readonly ctx: ErrorContext;
+}): GoValue {
   if (raw === null) {
     if (t.kind === 'ptr') return null;
     if (t.kind === 'list') return [];
@@ -107,7 +113,7 @@ function decodeValue(
   }
   if (t.kind === 'ptr') {
     const inner = current ?? zeroValue(schema, t.elem);
-    return decodeValue(schema, raw, t.elem, inner, ctx);
+    return decodeValue({ schema, raw, t: t.elem, current: inner, ctx });
   }
   if (typeof raw === 'boolean') {
     if (t.kind === 'bool') return raw;
@@ -126,7 +132,9 @@ function decodeValue(
   }
   if (Array.isArray(raw)) {
     if (t.kind !== 'list') throw new TypeMismatch('array', t, ctx);
-    return raw.map((item) => decodeValue(schema, item, t.elem, zeroValue(schema, t.elem), ctx));
+    return raw.map((item) =>
+      decodeValue({ schema, raw: item, t: t.elem, current: zeroValue(schema, t.elem), ctx }),
+    );
   }
   if (!isObject(raw)) throw new TypeMismatch('object', t, ctx);
   if (t.kind !== 'struct') throw new TypeMismatch('object', t, ctx);
@@ -137,13 +145,13 @@ function decodeValue(
     const field = d.fields.find((f) => f.json === name);
     if (name === undefined || field === undefined) continue;
     const inner: ErrorContext = { struct: d.name, fields: [...ctx.fields, name] };
-    out[name] = decodeValue(
+    out[name] = decodeValue({
       schema,
-      value,
-      field.type,
-      out[name] ?? zeroValue(schema, field.type),
-      inner,
-    );
+      raw: value,
+      t: field.type,
+      current: out[name] ?? zeroValue(schema, field.type),
+      ctx: inner,
+    });
   }
   return out;
 }
@@ -152,9 +160,15 @@ function decodeValue(
 export function decodeConfig(schema: Schema, raw: unknown): DecodeResult {
   const root: GoType = { kind: 'struct', struct: 'Config' };
   try {
-    const value = decodeValue(schema, raw, root, zeroValue(schema, root), {
-      struct: undefined,
-      fields: [],
+    const value = decodeValue({
+      schema,
+      raw,
+      t: root,
+      current: zeroValue(schema, root),
+      ctx: {
+        struct: undefined,
+        fields: [],
+      },
     });
     return { ok: true, value: value as GoStruct };
   } catch (e) {

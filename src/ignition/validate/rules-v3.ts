@@ -46,10 +46,17 @@ const at = (p: ConfigPath, ...more: (string | number)[]): ConfigPath => [...p, .
 
 /** Reports `message`, if there is one, at `p` plus `more`; the path is built only then. */
 function report(
-  add: Sink,
-  kind: 'error' | 'warning',
-  message: string | undefined,
-  p: ConfigPath,
+  {
+    add,
+    kind,
+    message,
+    p,
+  }: {
+    readonly add: Sink;
+    readonly kind: 'error' | 'warning';
+    readonly message: string | undefined;
+    readonly p: ConfigPath;
+  },
   ...more: (string | number)[]
 ): void {
   if (message !== undefined) add(kind, [...p, ...more], message);
@@ -81,7 +88,7 @@ function sub(v: GoStruct, k: string): GoStruct {
 const empty = (x: string | null): boolean => x === null || x === '';
 const isTrue = (x: boolean | null): boolean => x === true;
 
-export function validatePath(p: string): string | undefined {
+function validatePath(p: string): string | undefined {
   if (p === '') return Msg.noPath;
   if (!goPathIsAbs(p)) return Msg.pathRelative;
   if (!goPathIsCleanAbs(p)) return Msg.dirtyPath;
@@ -245,7 +252,7 @@ function diskRule(v: GoValue, p: ConfigPath, _ctx: RuleContext, add: Sink): void
     add('error', at(p, 'device'), Msg.diskDeviceRequired);
     return;
   }
-  report(add, 'error', validatePath(device), p, 'device');
+  report({ add, kind: 'error', message: validatePath(device), p }, 'device');
   const parts = list(d, 'partitions').map(obj);
   // upstream ranges over a Go map here; with several colliding numbers, the lowest is reported
   const byNumber = new Map<number, number[]>();
@@ -312,13 +319,15 @@ const LABEL_LIMITS: Readonly<Record<string, readonly [number, string]>> = {
 function filesystemRule(v: GoValue, p: ConfigPath, ctx: RuleContext, add: Sink): void {
   const f = obj(v);
   report(
-    add,
-    'error',
-    empty(s(f, 'path')) ? undefined : validatePath(s(f, 'path') ?? ''),
-    p,
+    {
+      add,
+      kind: 'error',
+      message: empty(s(f, 'path')) ? undefined : validatePath(s(f, 'path') ?? ''),
+      p,
+    },
     'path',
   );
-  report(add, 'error', validatePath(s(f, 'device') ?? ''), p, 'device');
+  report({ add, kind: 'error', message: validatePath(s(f, 'device') ?? ''), p }, 'device');
   const format = s(f, 'format');
   if (empty(format)) {
     const others =
@@ -367,7 +376,7 @@ function raidRule(v: GoValue, p: ConfigPath, ctx: RuleContext, add: Sink): void 
     const spares = n(r, 'spares');
     if (spares !== null && spares !== 0) levelError = Msg.sparesUnsupportedForLevel;
   } else if (!RAID_LEVELS.includes(level)) levelError = Msg.unrecognizedRaidLevel;
-  report(add, 'error', levelError, p, 'level');
+  report({ add, kind: 'error', message: levelError, p }, 'level');
   if (list(r, 'devices').length === 0) add('error', at(p, 'devices'), Msg.raidDevicesRequired);
 }
 
@@ -379,10 +388,12 @@ function luksRule(v: GoValue, p: ConfigPath, ctx: RuleContext, add: Sink): void 
     add('error', at(p, 'label'), Msg.luksLabelTooLong);
   const device = s(l, 'device');
   report(
-    add,
-    'error',
-    empty(device) ? Msg.diskDeviceRequired : validatePath(device ?? ''),
-    p,
+    {
+      add,
+      kind: 'error',
+      message: empty(device) ? Msg.diskDeviceRequired : validatePath(device ?? ''),
+      p,
+    },
     'device',
   );
   const clevisRaw = l['clevis'] ?? null;
@@ -431,7 +442,7 @@ function isJson(text: string): boolean {
 
 function tangRule(v: GoValue, p: ConfigPath, ctx: RuleContext, add: Sink): void {
   const t = obj(v);
-  report(add, 'error', validateTangUrl(s(t, 'url') ?? ''), p, 'url');
+  report({ add, kind: 'error', message: validateTangUrl(s(t, 'url') ?? ''), p }, 'url');
   if (empty(s(t, 'thumbprint'))) add('error', at(p, 'thumbprint'), Msg.tangThumbprintRequired);
   const adv = s(t, 'advertisement');
   if (ctx.minor >= 4 && !empty(adv) && !isJson(adv ?? '')) {
@@ -533,13 +544,17 @@ export const RULES_V3: Readonly<Record<string, Rule>> = {
   IgnitionConfig: (v, p, ctx, add) => {
     if (ctx.minor < 1) return;
     list(obj(v), 'merge').forEach((r, i) => {
-      report(add, 'error', requiredSource(obj(r), ctx), p, 'merge', i);
+      report({ add, kind: 'error', message: requiredSource(obj(r), ctx), p }, 'merge', i);
     });
   },
   TLS: (v, p, ctx, add) => {
     if (ctx.minor < 1) return;
     list(obj(v), 'certificateAuthorities').forEach((r, i) => {
-      report(add, 'error', requiredSource(obj(r), ctx), p, 'certificateAuthorities', i);
+      report(
+        { add, kind: 'error', message: requiredSource(obj(r), ctx), p },
+        'certificateAuthorities',
+        i,
+      );
     });
   },
   Proxy: (v, p, _ctx, add) => {
@@ -554,10 +569,16 @@ export const RULES_V3: Readonly<Record<string, Rule>> = {
   Resource: resourceRule,
   FileContents: resourceRule,
   ConfigReference: (v, p, ctx, add) => {
-    report(add, 'error', validateUrlNilOk(s(obj(v), 'source'), ctx.minor), p, 'source');
+    report(
+      { add, kind: 'error', message: validateUrlNilOk(s(obj(v), 'source'), ctx.minor), p },
+      'source',
+    );
   },
   CaReference: (v, p, ctx, add) => {
-    report(add, 'error', validateUrl(s(obj(v), 'source') ?? '', ctx.minor), p, 'source');
+    report(
+      { add, kind: 'error', message: validateUrl(s(obj(v), 'source') ?? '', ctx.minor), p },
+      'source',
+    );
   },
   HTTPHeader: (v, p, _ctx, add) => {
     const h = obj(v);
@@ -566,7 +587,7 @@ export const RULES_V3: Readonly<Record<string, Rule>> = {
   },
   Verification: (v, p, ctx, add) => {
     const hash = s(obj(v), 'hash');
-    if (hash !== null) report(add, 'error', validateHash(hash, ctx), p, 'hash');
+    if (hash !== null) report({ add, kind: 'error', message: validateHash(hash, ctx), p }, 'hash');
   },
   Storage: storageRule,
   Directory: (v, p, ctx, add) => {
@@ -583,17 +604,17 @@ export const RULES_V3: Readonly<Record<string, Rule>> = {
     nodeRule(obj(v), p, add);
   },
   NodeUser: (v, p, _ctx, add) => {
-    report(add, 'error', validateIdOrName(obj(v)), p);
+    report({ add, kind: 'error', message: validateIdOrName(obj(v)), p });
   },
   NodeGroup: (v, p, _ctx, add) => {
-    report(add, 'error', validateIdOrName(obj(v)), p);
+    report({ add, kind: 'error', message: validateIdOrName(obj(v)), p });
   },
   Disk: diskRule,
   Partition: partitionRule,
   Filesystem: filesystemRule,
   Raid: raidRule,
   Device: (v, p, _ctx, add) => {
-    report(add, 'error', validatePath(typeof v === 'string' ? v : ''), p);
+    report({ add, kind: 'error', message: validatePath(typeof v === 'string' ? v : ''), p });
   },
   Luks: luksRule,
   Custom: customRule,

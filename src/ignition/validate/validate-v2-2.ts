@@ -182,7 +182,7 @@ const SCHEMA_V2_2: Schema = new Map(
 );
 
 /** Spec 2 texts that 3.x dropped or reworded (ignition v0.x config/shared/errors). */
-export const MsgV2 = {
+const MsgV2 = {
   oldVersion: 'incorrect config version (too old)',
   newVersion: 'incorrect config version (too new)',
   permissionsUnset: 'permissions unset, defaulting to 0000',
@@ -243,13 +243,19 @@ function urlErr(src: string): string | undefined {
   return validateUrl(src, 0);
 }
 
-function unitContents(
-  contents: string,
-  name: string,
-  enabled: boolean,
-  p: ConfigPath,
-  out: Out,
-): void {
+function unitContents({
+  contents,
+  name,
+  enabled,
+  p,
+  out,
+}: {
+  readonly contents: string;
+  readonly name: string;
+  readonly enabled: boolean;
+  readonly p: ConfigPath;
+  readonly out: Out;
+}): void {
   const parsed = parseUnitContents(contents);
   if (!parsed.ok) out('error', p, parsed.message);
   else if (enabled && contents !== '' && !parsed.optionSections.includes('Install')) {
@@ -540,7 +546,13 @@ const VALIDATE_FIELD: Readonly<Record<string, Readonly<Record<string, FieldCheck
   },
   Unit: {
     contents: (v, p, out) => {
-      unitContents(s(v, 'contents'), s(v, 'name'), b(v, 'enable') || v['enabled'] === true, p, out);
+      unitContents({
+        contents: s(v, 'contents'),
+        name: s(v, 'name'),
+        enabled: b(v, 'enable') || v['enabled'] === true,
+        p,
+        out,
+      });
     },
     name: (v, p, out) => {
       if (!UNIT_EXTENSIONS.includes(goPathExt(s(v, 'name'))))
@@ -554,14 +566,26 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /** The v2 reflection walk; `raw` is the JSON under the value (undefined when there is none). */
-function walk(t: GoType, v: GoValue, raw: unknown, p: ConfigPath, out: Out): void {
+function walk({
+  t,
+  v,
+  raw,
+  p,
+  out,
+}: {
+  readonly t: GoType;
+  readonly v: GoValue;
+  readonly raw: unknown;
+  readonly p: ConfigPath;
+  readonly out: Out;
+}): void {
   if (t.kind === 'ptr') {
-    if (v !== null) walk(t.elem, v, raw, p, out);
+    if (v !== null) walk({ t: t.elem, v, raw, p, out });
     return;
   }
   if (t.kind === 'list') {
     (Array.isArray(v) ? (v as readonly GoValue[]) : []).forEach((item, i) => {
-      walk(t.elem, item, Array.isArray(raw) ? raw[i] : undefined, [...p, i], out);
+      walk({ t: t.elem, v: item, raw: Array.isArray(raw) ? raw[i] : undefined, p: [...p, i], out });
     });
     return;
   }
@@ -577,7 +601,7 @@ function walk(t: GoType, v: GoValue, raw: unknown, p: ConfigPath, out: Out): voi
   const rawObj = isRecord(raw) ? raw : undefined;
   for (const f of d.fields) {
     VALIDATE_FIELD[t.struct]?.[f.json]?.(value, [...p, f.json], out);
-    walk(f.type, value[f.json] ?? null, rawObj?.[f.json], [...p, f.json], out);
+    walk({ t: f.type, v: value[f.json] ?? null, raw: rawObj?.[f.json], p: [...p, f.json], out });
   }
   if (rawObj === undefined) return;
   const tags = d.fields.map((f) => f.json);
@@ -593,8 +617,14 @@ export function validateV22(raw: unknown): ReportEntry[] {
   const decoded = decodeConfig(SCHEMA_V2_2, raw);
   if (!decoded.ok) return [{ kind: 'error', path: [], message: decoded.message }];
   const entries: ReportEntry[] = [];
-  walk({ kind: 'struct', struct: 'Config' }, decoded.value, raw, [], (kind, path, message) => {
-    if (message !== undefined) entries.push({ kind, path, message });
+  walk({
+    t: { kind: 'struct', struct: 'Config' },
+    v: decoded.value,
+    raw,
+    p: [],
+    out: (kind, path, message) => {
+      if (message !== undefined) entries.push({ kind, path, message });
+    },
   });
   return entries;
 }

@@ -16,7 +16,7 @@ import { validateV3 } from './validate-v3.js';
  * (paths conflicting with units, hard-link owners, template units, filesystems over partitioned
  * disks). Specs 3.4 and 3.5 always get `latest`.
  */
-export type IgnitionRules = 'v2.14' | 'latest';
+type IgnitionRules = 'v2.14' | 'latest';
 
 export interface ValidateOptions {
   readonly rules?: IgnitionRules;

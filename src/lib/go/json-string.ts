@@ -1,7 +1,7 @@
 /**
  * Go's `encoding/json` string and value forms as the API server writes them in messages, so they
- * match the real API server byte for byte. (Ignition's serializer has its own: it follows the
- * older encoder vendored in clarketm/json.)
+ * match the real API server byte for byte. (Ignition's serializer follows the older encoder
+ * vendored in clarketm/json: `clarketmJsonString`.)
  */
 
 /** A string as Go's json.Marshal writes it (HTML-safe: <, > and & escaped). */

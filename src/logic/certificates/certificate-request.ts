@@ -7,6 +7,7 @@
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
 import { err, ok, type Result } from '../../lib/result.js';
+import { errorText } from '../../lib/error-text.js';
 
 export interface ParsedCertificateRequest {
   readonly commonName: string;
@@ -21,7 +22,7 @@ export interface ParsedCertificateRequest {
   readonly request: x509.Pkcs10CertificateRequest;
 }
 
-export const CertificateRequestPemType = 'CERTIFICATE REQUEST';
+const CertificateRequestPemType = 'CERTIFICATE REQUEST';
 
 export interface PemBlock {
   readonly type: string;
@@ -72,9 +73,7 @@ export function parseCertificateRequestPem(pem: string): Result<ParsedCertificat
   try {
     request = new x509.Pkcs10CertificateRequest(block.bytes);
   } catch (e) {
-    return err(
-      `x509: malformed certificate request: ${e instanceof Error ? e.message : String(e)}`,
-    );
+    return err(`x509: malformed certificate request: ${errorText(e)}`);
   }
   const subject = request.subjectName;
   return ok({
@@ -90,7 +89,7 @@ export function parseCertificateRequestPem(pem: string): Result<ParsedCertificat
 }
 
 /** Whether the request is signed by the key it carries (Go's `CheckSignature`). */
-export async function certificateRequestSignatureValid(
+async function certificateRequestSignatureValid(
   parsed: ParsedCertificateRequest,
 ): Promise<boolean> {
   try {

@@ -27,7 +27,7 @@ import {
   KubeletCaPath,
 } from '../nodeplan/node-paths.js';
 
-export interface CertificateFile {
+interface CertificateFile {
   readonly path: string;
   readonly data: Uint8Array;
 }

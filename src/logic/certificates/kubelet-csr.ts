@@ -17,7 +17,7 @@ import { err, ok, type Result } from '../../lib/result.js';
 import type { ParsedCertificateRequest } from './certificate-request.js';
 import { NodesGroup, NodeUserPrefix } from './node-client-request.js';
 
-export const NodeCsrNamePrefix = 'node-csr-';
+const NodeCsrNamePrefix = 'node-csr-';
 
 const rawUrl = (data: Uint8Array | string): string => Buffer.from(data).toString('base64url');
 

@@ -40,7 +40,7 @@ export type ApprovalDecision =
   | { readonly kind: 'pending'; readonly reason: string; readonly retry: boolean };
 
 /** Whether the approver watches the CSR at all: the kubelet client signer, the bootstrapper. */
-export function isBootstrapClientCsr(csr: CertificateSigningRequest): boolean {
+function isBootstrapClientCsr(csr: CertificateSigningRequest): boolean {
   return csr.spec.signerName === KubeletClientSigner && csr.spec.username === NodeBootstrapperUser;
 }
 

@@ -8,8 +8,8 @@ import type { ContainerRuntimeConfig } from '../../api/machineconfiguration/v1/c
 import { ignFile, type IgnitionFileOut } from '../kubelet-config/generate-kubelet-config.js';
 import { quantityValue } from './quantity.js';
 
-export const CrioDropInDir = '/etc/crio/crio.conf.d';
-export const StorageConfPath = '/etc/containers/storage.conf';
+const CrioDropInDir = '/etc/crio/crio.conf.d';
+const StorageConfPath = '/etc/containers/storage.conf';
 
 /** TOML basic string: double quotes with backslash escapes. */
 function tomlString(s: string): string {

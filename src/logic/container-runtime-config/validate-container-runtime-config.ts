@@ -7,18 +7,10 @@ import { err, ok, type Result } from '../../lib/result.js';
 import { quantityValue } from './quantity.js';
 
 /** CRI-O refuses smaller log files (8 KiB) and pid limits (20). */
-export const MinLogSize = 8192;
-export const MinPidsLimit = 20;
+const MinLogSize = 8192;
+const MinPidsLimit = 20;
 
-export const ValidLogLevels = [
-  'error',
-  'fatal',
-  'panic',
-  'warn',
-  'info',
-  'debug',
-  'trace',
-] as const;
+const ValidLogLevels = ['error', 'fatal', 'panic', 'warn', 'info', 'debug', 'trace'] as const;
 
 export type ContainerRuntimeConfigError =
   | { readonly kind: 'PidsLimit'; readonly value: number }

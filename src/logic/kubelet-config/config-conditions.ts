@@ -6,7 +6,7 @@
  */
 import type { McoCondition } from '../../api/meta/v1/condition.js';
 
-export const StatusConditionLimit = 3;
+const StatusConditionLimit = 3;
 
 export function configCondition(
   error: string | undefined,

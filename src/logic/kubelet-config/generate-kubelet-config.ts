@@ -13,10 +13,11 @@ import { marshalGoYaml, type JsonValue } from '../../lib/go-yaml.js';
 import { err, ok, type Result } from '../../lib/result.js';
 import { kubeletTlsFields } from './tls-profile.js';
 import { userKubeletConfiguration } from './validate-kubelet-config.js';
+import { errorText } from '../../lib/error-text.js';
 
-export const KubeletConfPath = '/etc/kubernetes/kubelet.conf';
-export const KubeletLogLevelPath = '/etc/systemd/system/kubelet.service.d/20-logging.conf';
-export const NodeSizingEnvPath = '/etc/node-sizing-enabled.env';
+const KubeletConfPath = '/etc/kubernetes/kubelet.conf';
+const KubeletLogLevelPath = '/etc/systemd/system/kubelet.service.d/20-logging.conf';
+const NodeSizingEnvPath = '/etc/node-sizing-enabled.env';
 
 export type KubeletGenerateError =
   | { readonly kind: 'NoTemplateKubeletConfig'; readonly role: string }
@@ -96,7 +97,7 @@ export function originalKubeletConfig(
     } catch (e) {
       return err({
         kind: 'BadTemplateKubeletConfig',
-        message: e instanceof Error ? e.message : String(e),
+        message: errorText(e),
       });
     }
   }

@@ -14,7 +14,7 @@ import { err, ok, type Result } from '../../lib/result.js';
 export type GeneratedKind = 'kubelet' | 'containerruntime';
 
 /** Upstream MaxMCNameSuffix: suffixes 1..9 plus the unsuffixed first name. */
-export const MaxNameSuffix = 9;
+const MaxNameSuffix = 9;
 
 export type ManagedKeyError =
   | { readonly kind: 'MaxReached'; readonly generated: GeneratedKind }
@@ -37,7 +37,7 @@ export interface GeneratingConfig {
 }
 
 /** The base name, `99-<pool>-generated-<kind>`. */
-export function generatedBaseName(pool: string, kind: GeneratedKind): string {
+function generatedBaseName(pool: string, kind: GeneratedKind): string {
   return `99-${pool}-generated-${kind}`;
 }
 

@@ -18,7 +18,7 @@ const Intermediate = [
   'ECDHE-RSA-CHACHA20-POLY1305',
 ];
 
-export const TlsProfiles: Readonly<
+const TlsProfiles: Readonly<
   Record<'Old' | 'Intermediate' | 'Modern', { ciphers: readonly string[]; minTLSVersion: string }>
 > = {
   Old: {

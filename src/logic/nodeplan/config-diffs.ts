@@ -4,7 +4,7 @@
  * looked up by these paths and names, and only added or changed units are rewritten.
  */
 import type { IgnitionConfig, IgnitionFile, IgnitionUnit } from '../../ignition/types.js';
-import { deepEqual } from './deep-equal.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 
 function byKey<T>(items: readonly T[], key: (t: T) => string): Map<string, T> {
   const m = new Map<string, T>();
@@ -34,7 +34,7 @@ export function changedFilePaths(
   const addedOrChanged = [...newFiles]
     .flatMap(([path, file]) => {
       const before = oldFiles.get(path);
-      return before === undefined || !deepEqual(before, file) ? [path] : [];
+      return before === undefined || !jsonEqual(before, file) ? [path] : [];
     })
     .sort(byString);
   return [...removed, ...addedOrChanged];
@@ -58,7 +58,7 @@ export function changedUnits(oldIgn: IgnitionConfig, newIgn: IgnitionConfig): Un
   for (const [name, unit] of newUnits) {
     const before = oldUnits.get(name);
     if (before === undefined) added.push(unit);
-    else if (!deepEqual(before, unit)) updated.push(unit);
+    else if (!jsonEqual(before, unit)) updated.push(unit);
   }
   const removed = [...oldUnits].filter(([name]) => !newUnits.has(name)).map(([, u]) => u);
   const byName = (a: IgnitionUnit, b: IgnitionUnit): number => byString(a.name, b.name);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { changedFilePaths } from './config-diffs.js';
 import { isDrainRequired, type PostConfigActions } from './drain-decision.js';
-import { ignFile, ignition } from './fixtures.js';
+import { ignFile, ignition } from '../../../test/support/nodeplan-fixtures.js';
 import type { LegacyAction } from './legacy-post-config-action.js';
 import {
   describeRegistriesConfError,

@@ -8,6 +8,7 @@ import { gunzipSync } from 'node:zlib';
 import { goQuote } from '../../lib/go/quote.js';
 import { describeDataUrlError, parseDataUrl } from '../../ignition/data-url.js';
 import { err, ok, type Result } from '../../lib/result.js';
+import { errorText } from '../../lib/error-text.js';
 
 export type FileContentsError =
   | { readonly kind: 'DataUrl'; readonly message: string }
@@ -41,7 +42,7 @@ function gzipHeaderError(data: Uint8Array): string | undefined {
 /** zlib's failure as the text Go's gzip/flate readers give for the same input. */
 function goGzipMessage(e: unknown): string {
   const code = (e as { code?: unknown }).code;
-  const message = e instanceof Error ? e.message : String(e);
+  const message = errorText(e);
   if (code === 'Z_BUF_ERROR') return 'unexpected EOF';
   if (/incorrect (data|length) check/.test(message)) return 'gzip: invalid checksum';
   return 'flate: corrupt input';

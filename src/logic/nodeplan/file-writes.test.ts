@@ -7,7 +7,7 @@ import {
   describeOwnerLookupFailure,
   planFileWrites,
 } from './file-writes.js';
-import { ignFile, ignition } from './fixtures.js';
+import { ignFile, ignition } from '../../../test/support/nodeplan-fixtures.js';
 
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
 

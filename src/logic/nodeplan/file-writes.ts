@@ -15,7 +15,6 @@ import {
 import { KubeletCaPath } from './node-paths.js';
 
 export const DefaultFileMode = 0o644;
-export const DefaultDirectoryMode = 0o755;
 
 /** A user or group: a numeric id, or a name the caller looks up in the node's passwd/group. */
 export type OwnerRef =
@@ -58,7 +57,7 @@ export function describeOwnerLookupFailure(
 const ROOT: OwnerRef = { kind: 'id', id: 0 };
 
 /** getFileOwnership: the id wins, then a non-empty name, else root. */
-export function ownerRef(owner: NodeOwner | undefined): OwnerRef {
+function ownerRef(owner: NodeOwner | undefined): OwnerRef {
   if (owner?.id !== undefined) return { kind: 'id', id: owner.id };
   if (owner?.name !== undefined && owner.name !== '') return { kind: 'name', name: owner.name };
   return ROOT;

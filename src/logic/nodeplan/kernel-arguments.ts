@@ -5,7 +5,7 @@
  * (whitespace separates, double quotes group, no escapes). On a change the old list is deleted
  * in full and the new one appended, which keeps the bookkeeping trivially correct.
  */
-import { listsDiffer } from './deep-equal.js';
+import { listsDiffer } from './lists-differ.js';
 
 /** Same shape as the Host port's KernelArgumentChange (logic may not import ports). */
 export interface KernelArgumentChange {
@@ -38,7 +38,7 @@ export function splitKernelArguments(args: string): readonly string[] {
 }
 
 /** parseKernelArguments: every entry split, in order. */
-export function parseKernelArguments(entries: readonly string[]): readonly string[] {
+function parseKernelArguments(entries: readonly string[]): readonly string[] {
   return entries.flatMap((e) => splitKernelArguments(e).map((a) => a.trim()));
 }
 

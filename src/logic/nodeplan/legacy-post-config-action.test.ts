@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { changedFilePaths } from './config-diffs.js';
-import { ignFile, nodeConfig } from './fixtures.js';
+import { ignFile, nodeConfig } from '../../../test/support/nodeplan-fixtures.js';
 import {
   calculateLegacyPostConfigChangeAction,
   legacyActionFromChangedFiles,
 } from './legacy-post-config-action.js';
 import { machineConfigDiff } from './machine-config-diff.js';
-import { D3, d3Config as config } from './vector-d3.js';
+import { D3, d3Config as config } from '../../../test/support/nodeplan-d3-vectors.js';
 
 describe('calculateLegacyPostConfigChangeAction: vector D3', () => {
   it.each(D3)('%s → %j', (_name, oldSide, newSide, expected) => {

@@ -5,7 +5,12 @@ import {
   changedUnitNames,
   changedUnits,
 } from './config-diffs.js';
-import { coreUser, ignFile, ignition, nodeConfig } from './fixtures.js';
+import {
+  coreUser,
+  ignFile,
+  ignition,
+  nodeConfig,
+} from '../../../test/support/nodeplan-fixtures.js';
 import {
   isEmptyDiff,
   machineConfigDiff,

@@ -3,7 +3,8 @@
  * machine change between two configs. It drives the post-config action, the drain decision and
  * which OS steps run. The forcefile is an input, not a file this function looks for.
  */
-import { deepEqual, listsDiffer } from './deep-equal.js';
+import { jsonEqual } from '../../lib/json-equal.js';
+import { listsDiffer } from './lists-differ.js';
 import { canonicalizeKernelType } from './kernel-type.js';
 import type { NodeConfig } from './node-config.js';
 
@@ -38,9 +39,9 @@ export function machineConfigDiff(
     osUpdate: oldConfig.osImageURL !== newConfig.osImageURL || options.forceFile,
     kargs: listsDiffer(oldConfig.kernelArguments, newConfig.kernelArguments),
     fips: oldConfig.fips !== newConfig.fips,
-    passwd: !deepEqual(o.passwd, n.passwd),
-    files: !deepEqual(o.storage?.files, n.storage?.files),
-    units: !deepEqual(o.systemd?.units, n.systemd?.units),
+    passwd: !jsonEqual(o.passwd, n.passwd),
+    files: !jsonEqual(o.storage?.files, n.storage?.files),
+    units: !jsonEqual(o.systemd?.units, n.systemd?.units),
     kernelType:
       canonicalizeKernelType(oldConfig.kernelType) !== canonicalizeKernelType(newConfig.kernelType),
     extensions: listsDiffer(oldConfig.extensions, newConfig.extensions),

@@ -216,9 +216,15 @@ describe('calculatePostConfigChangeActions (policy path)', () => {
     // GIVEN a diff, the changed paths and units, and the merged policies
     // WHEN the actions are calculated
     // THEN they are upstream's
-    expect(calculatePostConfigChangeActions(diff, files, units, policies, forceFile)).toEqual(
-      expected,
-    );
+    expect(
+      calculatePostConfigChangeActions({
+        diff,
+        changedFiles: files,
+        changedUnits: units,
+        policies,
+        forceFile,
+      }),
+    ).toEqual(expected);
   });
 
   it('a Reboot from any policy wins over everything else', () => {

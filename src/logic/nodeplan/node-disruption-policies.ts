@@ -194,13 +194,19 @@ export function actionsFromPolicies(
  * calculatePostConfigChangeNodeDisruptionAction once MachineConfiguration/cluster is ready: the
  * forcefile or any OS-level change reboots; no file, unit or passwd change needs nothing.
  */
-export function calculatePostConfigChangeActions(
-  diff: MachineConfigDiff,
-  changedFiles: readonly string[],
-  changedUnits: readonly string[],
-  policies: ClusterPolicies,
-  forceFile: boolean,
-): readonly Action[] {
+export function calculatePostConfigChangeActions({
+  diff,
+  changedFiles,
+  changedUnits,
+  policies,
+  forceFile,
+}: {
+  readonly diff: MachineConfigDiff;
+  readonly changedFiles: readonly string[];
+  readonly changedUnits: readonly string[];
+  readonly policies: ClusterPolicies;
+  readonly forceFile: boolean;
+}): readonly Action[] {
   if (forceFile) return [reboot];
   if (diff.osUpdate || diff.kargs || diff.fips || diff.kernelType || diff.extensions)
     return [reboot];

@@ -6,7 +6,7 @@
 /** Creating this file forces a full re-apply with a reboot (docs/reference/daemon.md §7.9). */
 export const ForceFilePath = '/run/machine-config-daemon-force';
 
-export const SystemdUnitDir = '/etc/systemd/system';
+const SystemdUnitDir = '/etc/systemd/system';
 export const DevNull = '/dev/null';
 
 export const KubeletCaPath = '/etc/kubernetes/kubelet-ca.crt';
@@ -30,8 +30,8 @@ export const CoreUserSshDir = '/home/core/.ssh';
 /** RHCOS 9+, FCOS and SCOS read keys from this fragment. */
 export const AuthorizedKeysFragmentPath = '/home/core/.ssh/authorized_keys.d/ignition';
 
-export const OrigParentDir = '/etc/machine-config-daemon/orig';
-export const NoOrigParentDir = '/etc/machine-config-daemon/noorig';
+const OrigParentDir = '/etc/machine-config-daemon/orig';
+const NoOrigParentDir = '/etc/machine-config-daemon/noorig';
 
 /** `/etc/machine-config-daemon/orig/<path>.mcdorig`: the backup of a file the OS shipped. */
 export function origFilePath(path: string): string {

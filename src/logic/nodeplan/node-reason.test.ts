@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { machineConfig } from './fixtures.js';
+import { machineConfig } from '../../../test/support/nodeplan-fixtures.js';
 import {
   checkNodeReconcilable,
   describeNodeReconcileError,

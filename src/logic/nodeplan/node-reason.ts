@@ -75,7 +75,7 @@ export function checkParsedNodeReconcilable(
 }
 
 /** What is wrong, without the `can't reconcile config <old> with <new>: ` prefix. */
-export function nodeReconcileDetail(e: NodeReconcileError): string {
+function nodeReconcileDetail(e: NodeReconcileError): string {
   switch (e.kind) {
     case 'Config':
       return `configs ${e.oldConfig}, ${e.newConfig} are not reconcilable: ${describeReconcileError(e.error)}`;
@@ -94,7 +94,7 @@ export function describeIncompatibleConfigs(e: NodeReconcileError): string {
   return `Update Failed compatibility validation. MachineConfigs ${e.oldConfig} and ${e.newConfig} are not compatible. Err: ${nodeReconcileDetail(e)}`;
 }
 
-export const MaxReasonLength = 2000;
+const MaxReasonLength = 2000;
 
 /** Go's `%.2000s`: the first 2000 characters (runes, not UTF-16 units or bytes). */
 export function truncateReason(reason: string): string {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ignFile, nodeConfig } from './fixtures.js';
+import { ignFile, nodeConfig } from '../../../test/support/nodeplan-fixtures.js';
 import { goFileModeFromStat, goFileModeString, goFileModeTriple } from './go-file-mode.js';
 import {
   describeOnDiskMismatch,

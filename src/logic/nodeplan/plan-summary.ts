@@ -12,7 +12,7 @@ import { canonicalizeKernelType } from './kernel-type.js';
 import type { PolicyAction } from './policy-types.js';
 import type { UpdatePlan } from './update-plan.js';
 
-export interface Change<T> {
+interface Change<T> {
   readonly from: T;
   readonly to: T;
 }
@@ -42,7 +42,7 @@ export interface PlanSummary {
 }
 
 /** One action as `mco render --explain` prints it. */
-export function formatAction(a: PolicyAction): string {
+function formatAction(a: PolicyAction): string {
   if (a.type === 'Reload') return `Reload ${a.reload?.serviceName ?? ''}`;
   if (a.type === 'Restart') return `Restart ${a.restart?.serviceName ?? ''}`;
   return a.type;

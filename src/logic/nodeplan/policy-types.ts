@@ -5,7 +5,7 @@
  * the daemon passes the API objects straight in.
  */
 
-export type PolicyActionType =
+type PolicyActionType =
   | 'Reboot'
   | 'Drain'
   | 'Reload'
@@ -15,7 +15,7 @@ export type PolicyActionType =
   /** Status only: reload crio, drain unless the registries.conf change is safe. */
   | 'Special';
 
-export interface ServiceRef {
+interface ServiceRef {
   readonly serviceName: string;
 }
 

@@ -26,11 +26,11 @@ export type PostConfigStep =
   | { readonly kind: 'updateCaTrust' };
 
 /** The reboot reason upstream passes to reboot(): also the systemd-run description's tail. */
-export function rebootReason(configName: string): string {
+function rebootReason(configName: string): string {
   return `Node will reboot into config ${configName}`;
 }
 
-export const CrioService = 'crio';
+const CrioService = 'crio';
 
 function legacySteps(actions: readonly LegacyAction[], configName: string): PostConfigStep[] {
   if (actions.includes(LegacyAction.Reboot))

@@ -27,7 +27,7 @@ export function describeRegistriesConfError(e: RegistriesConfError): string {
 }
 
 /** The value of `pull-from-mirror` that only pulls by digest (sysregistriesv2.MirrorByDigestOnly). */
-export const PullFromMirrorDigestOnly = 'digest-only';
+const PullFromMirrorDigestOnly = 'digest-only';
 
 interface Endpoint {
   readonly location: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ignFile, ignition } from './fixtures.js';
+import { ignFile, ignition } from '../../../test/support/nodeplan-fixtures.js';
 import { planStaleRemovals, systemdDropinOf } from './stale-removals.js';
 
 describe('planStaleRemovals', () => {

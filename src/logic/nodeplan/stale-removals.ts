@@ -18,12 +18,12 @@ import {
 const CertsToSkip = [UserCaBundlePath, KubeletCaPath, CloudCaBundlePath];
 
 /** Enablement links earlier MCDs leaked (OCPBUGS-33694); removed on every update if present. */
-export const LeakedEnablementLinks = [
+const LeakedEnablementLinks = [
   '/etc/systemd/system/network-online.target.requires/node-valid-hostname.service',
   '/etc/systemd/system/network-online.target.wants/ovs-configuration.service',
 ] as const;
 
-export interface StaleFile {
+interface StaleFile {
   readonly path: string;
   /**
    * The path is now a dropin of a unit in the new config: handle its backup as usual but do not
@@ -33,7 +33,7 @@ export interface StaleFile {
 }
 
 /** In upstream's order: for each old unit, its stale dropins, then the unit itself if gone. */
-export type StaleSystemdPath =
+type StaleSystemdPath =
   /** A dropin the new config does not have. */
   | { readonly kind: 'dropin'; readonly path: string }
   /** A removed unit: `systemctl preset <name>` first (failures ignored), then remove `path`. */

@@ -30,7 +30,7 @@ export type TargetConfigError =
     };
 
 /** The reason a node gives for refusing a config that admission would have refused. */
-export function describeRefusedConfig(name: string, detail: string): string {
+function describeRefusedConfig(name: string, detail: string): string {
   return `refusing to apply config ${name}: ${detail}`;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ignition } from './fixtures.js';
+import { ignition } from '../../../test/support/nodeplan-fixtures.js';
 import { enablementCommands, planUnits, planUnitWrites } from './unit-writes.js';
 
 describe('planUnits: docs/reference/daemon.md §7.6 unit rules', () => {

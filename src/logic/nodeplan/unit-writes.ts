@@ -9,7 +9,7 @@ import { addedOrChangedUnits, changedUnits } from './config-diffs.js';
 import { DefaultFileMode } from './file-writes.js';
 import { DevNull, dropinPath, unitPath, withUsrPath } from './node-paths.js';
 
-export type DropinStep =
+type DropinStep =
   /** Write (0644). On CoreOS, first back up `usrPath` as the orig file when it exists. */
   | {
       readonly kind: 'write';
@@ -20,7 +20,7 @@ export type DropinStep =
   /** An empty dropin: remove it if it exists. */
   | { readonly kind: 'remove'; readonly path: string };
 
-export type UnitFileStep =
+type UnitFileStep =
   /** Remove whatever is at `path`, then symlink it to `target` (/dev/null). */
   | { readonly kind: 'mask'; readonly path: string; readonly target: string }
   /**
@@ -39,7 +39,7 @@ export type UnitFileStep =
   /** No contents: the unit file is not touched. */
   | { readonly kind: 'none' };
 
-export type Enablement = 'enable' | 'disable' | 'preset';
+type Enablement = 'enable' | 'disable' | 'preset';
 
 export interface PlannedUnit {
   readonly name: string;

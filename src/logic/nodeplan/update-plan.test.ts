@@ -6,13 +6,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { MachineConfigSpec } from '../../api/machineconfiguration/v1/machine-config.js';
-import { coreUser, ignFile, machineConfig, type ConfigParts } from './fixtures.js';
+import {
+  coreUser,
+  ignFile,
+  machineConfig,
+  type ConfigParts,
+} from '../../../test/support/nodeplan-fixtures.js';
 import { rpmOstreeKargsArgs } from './kernel-arguments.js';
 import { defaultClusterPolicies, mergeClusterPolicies } from './node-disruption-policies.js';
 import { summarizePlan, planEffect } from './plan-summary.js';
 import type { ClusterPolicies } from './policy-types.js';
 import { describePlanError, planUpdate, type NodeFacts } from './update-plan.js';
-import { D3 } from './vector-d3.js';
+import { D3 } from '../../../test/support/nodeplan-d3-vectors.js';
 
 const running: NodeFacts = {
   firstBoot: false,

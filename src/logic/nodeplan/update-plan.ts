@@ -82,7 +82,7 @@ export interface NodeFacts {
   readonly singleReplica?: boolean;
 }
 
-export interface DrainPlan {
+interface DrainPlan {
   /** What the actions and the registries.conf change ask for (`Drain Required:`). */
   readonly required: boolean;
   /** Whether the node asks for a drain (never at first boot or on a single-replica node). */
@@ -91,7 +91,7 @@ export interface DrainPlan {
   readonly skipReason: string;
 }
 
-export interface KernelTypePlan {
+interface KernelTypePlan {
   /** The canonical kernel type of the target (`default`, `realtime`, `64k-pages`). */
   readonly target: string;
   readonly changed: boolean;
@@ -99,7 +99,7 @@ export interface KernelTypePlan {
   readonly swap: boolean;
 }
 
-export interface ExtensionsPlan {
+interface ExtensionsPlan {
   /** The target's `baseOSExtensionsContainerImage`. */
   readonly image: string;
   readonly extensions: readonly string[];
@@ -131,14 +131,14 @@ export interface OsPlan {
   readonly extensions?: ExtensionsPlan;
 }
 
-export interface UsersPlan {
+interface UsersPlan {
   /** The new `authorized_keys.d/ignition` when passwd changed. */
   readonly sshKeys?: string;
   readonly passwords: PasswordPlan;
 }
 
 /** What the journal records before anything is written, so a rollback restores it exactly. */
-export interface JournalPlan {
+interface JournalPlan {
   /** Paths only the new config manages (their prior state is kept). */
   readonly capturePaths: readonly string[];
   /** Users either config names (their password hashes are kept). */
@@ -147,7 +147,7 @@ export interface JournalPlan {
   readonly newUnits: readonly string[];
 }
 
-export interface PlanMessages {
+interface PlanMessages {
   /** The actions as the log and the UpdatePrepared message print them: `[Reload - crio.service]`. */
   readonly actions: string;
   /** MachineConfigNode `UpdatePrepared=True`. */
@@ -358,13 +358,13 @@ export function planUpdate(
       }
     : {
         kind: 'policies',
-        actions: calculatePostConfigChangeActions(
+        actions: calculatePostConfigChangeActions({
           diff,
           changedFiles,
-          changedUnitList,
-          facts.policies,
+          changedUnits: changedUnitList,
+          policies: facts.policies,
           forceFile,
-        ),
+        }),
       };
   const badService = checkServices(actions);
   if (badService !== undefined) return err(badService);

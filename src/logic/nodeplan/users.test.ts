@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coreUser, ignition } from './fixtures.js';
+import { coreUser, ignition } from '../../../test/support/nodeplan-fixtures.js';
 import {
   authorizedKeysContent,
   AuthorizedKeysFile,

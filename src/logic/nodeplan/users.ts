@@ -28,7 +28,7 @@ export interface PasswordPlan {
   readonly set: readonly { readonly user: string; readonly hash: string }[];
 }
 
-export const LockedPasswordHash = '*';
+const LockedPasswordHash = '*';
 
 export function planPasswords(oldIgn: IgnitionConfig, newIgn: IgnitionConfig): PasswordPlan {
   const newUsers = newIgn.passwd?.users ?? [];

@@ -20,10 +20,10 @@ import type { ImageRegistryBundle } from '../../api/machineconfiguration/v1/cont
 
 export const ConfigManagedNamespace = 'openshift-config-managed';
 export const ConfigNamespace = 'openshift-config';
-export const KubeletCaConfigMap = 'kube-apiserver-client-ca';
-export const CloudConfigMap = 'kube-cloud-config';
-export const ImageRegistryCaConfigMap = 'image-registry-ca';
-export const UserCaBundleConfigMap = 'user-ca-bundle';
+const KubeletCaConfigMap = 'kube-apiserver-client-ca';
+const CloudConfigMap = 'kube-cloud-config';
+const ImageRegistryCaConfigMap = 'image-registry-ca';
+const UserCaBundleConfigMap = 'user-ca-bundle';
 
 export interface CertificateInputs {
   readonly kubeAPIServerServingCAData?: string;

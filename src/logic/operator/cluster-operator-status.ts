@@ -32,7 +32,7 @@ export const OperatorTask = {
 } as const;
 export type OperatorTask = (typeof OperatorTask)[keyof typeof OperatorTask];
 
-export const AsExpected = 'AsExpected';
+const AsExpected = 'AsExpected';
 
 export interface OperatorVersions {
   /** RELEASE_VERSION: the release the operator belongs to. */
@@ -47,7 +47,7 @@ export interface SyncError {
 }
 
 /** Upstream's version store, `GetAll()`: operands sorted by name. */
-export function operandVersions(v: OperatorVersions): OperandVersion[] {
+function operandVersions(v: OperatorVersions): OperandVersion[] {
   return [
     { name: 'operator', version: v.operator },
     { name: 'operator-image', version: v.operatorImage },
@@ -55,7 +55,7 @@ export function operandVersions(v: OperatorVersions): OperandVersion[] {
 }
 
 /** The version store's Equal: the same operands with the same versions. */
-export function versionsEqual(
+function versionsEqual(
   v: OperatorVersions,
   stored: readonly OperandVersion[] | undefined,
 ): boolean {
@@ -105,7 +105,7 @@ export function setStatusCondition(
 }
 
 /** What must-gather collects for the MCO (upstream syncRelatedObjects). */
-export function relatedObjects(namespace: string): RelatedObjectReference[] {
+function relatedObjects(namespace: string): RelatedObjectReference[] {
   const mco = 'machineconfiguration.openshift.io';
   const ns = (name: string): RelatedObjectReference => ({
     group: '',

@@ -28,7 +28,7 @@ export interface ClusterFacts {
   readonly images: Readonly<Record<string, string>>;
 }
 
-export const DefaultClusterFacts: ClusterFacts = {
+const DefaultClusterFacts: ClusterFacts = {
   clusterDNSIP: '172.30.0.10',
   cloudProviderConfig: '',
   ipFamilies: 'IPv4',
@@ -51,9 +51,9 @@ export interface ControllerConfigInput {
   readonly certificates?: Omit<CertificateInputs, 'kubeAPIServerServingCAData'>;
 }
 
-export const ServiceCaRotate = { True: 'true', False: 'false' } as const;
+const ServiceCaRotate = { True: 'true', False: 'false' } as const;
 
-export function controllerConfigSpec(input: ControllerConfigInput): ControllerConfigSpec {
+function controllerConfigSpec(input: ControllerConfigInput): ControllerConfigSpec {
   const facts = { ...DefaultClusterFacts, ...input.cluster };
   return {
     clusterDNSIP: facts.clusterDNSIP,

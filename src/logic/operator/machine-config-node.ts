@@ -17,7 +17,7 @@ import type { OwnerReference } from '../../api/meta/v1/owner-reference.js';
 import { poolsForNode } from '../rollout/pool-membership.js';
 
 /** The condition types a new MachineConfigNode starts with (default feature gates). */
-export const InitialConditionTypes: readonly string[] = [
+const InitialConditionTypes: readonly string[] = [
   MachineConfigNodeConditionType.UpdatePrepared,
   MachineConfigNodeConditionType.UpdateExecuted,
   MachineConfigNodeConditionType.UpdatePostActionComplete,

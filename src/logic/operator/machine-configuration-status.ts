@@ -62,7 +62,7 @@ export function nextMachineConfigurationStatus(
   return stringify(next) === stringify(current) ? undefined : next;
 }
 
-export const BootImageUpdateDegraded = 'BootImageUpdateDegraded';
+const BootImageUpdateDegraded = 'BootImageUpdateDegraded';
 
 /** `bootimage update failed: <message>` when the boot-image controller reports Degraded. */
 export function bootImageFailure(mcop: MachineConfiguration): string | undefined {

@@ -10,7 +10,7 @@ import { err, ok, type Result } from '../../lib/result.js';
 export const OsImageUrlConfigMapName = 'machine-config-osimageurl';
 
 /** All four keys are required, as upstream's ParseOSImageURLConfigMap has them. */
-export const OsImageUrlKeys = [
+const OsImageUrlKeys = [
   'baseOSContainerImage',
   'baseOSExtensionsContainerImage',
   'osImageURL',

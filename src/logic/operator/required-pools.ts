@@ -39,7 +39,7 @@ export type RequiredPoolsOutcome =
   /** Give up at once (a paused required pool). */
   | { readonly kind: 'Failed'; readonly error: string };
 
-export function isRequiredPool(pool: MachineConfigPool): boolean {
+function isRequiredPool(pool: MachineConfigPool): boolean {
   return pool.metadata.labels?.[Label.requiredForUpgrade] !== undefined;
 }
 
@@ -125,7 +125,7 @@ function releaseError(pool: MachineConfigPool, input: RequiredPoolsInput): strin
 }
 
 /** Upstream isMachineConfigPoolConfigurationValid; undefined when valid. */
-export function machineConfigPoolConfigurationError(
+function machineConfigPoolConfigurationError(
   pool: MachineConfigPool,
   input: RequiredPoolsInput,
 ): string | undefined {

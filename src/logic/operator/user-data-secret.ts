@@ -24,13 +24,13 @@ export const NoMachineApiNotice = {
 } as const;
 
 /** Upstream's label on the Secret (manifests/userdata_secret.yaml). */
-export const ManagedCaBundleLabel =
+const ManagedCaBundleLabel =
   'machineconfiguration.openshift.io/managed-ca-bundle-derived-from-configmap';
 
 /** base64("true\n"), upstream's `disableTemplating`. */
 const DisableTemplating = 'dHJ1ZQo=';
 
-export function userDataSecretName(pool: string): string {
+function userDataSecretName(pool: string): string {
   return `${pool}-user-data-managed`;
 }
 

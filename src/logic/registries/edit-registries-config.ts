@@ -8,7 +8,7 @@
 import type { MergedMirrorSet } from './merge-mirror-sets.js';
 import { scopeIsNestedInsideScope } from './registry-scope.js';
 
-export interface RegistryMirror {
+interface RegistryMirror {
   location: string;
   insecure: boolean;
   'pull-from-mirror'?: 'digest-only' | 'tag-only' | 'all';

@@ -28,7 +28,7 @@ export const SearchRegistriesPath =
   '/etc/containers/registries.conf.d/01-image-searchRegistries.conf';
 
 /** The role template's policy.json: accept anything, and the docker-daemon transport likewise. */
-export const BasePolicyJson = {
+const BasePolicyJson = {
   default: [{ type: 'insecureAcceptAnything' }],
   transports: { 'docker-daemon': { '': [{ type: 'insecureAcceptAnything' }] } },
 };
@@ -87,7 +87,7 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-export function decodeRegistriesConf(text: string): RegistriesConf {
+function decodeRegistriesConf(text: string): RegistriesConf {
   const { registry, ...other } = parse(text) as Record<string, unknown>;
   const registries: RegistryEntry[] = (Array.isArray(registry) ? registry : []).map((raw) => {
     const r = raw as Record<string, unknown>;
@@ -110,7 +110,7 @@ export function decodeRegistriesConf(text: string): RegistriesConf {
 }
 
 /** TOML with the template's top-level keys first, then one `[[registry]]` per entry. */
-export function encodeRegistriesConf(conf: RegistriesConf): string {
+function encodeRegistriesConf(conf: RegistriesConf): string {
   const registry = conf.registries.map((r) => ({
     prefix: r.prefix,
     location: r.location,

@@ -36,13 +36,19 @@ export function templateRegistriesConf(templates: readonly TemplateFile[], role:
 }
 
 /** The generated MachineConfig as upstream writes it: annotations replaced, owned by the Image. */
-export function registriesMachineConfig(
-  pool: string,
-  image: { name: string; uid: string },
-  ignition: Record<string, unknown>,
-  versionHash: string | undefined,
-  existing?: MachineConfig,
-): MachineConfig {
+export function registriesMachineConfig({
+  pool,
+  image,
+  ignition,
+  versionHash,
+  existing,
+}: {
+  readonly pool: string;
+  readonly image: { name: string; uid: string };
+  readonly ignition: Record<string, unknown>;
+  readonly versionHash: string | undefined;
+  readonly existing?: MachineConfig | undefined;
+}): MachineConfig {
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfig',
@@ -107,12 +113,12 @@ export function offlineRegistriesMachineConfigs(
     });
     if (!generated.ok) return err(`could not Create/Update MachineConfig: ${generated.error}`);
     out.push(
-      registriesMachineConfig(
+      registriesMachineConfig({
         pool,
-        { name: image.metadata.name ?? '', uid: image.metadata.uid ?? '' },
-        generated.value.ignition,
-        input.versionHash,
-      ),
+        image: { name: image.metadata.name ?? '', uid: image.metadata.uid ?? '' },
+        ignition: generated.value.ignition,
+        versionHash: input.versionHash,
+      }),
     );
   }
   return ok(out);

@@ -51,7 +51,7 @@ export function describeMergeError(e: MergeError): string {
   }
 }
 
-export const KernelType = {
+const KernelType = {
   Default: 'default',
   Realtime: 'realtime',
   SixtyFourKPages: '64k-pages',

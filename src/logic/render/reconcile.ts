@@ -11,7 +11,7 @@ import { stringify } from 'safe-stable-stringify';
 import { err, ok, type Result } from '../../lib/result.js';
 
 /** MachineConfiguration/cluster `spec.irreconcilableValidationOverrides.storage` values. */
-export type StorageOverride = 'Disks' | 'FileSystems' | 'Raid';
+type StorageOverride = 'Disks' | 'FileSystems' | 'Raid';
 
 export interface ReconcileOverrides {
   readonly storage?: readonly StorageOverride[];
@@ -40,7 +40,7 @@ export type ReconcileError =
       readonly reason: UnreconcilableReason;
     };
 
-export const ForceFilePath = '/run/machine-config-daemon-force';
+const ForceFilePath = '/run/machine-config-daemon-force';
 
 export function describeUnreconcilableReason(r: UnreconcilableReason): string {
   switch (r.kind) {

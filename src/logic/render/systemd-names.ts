@@ -13,7 +13,7 @@
  */
 
 /** systemd's UNIT_NAME_MAX is 256 with the NUL; NAME_MAX is 255. */
-export const MaxNameBytes = 255;
+const MaxNameBytes = 255;
 
 const UnitNameChars = /^[A-Za-z0-9:\-_.\\@]*$/;
 

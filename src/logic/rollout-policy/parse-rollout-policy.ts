@@ -16,6 +16,7 @@ import {
 import { err, ok, type Result } from '../../lib/result.js';
 import { goDurationMs } from './go-duration-ms.js';
 import { parseWindow, type ParsedWindow } from './maintenance-windows.js';
+import { errorText } from '../../lib/error-text.js';
 
 export interface ParsedRolloutPolicy {
   readonly source: RolloutPolicy;
@@ -45,7 +46,7 @@ export function parseRolloutPolicy(text: string): Result<ParsedRolloutPolicy, st
   try {
     json = JSON.parse(text);
   } catch (e) {
-    return err(`not JSON: ${e instanceof Error ? e.message : String(e)}`);
+    return err(`not JSON: ${errorText(e)}`);
   }
   if (!validate(json)) {
     const first = validate.errors?.[0];

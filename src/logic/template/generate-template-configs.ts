@@ -30,6 +30,7 @@ import {
   type RenderTemplateError,
 } from './render-template.js';
 import { templateContext, templatePlatform } from './template-context.js';
+import { errorText } from '../../lib/error-text.js';
 
 /** One template file: its path under the template folder and its text. */
 export interface TemplateFile {
@@ -140,7 +141,7 @@ function readYaml(path: string, text: string): Result<Yaml, TemplateError> {
       return err({ kind: 'InvalidEntry', path, message: 'expected a YAML mapping' });
     return ok(value as Yaml);
   } catch (e) {
-    return err({ kind: 'InvalidEntry', path, message: e instanceof Error ? e.message : String(e) });
+    return err({ kind: 'InvalidEntry', path, message: errorText(e) });
   }
 }
 

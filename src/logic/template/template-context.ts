@@ -7,7 +7,7 @@ import type { ControllerConfig } from '../../api/machineconfiguration/v1/control
 import type { TemplateContext, TemplateValue } from './render-template.js';
 
 /** `none` when the ControllerConfig names no platform (upstream's default). */
-export const DefaultPlatform = 'none';
+const DefaultPlatform = 'none';
 
 /**
  * The template folder name of the cluster's platform: `infra.status.platformStatus.type`

@@ -33,13 +33,13 @@ export class ControllerConfigStep implements OperatorStep {
     const { client, caches, config, clock } = ctx.deps;
     const osImages = ctx.osImages;
     if (osImages === undefined) throw new Error('RenderConfig has not run');
-    const existing = await liveGet<ControllerConfig>(
+    const existing = await liveGet<ControllerConfig>({
       client,
-      Resources.controllerConfig,
-      ControllerConfigName,
-      undefined,
-      ctx.signal,
-    );
+      ref: Resources.controllerConfig,
+      name: ControllerConfigName,
+      namespace: undefined,
+      signal: ctx.signal,
+    });
     const { kubeAPIServerServingCAData, ...certificates } = certificateInputs({
       managed: (name) => caches.managedConfigMaps.get(`${ConfigManagedNamespace}/${name}`),
       config: (name) => caches.userConfigMaps.get(`${ConfigNamespace}/${name}`),

@@ -63,13 +63,13 @@ async function ensure(ctx: RoundContext, node: Node, pool: string): Promise<void
     await ensureFrom(ctx, node, pool, ctx.deps.caches.machineConfigNodes.get(name));
   } catch (e) {
     if (!isStatusError(e, 'AlreadyExists') && !isStatusError(e, 'Conflict')) throw e;
-    const live = await liveGet<MachineConfigNode>(
-      ctx.deps.client,
-      Resources.machineConfigNode,
+    const live = await liveGet<MachineConfigNode>({
+      client: ctx.deps.client,
+      ref: Resources.machineConfigNode,
       name,
-      undefined,
-      ctx.signal,
-    );
+      namespace: undefined,
+      signal: ctx.signal,
+    });
     await ensureFrom(ctx, node, pool, live);
   }
 }

@@ -23,13 +23,8 @@ import {
   nextMachineConfigurationStatus,
 } from '../../logic/operator/machine-configuration-status.js';
 import { liveGet } from '../live-get.js';
-import {
-  Done,
-  errorMessage,
-  type OperatorStep,
-  type RoundContext,
-  type TaskOutcome,
-} from '../operator-task.js';
+import { Done, type OperatorStep, type RoundContext, type TaskOutcome } from '../operator-task.js';
+import { errorText } from '../../lib/error-text.js';
 
 const FieldManager = 'machine-config-operator';
 const ConflictRetries = 5;
@@ -57,13 +52,13 @@ async function writeStatus(
       return written;
     } catch (e) {
       if (!isStatusError(e, 'Conflict') || attempt >= ConflictRetries) throw e;
-      const live = await liveGet<MachineConfiguration>(
+      const live = await liveGet<MachineConfiguration>({
         client,
-        Resources.machineConfiguration,
-        MachineConfigurationName,
-        undefined,
-        ctx.signal,
-      );
+        ref: Resources.machineConfiguration,
+        name: MachineConfigurationName,
+        namespace: undefined,
+        signal: ctx.signal,
+      });
       if (live === undefined) throw e;
       mcop = live;
     }
@@ -76,13 +71,13 @@ export const machineConfigurationStep: OperatorStep = {
     const { client, caches, log } = ctx.deps;
     const cached =
       caches.machineConfigurations.get(MachineConfigurationName) ??
-      (await liveGet<MachineConfiguration>(
+      (await liveGet<MachineConfiguration>({
         client,
-        Resources.machineConfiguration,
-        MachineConfigurationName,
-        undefined,
-        ctx.signal,
-      ));
+        ref: Resources.machineConfiguration,
+        name: MachineConfigurationName,
+        namespace: undefined,
+        signal: ctx.signal,
+      }));
     if (cached === undefined) {
       log.info("MachineConfiguration object doesn't exist; a new one will be created");
       await client.patch(
@@ -102,7 +97,7 @@ export const machineConfigurationStep: OperatorStep = {
       if (ctx.signal.aborted) throw e;
       return {
         kind: 'Failed',
-        message: `updating MachineConfiguration status: ${errorMessage(e)}`,
+        message: `updating MachineConfiguration status: ${errorText(e)}`,
       };
     }
     const bootImage = bootImageFailure(stored);

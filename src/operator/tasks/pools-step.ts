@@ -39,13 +39,13 @@ async function ensureBuiltInPools(ctx: RoundContext): Promise<MachineConfigPool[
   const { client, log } = ctx.deps;
   const created: MachineConfigPool[] = [];
   for (const name of OperatorPools) {
-    const existing = await liveGet<MachineConfigPool>(
+    const existing = await liveGet<MachineConfigPool>({
       client,
-      Resources.machineConfigPool,
+      ref: Resources.machineConfigPool,
       name,
-      undefined,
-      ctx.signal,
-    );
+      namespace: undefined,
+      signal: ctx.signal,
+    });
     if (existing === undefined) {
       const pool = await createIfMissing(ctx, builtInPool(name));
       if (pool !== undefined) {
@@ -72,13 +72,13 @@ async function ensureUserData(ctx: RoundContext, pool: MachineConfigPool): Promi
   });
   if (!desired.ok) return { kind: 'Failed', message: describePointerConfigError(desired.error) };
   const name = desired.value.metadata.name ?? '';
-  const existing = await liveGet<Secret>(
+  const existing = await liveGet<Secret>({
     client,
-    Resources.secret,
+    ref: Resources.secret,
     name,
-    UserDataSecretNamespace,
-    ctx.signal,
-  );
+    namespace: UserDataSecretNamespace,
+    signal: ctx.signal,
+  });
   if (existing === undefined) {
     try {
       await client.create<Secret>(Resources.secret, desired.value, { signal: ctx.signal });
@@ -94,13 +94,13 @@ async function ensureUserData(ctx: RoundContext, pool: MachineConfigPool): Promi
 
 /** Whether the machine API's namespace exists; records the notice when it changes. */
 async function hasMachineApi(ctx: RoundContext): Promise<boolean> {
-  const ns = await liveGet<Namespace>(
-    ctx.deps.client,
-    Resources.namespace,
-    UserDataSecretNamespace,
-    undefined,
-    ctx.signal,
-  );
+  const ns = await liveGet<Namespace>({
+    client: ctx.deps.client,
+    ref: Resources.namespace,
+    name: UserDataSecretNamespace,
+    namespace: undefined,
+    signal: ctx.signal,
+  });
   const absent = ns === undefined;
   const noted = NoMachineApiNotice.key in ctx.notices;
   if (absent && !noted) {

@@ -18,7 +18,7 @@ export interface PrinterColumn {
   readonly format?: string;
 }
 
-export type ResourceScope = 'Cluster' | 'Namespaced';
+type ResourceScope = 'Cluster' | 'Namespaced';
 
 /** What the API server needs to know about a custom kind besides its schema. */
 export interface CrdInfo {
@@ -34,7 +34,7 @@ export interface CrdInfo {
   readonly additionalPrinterColumns: readonly PrinterColumn[];
 }
 
-export interface CustomResourceDefinitionNames {
+interface CustomResourceDefinitionNames {
   readonly kind: string;
   readonly listKind: string;
   readonly plural: string;
@@ -42,7 +42,7 @@ export interface CustomResourceDefinitionNames {
   readonly shortNames?: readonly string[];
 }
 
-export interface CustomResourceDefinitionVersion {
+interface CustomResourceDefinitionVersion {
   readonly name: string;
   readonly served: boolean;
   readonly storage: boolean;

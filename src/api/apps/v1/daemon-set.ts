@@ -4,10 +4,10 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Int32, Int64, RawObject } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { LabelSelectorSchema } from '../../meta/v1/label-selector.js';
 
-export const DaemonSetSpecSchema = Type.Object(
+const DaemonSetSpecSchema = Type.Object(
   {
     selector: LabelSelectorSchema,
     template: RawObject({ description: 'The pod template (metadata + PodSpec), kept as is.' }),
@@ -17,9 +17,8 @@ export const DaemonSetSpecSchema = Type.Object(
   },
   { 'x-kubernetes-preserve-unknown-fields': true },
 );
-export type DaemonSetSpec = Static<typeof DaemonSetSpecSchema>;
 
-export const DaemonSetStatusSchema = Type.Object(
+const DaemonSetStatusSchema = Type.Object(
   {
     currentNumberScheduled: Int32(),
     numberMisscheduled: Int32(),
@@ -32,7 +31,6 @@ export const DaemonSetStatusSchema = Type.Object(
   },
   { 'x-kubernetes-preserve-unknown-fields': true },
 );
-export type DaemonSetStatus = Static<typeof DaemonSetStatusSchema>;
 
 export const DaemonSetSchema = kindSchema(
   'DaemonSet represents the configuration of a daemon set.',
@@ -42,9 +40,3 @@ export const DaemonSetSchema = kindSchema(
   },
 );
 export type DaemonSet = Static<typeof DaemonSetSchema>;
-
-export const DaemonSetListSchema = listSchema(
-  'DaemonSetList is a collection of daemon sets.',
-  DaemonSetSchema,
-);
-export type DaemonSetList = Static<typeof DaemonSetListSchema>;

@@ -6,9 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Bytes, DateTime, Int32 } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
-
-export const CertificatesGroup = 'certificates.k8s.io';
+import { kindSchema } from '../../meta/v1/kind.js';
 
 /** The signer of the kubelet's client certificate (`CN=system:node:<name>`, `O=system:nodes`). */
 export const KubeletClientSigner = 'kubernetes.io/kube-apiserver-client-kubelet';
@@ -54,7 +52,7 @@ export const KubeletClientUsages = [
   'client auth',
 ] as const;
 
-export const CsrConditionSchema = Type.Object({
+const CsrConditionSchema = Type.Object({
   type: Type.String(),
   status: Type.String(),
   reason: Type.Optional(Type.String()),
@@ -64,7 +62,7 @@ export const CsrConditionSchema = Type.Object({
 });
 export type CsrCondition = Static<typeof CsrConditionSchema>;
 
-export const CsrSpecSchema = Type.Object({
+const CsrSpecSchema = Type.Object({
   /** A PEM `CERTIFICATE REQUEST`, base64 on the wire. */
   request: Bytes(),
   signerName: Type.String(),
@@ -80,9 +78,8 @@ export const CsrSpecSchema = Type.Object({
     }),
   ),
 });
-export type CsrSpec = Static<typeof CsrSpecSchema>;
 
-export const CsrStatusSchema = Type.Object({
+const CsrStatusSchema = Type.Object({
   conditions: Type.Optional(
     Type.Array(CsrConditionSchema, {
       'x-kubernetes-list-type': 'map',
@@ -103,11 +100,6 @@ export const CertificateSigningRequestSchema = kindSchema(
 );
 export type CertificateSigningRequest = Static<typeof CertificateSigningRequestSchema>;
 
-export const CertificateSigningRequestListSchema = listSchema(
-  'CertificateSigningRequestList is a collection of CertificateSigningRequest objects',
-  CertificateSigningRequestSchema,
-);
-
 /** The condition of `type` with status True, if the CSR has one. */
 export function csrCondition(
   csr: { readonly status?: CsrStatus },
@@ -117,13 +109,19 @@ export function csrCondition(
 }
 
 /** The CSR with one more condition of `type`, status True, stamped `now` (RFC 3339). */
-export function withCondition(
-  csr: CertificateSigningRequest,
-  type: CsrConditionType,
-  reason: string,
-  message: string,
-  now: string,
-): CertificateSigningRequest {
+export function withCondition({
+  csr,
+  type,
+  reason,
+  message,
+  now,
+}: {
+  readonly csr: CertificateSigningRequest;
+  readonly type: CsrConditionType;
+  readonly reason: string;
+  readonly message: string;
+  readonly now: string;
+}): CertificateSigningRequest {
   const condition: CsrCondition = {
     type,
     status: 'True',

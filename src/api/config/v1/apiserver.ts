@@ -3,17 +3,15 @@
  * MCO reads `spec.tlsSecurityProfile`: the kubelet's TLS minimum version and ciphers follow it
  * unless a KubeletConfig sets its own (docs/reference/cluster-config.md §1).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { StringEnum } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { ConfigMapNameReferenceSchema } from './image.js';
 import { TLSSecurityProfileSchema } from './tls-security-profile.js';
 
-export const APIServerName = 'cluster';
-
 const AuditProfiles = ['Default', 'WriteRequestBodies', 'AllRequestBodies', 'None'] as const;
 
-export const APIServerSpecSchema = Type.Object(
+const APIServerSpecSchema = Type.Object(
   {
     servingCerts: Type.Optional(
       Type.Object({
@@ -60,7 +58,6 @@ export const APIServerSpecSchema = Type.Object(
   },
   { description: 'spec holds user settable values for configuration' },
 );
-export type APIServerSpec = Static<typeof APIServerSpecSchema>;
 
 export const APIServerSchema = kindSchema(
   'APIServer holds configuration (like serving certificates, client CA and CORS domains) shared by all API servers in the system. The canonical name is `cluster`.',
@@ -70,10 +67,4 @@ export const APIServerSchema = kindSchema(
       Type.Object({}, { description: 'status holds observed values from the cluster.' }),
     ),
   },
-);
-export type APIServer = Static<typeof APIServerSchema>;
-
-export const APIServerListSchema = listSchema(
-  'APIServerList is a list of APIServer resources.',
-  APIServerSchema,
 );

@@ -6,10 +6,9 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Nullable, RawObject } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 
 export const ConfigGroup = 'config.openshift.io';
-export const ConfigApiVersion = `${ConfigGroup}/v1`;
 
 export const ClusterStatusConditionType = {
   Available: 'Available',
@@ -34,7 +33,7 @@ export const ClusterOperatorStatusConditionSchema = Type.Object({
 });
 export type ClusterOperatorStatusCondition = Static<typeof ClusterOperatorStatusConditionSchema>;
 
-export const OperandVersionSchema = Type.Object({
+const OperandVersionSchema = Type.Object({
   name: Type.String({
     description: 'name is the name of the particular operand this version is for.',
   }),
@@ -45,7 +44,7 @@ export const OperandVersionSchema = Type.Object({
 });
 export type OperandVersion = Static<typeof OperandVersionSchema>;
 
-export const RelatedObjectReferenceSchema = Type.Object({
+const RelatedObjectReferenceSchema = Type.Object({
   group: Type.String({ description: 'group of the referent.' }),
   resource: Type.String({ description: 'resource of the referent.' }),
   namespace: Type.Optional(Type.String({ description: 'namespace of the referent.' })),
@@ -53,7 +52,7 @@ export const RelatedObjectReferenceSchema = Type.Object({
 });
 export type RelatedObjectReference = Static<typeof RelatedObjectReferenceSchema>;
 
-export const ClusterOperatorStatusSchema = Type.Object(
+const ClusterOperatorStatusSchema = Type.Object(
   {
     conditions: Type.Optional(
       Type.Array(ClusterOperatorStatusConditionSchema, {
@@ -92,9 +91,3 @@ export const ClusterOperatorSchema = kindSchema(
   },
 );
 export type ClusterOperator = Static<typeof ClusterOperatorSchema>;
-
-export const ClusterOperatorListSchema = listSchema(
-  'ClusterOperatorList is a list of OperatorStatus resources.',
-  ClusterOperatorSchema,
-);
-export type ClusterOperatorList = Static<typeof ClusterOperatorListSchema>;

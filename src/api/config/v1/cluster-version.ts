@@ -5,12 +5,12 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Int64, Nullable, StringEnum } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { ClusterOperatorStatusConditionSchema } from './cluster-operator.js';
 
 export const ClusterVersionName = 'version';
 
-export const UpdateSchema = Type.Object({
+const UpdateSchema = Type.Object({
   architecture: Type.Optional(StringEnum(['Multi', ''])),
   version: Type.Optional(
     Type.String({ description: 'version is a semantic version identifying the update version.' }),
@@ -22,18 +22,17 @@ export const UpdateSchema = Type.Object({
 });
 export type Update = Static<typeof UpdateSchema>;
 
-export const ReleaseSchema = Type.Object({
+const ReleaseSchema = Type.Object({
   version: Type.Optional(Type.String()),
   image: Type.Optional(Type.String()),
   url: Type.Optional(Type.String()),
   channels: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set' })),
 });
-export type Release = Static<typeof ReleaseSchema>;
 
 export const UpdateState = { Completed: 'Completed', Partial: 'Partial' } as const;
 export type UpdateState = (typeof UpdateState)[keyof typeof UpdateState];
 
-export const UpdateHistorySchema = Type.Object({
+const UpdateHistorySchema = Type.Object({
   state: Type.String({ description: 'Completed or Partial.' }),
   startedTime: DateTime(),
   completionTime: Nullable(DateTime()),
@@ -44,7 +43,7 @@ export const UpdateHistorySchema = Type.Object({
 });
 export type UpdateHistory = Static<typeof UpdateHistorySchema>;
 
-export const ClusterVersionSpecSchema = Type.Object(
+const ClusterVersionSpecSchema = Type.Object(
   {
     clusterID: Type.String(),
     desiredUpdate: Type.Optional(UpdateSchema),
@@ -53,9 +52,8 @@ export const ClusterVersionSpecSchema = Type.Object(
   },
   { 'x-kubernetes-preserve-unknown-fields': true },
 );
-export type ClusterVersionSpec = Static<typeof ClusterVersionSpecSchema>;
 
-export const ClusterVersionStatusSchema = Type.Object(
+const ClusterVersionStatusSchema = Type.Object(
   {
     desired: Type.Optional(ReleaseSchema),
     history: Type.Optional(Type.Array(UpdateHistorySchema, { 'x-kubernetes-list-type': 'atomic' })),
@@ -83,9 +81,3 @@ export const ClusterVersionSchema = kindSchema(
   },
 );
 export type ClusterVersion = Static<typeof ClusterVersionSchema>;
-
-export const ClusterVersionListSchema = listSchema(
-  'ClusterVersionList is a list of ClusterVersion resources.',
-  ClusterVersionSchema,
-);
-export type ClusterVersionList = Static<typeof ClusterVersionListSchema>;

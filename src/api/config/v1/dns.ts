@@ -3,9 +3,9 @@
  * operator embeds the whole object in the ControllerConfig; templates read `spec.baseDomain`
  * (docs/reference/cluster-config.md §2–3).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { StringEnum, StringMap } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { PlatformTypes } from './infrastructure.js';
 
 const DNSZoneSchema = Type.Object({
@@ -13,7 +13,7 @@ const DNSZoneSchema = Type.Object({
   tags: Type.Optional(StringMap({ description: 'tags can be used to query the zone.' })),
 });
 
-export const DNSSpecSchema = Type.Object(
+const DNSSpecSchema = Type.Object(
   {
     baseDomain: Type.Optional(
       Type.String({ description: 'baseDomain is the base domain of the cluster.' }),
@@ -66,6 +66,3 @@ export const DNSSchema = kindSchema(
     status: Type.Optional(Type.Object({}, { description: 'status holds observed values.' })),
   },
 );
-export type DNS = Static<typeof DNSSchema>;
-
-export const DNSListSchema = listSchema('DNSList is a list of DNS resources.', DNSSchema);

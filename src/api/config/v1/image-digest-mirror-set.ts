@@ -14,14 +14,14 @@ import {
   type TUnsafe,
 } from '@sinclair/typebox';
 import { StringEnum } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { MirrorPattern, SourcePattern } from './registry-scopes.js';
 
-export const MirrorSourcePolicy = {
+const MirrorSourcePolicy = {
   NeverContactSource: 'NeverContactSource',
   AllowContactingSource: 'AllowContactingSource',
 } as const;
-export type MirrorSourcePolicy = (typeof MirrorSourcePolicy)[keyof typeof MirrorSourcePolicy];
+type MirrorSourcePolicy = (typeof MirrorSourcePolicy)[keyof typeof MirrorSourcePolicy];
 
 /** One source and its mirrors; shared by the digest and the tag mirror sets. */
 type ImageMirrorsSchema = TObject<{
@@ -61,11 +61,10 @@ export function imageMirrorsSchema(
   );
 }
 
-export const ImageDigestMirrorsSchema = imageMirrorsSchema(
+const ImageDigestMirrorsSchema = imageMirrorsSchema(
   'ImageDigestMirrors holds cluster-wide information about how to handle mirrors in the registries config.',
   'digests',
 );
-export type ImageDigestMirrors = Static<typeof ImageDigestMirrorsSchema>;
 
 export const ImageDigestMirrorSetSchema = kindSchema(
   'ImageDigestMirrorSet holds cluster-wide information about how to handle registry mirror rules on using digest pull specification.',
@@ -84,8 +83,3 @@ export const ImageDigestMirrorSetSchema = kindSchema(
   },
 );
 export type ImageDigestMirrorSet = Static<typeof ImageDigestMirrorSetSchema>;
-
-export const ImageDigestMirrorSetListSchema = listSchema(
-  'ImageDigestMirrorSetList is a list of ImageDigestMirrorSet resources.',
-  ImageDigestMirrorSetSchema,
-);

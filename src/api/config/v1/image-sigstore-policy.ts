@@ -5,27 +5,24 @@
  * signed identity must match). The registries controller turns each into `sigstoreSigned`
  * requirements of policy.json (docs/reference/registries.md §5).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Bytes, StringEnum } from '../../schema.js';
 import { ConditionSchema } from '../../meta/v1/condition.js';
 
-export const PolicyType = {
+const PolicyType = {
   PublicKey: 'PublicKey',
   FulcioCAWithRekor: 'FulcioCAWithRekor',
   PKI: 'PKI',
 } as const;
-export type PolicyType = (typeof PolicyType)[keyof typeof PolicyType];
+type PolicyType = (typeof PolicyType)[keyof typeof PolicyType];
 
-export const MatchPolicy = {
+const MatchPolicy = {
   MatchRepoDigestOrExact: 'MatchRepoDigestOrExact',
   MatchRepository: 'MatchRepository',
   ExactRepository: 'ExactRepository',
   RemapIdentity: 'RemapIdentity',
 } as const;
-export type MatchPolicy = (typeof MatchPolicy)[keyof typeof MatchPolicy];
-
-/** ImagePolicy's only condition type, written when scopes collide with a ClusterImagePolicy. */
-export const ImagePolicyPending = 'Pending';
+type MatchPolicy = (typeof MatchPolicy)[keyof typeof MatchPolicy];
 
 const Label = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
 const Domain = String.raw`((${Label}(?:\\.${Label})+(?::[0-9]+)?)|(localhost(?::[0-9]+)?))`;
@@ -77,12 +74,12 @@ const Email = {
   message: 'invalid email address',
 };
 
-export const PublicKeyRootOfTrustSchema = Type.Object({
+const PublicKeyRootOfTrustSchema = Type.Object({
   keyData: pem('keyData', 'PUBLIC KEY', { minLength: 68 }),
   rekorKeyData: Type.Optional(pem('rekorKeyData', 'PUBLIC KEY')),
 });
 
-export const FulcioCAWithRekorRootOfTrustSchema = Type.Object({
+const FulcioCAWithRekorRootOfTrustSchema = Type.Object({
   fulcioCAData: pem('fulcioCAData', 'CERTIFICATE'),
   rekorKeyData: pem('rekorKeyData', 'PUBLIC KEY'),
   fulcioSubject: Type.Object({
@@ -96,7 +93,7 @@ export const FulcioCAWithRekorRootOfTrustSchema = Type.Object({
   }),
 });
 
-export const PKIRootOfTrustSchema = Type.Object({
+const PKIRootOfTrustSchema = Type.Object({
   caRootsData: pem('caRootsData', 'CERTIFICATE', { minLength: 72, count: true }),
   caIntermediatesData: Type.Optional(
     pem('caIntermediatesData', 'CERTIFICATE', { minLength: 72, count: true }),
@@ -135,7 +132,7 @@ const oneOfRootOfTrust = (type: string, field: string) => ({
   message: `${field} is required when policyType is ${type}, and forbidden otherwise`,
 });
 
-export const PolicyRootOfTrustSchema = Type.Object(
+const PolicyRootOfTrustSchema = Type.Object(
   {
     policyType: StringEnum([PolicyType.PublicKey, PolicyType.FulcioCAWithRekor, PolicyType.PKI], {
       description: 'policyType is the kind of root of trust: PublicKey, FulcioCAWithRekor or PKI.',
@@ -152,14 +149,13 @@ export const PolicyRootOfTrustSchema = Type.Object(
     ],
   },
 );
-export type PolicyRootOfTrust = Static<typeof PolicyRootOfTrustSchema>;
 
 const oneOfIdentity = (policy: string, field: string) => ({
   rule: `(has(self.matchPolicy) && self.matchPolicy == '${policy}') ? has(self.${field}) : !has(self.${field})`,
   message: `${field} is required when matchPolicy is ${policy}, and forbidden otherwise`,
 });
 
-export const PolicyIdentitySchema = Type.Object(
+const PolicyIdentitySchema = Type.Object(
   {
     matchPolicy: StringEnum(
       [
@@ -187,13 +183,11 @@ export const PolicyIdentitySchema = Type.Object(
     ],
   },
 );
-export type PolicyIdentity = Static<typeof PolicyIdentitySchema>;
 
-export const ImageSigstoreVerificationPolicySchema = Type.Object({
+const ImageSigstoreVerificationPolicySchema = Type.Object({
   rootOfTrust: PolicyRootOfTrustSchema,
   signedIdentity: Type.Optional(PolicyIdentitySchema),
 });
-export type ImageSigstoreVerificationPolicy = Static<typeof ImageSigstoreVerificationPolicySchema>;
 
 const ScopeRules = [
   {
@@ -224,7 +218,6 @@ export const ImagePolicySpecSchema = Type.Object(
   },
   { description: 'spec contains the configuration for the policy.' },
 );
-export type ImagePolicySpec = Static<typeof ImagePolicySpecSchema>;
 
 export const ImagePolicyStatusSchema = Type.Object(
   {
@@ -239,4 +232,3 @@ export const ImagePolicyStatusSchema = Type.Object(
   },
   { description: 'status contains the observed state of the policy.' },
 );
-export type ImagePolicyStatus = Static<typeof ImagePolicyStatusSchema>;

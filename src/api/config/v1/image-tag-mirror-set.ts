@@ -3,14 +3,13 @@
  * registries.conf with `pull-from-mirror = "tag-only"` (docs/reference/registries.md §1, §3).
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { imageMirrorsSchema } from './image-digest-mirror-set.js';
 
-export const ImageTagMirrorsSchema = imageMirrorsSchema(
+const ImageTagMirrorsSchema = imageMirrorsSchema(
   'ImageTagMirrors holds cluster-wide information about how to handle mirrors in the registries config.',
   'tags',
 );
-export type ImageTagMirrors = Static<typeof ImageTagMirrorsSchema>;
 
 export const ImageTagMirrorSetSchema = kindSchema(
   'ImageTagMirrorSet holds cluster-wide information about how to handle registry mirror rules on using tag pull specification.',
@@ -29,8 +28,3 @@ export const ImageTagMirrorSetSchema = kindSchema(
   },
 );
 export type ImageTagMirrorSet = Static<typeof ImageTagMirrorSetSchema>;
-
-export const ImageTagMirrorSetListSchema = listSchema(
-  'ImageTagMirrorSetList is a list of ImageTagMirrorSet resources.',
-  ImageTagMirrorSetSchema,
-);

@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { RegistryEntryRule } from './registry-scopes.js';
 
 export const ImageConfigName = 'cluster';
@@ -28,7 +28,7 @@ const registryList = (description: string) =>
     ),
   );
 
-export const RegistrySourcesSchema = Type.Object(
+const RegistrySourcesSchema = Type.Object(
   {
     insecureRegistries: registryList(
       'insecureRegistries are registries which do not have a valid TLS certificate or only support HTTP connections.',
@@ -60,7 +60,6 @@ export const RegistrySourcesSchema = Type.Object(
     ],
   },
 );
-export type RegistrySources = Static<typeof RegistrySourcesSchema>;
 
 const RegistryLocationSchema = Type.Object({
   domainName: Type.Optional(Type.String({ description: 'domainName of the registry.' })),
@@ -69,7 +68,7 @@ const RegistryLocationSchema = Type.Object({
 
 const ImportModeSchema = StringEnum(['', 'Legacy', 'PreserveOriginal']);
 
-export const ImageSpecSchema = Type.Object(
+const ImageSpecSchema = Type.Object(
   {
     allowedRegistriesForImport: Type.Optional(
       Type.Array(RegistryLocationSchema, { 'x-kubernetes-list-type': 'atomic' }),
@@ -88,9 +87,8 @@ export const ImageSpecSchema = Type.Object(
   },
   { description: 'spec holds user settable values for configuration' },
 );
-export type ImageSpec = Static<typeof ImageSpecSchema>;
 
-export const ImageStatusSchema = Type.Object(
+const ImageStatusSchema = Type.Object(
   {
     internalRegistryHostname: Type.Optional(Type.String()),
     externalRegistryHostnames: Type.Optional(
@@ -106,5 +104,3 @@ export const ImageSchema = kindSchema(
   { spec: ImageSpecSchema, status: Type.Optional(ImageStatusSchema) },
 );
 export type Image = Static<typeof ImageSchema>;
-
-export const ImageListSchema = listSchema('ImageList is a list of Image resources.', ImageSchema);

@@ -5,9 +5,9 @@
  * (docs/reference/cluster-config.md §2–3). The per-platform objects (aws, vsphere, …) are kept as
  * they come: their many fields mean nothing to the MCO.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { RawObject, StringEnum } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 
 export const PlatformTypes = [
   '',
@@ -52,7 +52,7 @@ function perPlatform(what: string) {
   ) as Record<(typeof Platforms)[number], ReturnType<typeof RawObject>>;
 }
 
-export const PlatformStatusSchema = Type.Object(
+const PlatformStatusSchema = Type.Object(
   {
     type: Type.Optional(
       StringEnum(PlatformTypes, { description: 'type is the underlying infrastructure provider.' }),
@@ -64,9 +64,8 @@ export const PlatformStatusSchema = Type.Object(
       'platformStatus holds status information specific to the underlying infrastructure provider.',
   },
 );
-export type PlatformStatus = Static<typeof PlatformStatusSchema>;
 
-export const InfrastructureSpecSchema = Type.Object(
+const InfrastructureSpecSchema = Type.Object(
   {
     cloudConfig: Type.Optional(
       Type.Object(
@@ -120,7 +119,7 @@ export const InfrastructureSpecSchema = Type.Object(
   { description: 'spec holds user settable values for configuration' },
 );
 
-export const InfrastructureStatusSchema = Type.Object(
+const InfrastructureStatusSchema = Type.Object(
   {
     infrastructureName: Type.Optional(
       Type.String({ description: 'infrastructureName uniquely identifies a cluster.' }),
@@ -156,15 +155,8 @@ export const InfrastructureStatusSchema = Type.Object(
   },
   { description: 'status holds observed values from the cluster. They may not be overridden.' },
 );
-export type InfrastructureStatus = Static<typeof InfrastructureStatusSchema>;
 
 export const InfrastructureSchema = kindSchema(
   'Infrastructure holds cluster-wide information about Infrastructure. The canonical name is `cluster`',
   { spec: InfrastructureSpecSchema, status: Type.Optional(InfrastructureStatusSchema) },
-);
-export type Infrastructure = Static<typeof InfrastructureSchema>;
-
-export const InfrastructureListSchema = listSchema(
-  'InfrastructureList is a list of Infrastructure resources.',
-  InfrastructureSchema,
 );

@@ -3,10 +3,10 @@
  * the cluster DNS IP (the 10th address of the first service network), the IP families and the
  * network type from it for the ControllerConfig (docs/reference/cluster-config.md §2).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Int32, Int64, StringEnum, StringMap } from '../../schema.js';
 import { ConditionSchema } from '../../meta/v1/condition.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 
 const atomic = { 'x-kubernetes-list-type': 'atomic' } as const;
 
@@ -38,7 +38,7 @@ const MtuValuesSchema = Type.Object({
 const PortRange =
   '^([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])-([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5])$';
 
-export const NetworkSpecSchema = Type.Object(
+const NetworkSpecSchema = Type.Object(
   {
     clusterNetwork: Type.Optional(Type.Array(ClusterNetworkEntrySchema, atomic)),
     serviceNetwork: Type.Optional(
@@ -83,9 +83,8 @@ export const NetworkSpecSchema = Type.Object(
     ],
   },
 );
-export type NetworkSpec = Static<typeof NetworkSpecSchema>;
 
-export const NetworkStatusSchema = Type.Object(
+const NetworkStatusSchema = Type.Object(
   {
     clusterNetwork: Type.Optional(Type.Array(ClusterNetworkEntrySchema, atomic)),
     serviceNetwork: Type.Optional(Type.Array(Type.String(), atomic)),
@@ -111,15 +110,8 @@ export const NetworkStatusSchema = Type.Object(
   },
   { description: 'status holds observed values from the cluster. They may not be overridden.' },
 );
-export type NetworkStatus = Static<typeof NetworkStatusSchema>;
 
 export const NetworkSchema = kindSchema(
   'Network holds cluster-wide information about Network. The canonical name is `cluster`.',
   { spec: NetworkSpecSchema, status: Type.Optional(NetworkStatusSchema) },
-);
-export type Network = Static<typeof NetworkSchema>;
-
-export const NetworkListSchema = listSchema(
-  'NetworkList is a list of Network resources.',
-  NetworkSchema,
 );

@@ -3,8 +3,8 @@
  * copies its **status** (what the network operator validated, not the spec) into the
  * ControllerConfig, from which nodes get `/etc/mco/proxy.env` (docs/reference/cluster-config.md §2–3).
  */
-import { Type, type Static } from '@sinclair/typebox';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { Type } from '@sinclair/typebox';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { ConfigMapNameReferenceSchema } from './image.js';
 
 const proxyUrls = {
@@ -22,7 +22,7 @@ const proxyUrls = {
   ),
 };
 
-export const ProxySpecSchema = Type.Object(
+const ProxySpecSchema = Type.Object(
   {
     ...proxyUrls,
     readinessEndpoints: Type.Optional(
@@ -41,15 +41,11 @@ export const ProxySpecSchema = Type.Object(
   { description: 'Spec holds user-settable values for the proxy configuration' },
 );
 
-export const ProxyStatusSchema = Type.Object(proxyUrls, {
+const ProxyStatusSchema = Type.Object(proxyUrls, {
   description: 'status holds observed values from the cluster. They may not be overridden.',
 });
-export type ProxyStatus = Static<typeof ProxyStatusSchema>;
 
 export const ProxySchema = kindSchema(
   'Proxy holds cluster-wide information on how to configure default proxies for the cluster.',
   { spec: ProxySpecSchema, status: Type.Optional(ProxyStatusSchema) },
 );
-export type Proxy = Static<typeof ProxySchema>;
-
-export const ProxyListSchema = listSchema('ProxyList is a list of Proxy resources.', ProxySchema);

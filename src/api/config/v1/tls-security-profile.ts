@@ -6,23 +6,17 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, StringEnum } from '../../schema.js';
 
-export const TLSProfileType = {
+const TLSProfileType = {
   Old: 'Old',
   Intermediate: 'Intermediate',
   Modern: 'Modern',
   Custom: 'Custom',
 } as const;
-export type TLSProfileType = (typeof TLSProfileType)[keyof typeof TLSProfileType];
+type TLSProfileType = (typeof TLSProfileType)[keyof typeof TLSProfileType];
 
-export const TLSVersions = [
-  'VersionTLS10',
-  'VersionTLS11',
-  'VersionTLS12',
-  'VersionTLS13',
-] as const;
-export type TLSProtocolVersion = (typeof TLSVersions)[number];
+const TLSVersions = ['VersionTLS10', 'VersionTLS11', 'VersionTLS12', 'VersionTLS13'] as const;
 
-export const TLSProfileSpecSchema = Type.Object({
+const TLSProfileSpecSchema = Type.Object({
   ciphers: Type.Optional(
     Type.Array(Type.String(), {
       description: 'ciphers is the list of cipher suites allowed, in OpenSSL names.',
@@ -33,7 +27,6 @@ export const TLSProfileSpecSchema = Type.Object({
     StringEnum(TLSVersions, { description: 'minTLSVersion is the minimum TLS version allowed.' }),
   ),
 });
-export type TLSProfileSpec = Static<typeof TLSProfileSpecSchema>;
 
 export const TLSSecurityProfileSchema = Type.Object(
   {

@@ -4,9 +4,9 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Int32 } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 
-export const LeaseSpecSchema = Type.Object({
+const LeaseSpecSchema = Type.Object({
   holderIdentity: Type.Optional(Type.String()),
   leaseDurationSeconds: Type.Optional(Int32()),
   acquireTime: Type.Optional(DateTime()),
@@ -21,6 +21,3 @@ export const LeaseSchema = kindSchema('Lease defines a lease concept.', {
   spec: Type.Optional(LeaseSpecSchema),
 });
 export type Lease = Static<typeof LeaseSchema>;
-
-export const LeaseListSchema = listSchema('LeaseList is a list of Lease objects.', LeaseSchema);
-export type LeaseList = Static<typeof LeaseListSchema>;

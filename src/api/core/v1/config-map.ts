@@ -1,7 +1,7 @@
 /** core/v1 ConfigMap: text `data`, base64 `binaryData`. */
 import { Type, type Static } from '@sinclair/typebox';
 import { StringMap } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 
 export const ConfigMapSchema = kindSchema(
   'ConfigMap holds configuration data for pods to consume.',
@@ -12,9 +12,3 @@ export const ConfigMapSchema = kindSchema(
   },
 );
 export type ConfigMap = Static<typeof ConfigMapSchema>;
-
-export const ConfigMapListSchema = listSchema(
-  'ConfigMapList is a resource containing a list of ConfigMap objects.',
-  ConfigMapSchema,
-);
-export type ConfigMapList = Static<typeof ConfigMapListSchema>;

@@ -4,23 +4,21 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Int32, Nullable } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { ObjectReferenceSchema } from '../../meta/v1/object-reference.js';
 
 export const EventType = { Normal: 'Normal', Warning: 'Warning' } as const;
 export type EventType = (typeof EventType)[keyof typeof EventType];
 
-export const EventSourceSchema = Type.Object({
+const EventSourceSchema = Type.Object({
   component: Type.Optional(Type.String()),
   host: Type.Optional(Type.String()),
 });
-export type EventSource = Static<typeof EventSourceSchema>;
 
-export const EventSeriesSchema = Type.Object({
+const EventSeriesSchema = Type.Object({
   count: Type.Optional(Int32()),
   lastObservedTime: Type.Optional(DateTime()),
 });
-export type EventSeries = Static<typeof EventSeriesSchema>;
 
 export const EventSchema = kindSchema('Event is a report of an event somewhere in the cluster.', {
   involvedObject: ObjectReferenceSchema,
@@ -39,6 +37,3 @@ export const EventSchema = kindSchema('Event is a report of an event somewhere i
   reportingInstance: Type.Optional(Type.String()),
 });
 export type Event = Static<typeof EventSchema>;
-
-export const EventListSchema = listSchema('EventList is a list of events.', EventSchema);
-export type EventList = Static<typeof EventListSchema>;

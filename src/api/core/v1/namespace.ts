@@ -1,6 +1,6 @@
 /** core/v1 Namespace: namespaced objects may only be created in one that exists. */
 import { Type, type Static } from '@sinclair/typebox';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 
 export const NamespaceSchema = kindSchema(
   'Namespace provides a scope for Names.\nUse of multiple namespaces is optional.',
@@ -21,9 +21,3 @@ export const NamespaceSchema = kindSchema(
   },
 );
 export type Namespace = Static<typeof NamespaceSchema>;
-
-export const NamespaceListSchema = listSchema(
-  'NamespaceList is a list of Namespaces.',
-  NamespaceSchema,
-);
-export type NamespaceList = Static<typeof NamespaceListSchema>;

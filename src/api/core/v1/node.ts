@@ -7,13 +7,6 @@ import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, QuantityMap, StringEnum } from '../../schema.js';
 import { kindSchema, listSchema } from '../../meta/v1/kind.js';
 
-export const TaintEffect = {
-  NoSchedule: 'NoSchedule',
-  PreferNoSchedule: 'PreferNoSchedule',
-  NoExecute: 'NoExecute',
-} as const;
-export type TaintEffect = (typeof TaintEffect)[keyof typeof TaintEffect];
-
 export const TaintSchema = Type.Object({
   key: Type.String(),
   value: Type.Optional(Type.String()),
@@ -22,7 +15,7 @@ export const TaintSchema = Type.Object({
 });
 export type Taint = Static<typeof TaintSchema>;
 
-export const NodeSpecSchema = Type.Object(
+const NodeSpecSchema = Type.Object(
   {
     podCIDR: Type.Optional(Type.String()),
     podCIDRs: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'set' })),
@@ -32,19 +25,8 @@ export const NodeSpecSchema = Type.Object(
   },
   { 'x-kubernetes-preserve-unknown-fields': true },
 );
-export type NodeSpec = Static<typeof NodeSpecSchema>;
 
-/** Node condition types; `Ready` drives availability (docs/reference/rollout.md §4.3). */
-export const NodeConditionType = {
-  Ready: 'Ready',
-  MemoryPressure: 'MemoryPressure',
-  DiskPressure: 'DiskPressure',
-  PIDPressure: 'PIDPressure',
-  NetworkUnavailable: 'NetworkUnavailable',
-} as const;
-export type NodeConditionType = (typeof NodeConditionType)[keyof typeof NodeConditionType];
-
-export const NodeConditionSchema = Type.Object({
+const NodeConditionSchema = Type.Object({
   type: Type.String(),
   status: Type.String(),
   lastHeartbeatTime: Type.Optional(DateTime()),
@@ -60,9 +42,8 @@ export const NodeAddressSchema = Type.Object({
   }),
   address: Type.String(),
 });
-export type NodeAddress = Static<typeof NodeAddressSchema>;
 
-export const NodeSystemInfoSchema = Type.Object(
+const NodeSystemInfoSchema = Type.Object(
   {
     machineID: Type.String(),
     systemUUID: Type.String(),
@@ -77,9 +58,8 @@ export const NodeSystemInfoSchema = Type.Object(
   },
   { 'x-kubernetes-preserve-unknown-fields': true },
 );
-export type NodeSystemInfo = Static<typeof NodeSystemInfoSchema>;
 
-export const NodeStatusSchema = Type.Object(
+const NodeStatusSchema = Type.Object(
   {
     capacity: Type.Optional(QuantityMap()),
     allocatable: Type.Optional(QuantityMap()),
@@ -115,4 +95,3 @@ export const NodeListSchema = listSchema(
   'NodeList is the whole list of all Nodes which have been registered with master.',
   NodeSchema,
 );
-export type NodeList = Static<typeof NodeListSchema>;

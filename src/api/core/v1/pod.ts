@@ -5,21 +5,12 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Int32, Int64, IntOrString, Nullable } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
-
-export const PodPhase = {
-  Pending: 'Pending',
-  Running: 'Running',
-  Succeeded: 'Succeeded',
-  Failed: 'Failed',
-  Unknown: 'Unknown',
-} as const;
-export type PodPhase = (typeof PodPhase)[keyof typeof PodPhase];
+import { kindSchema } from '../../meta/v1/kind.js';
 
 /** Annotation the kubelet puts on mirror pods of static pods; drains ignore those. */
 export const MirrorPodAnnotation = 'kubernetes.io/config.mirror';
 
-export const ContainerSchema = Type.Object(
+const ContainerSchema = Type.Object(
   {
     name: Type.String(),
     image: Type.Optional(Type.String()),
@@ -30,13 +21,12 @@ export const ContainerSchema = Type.Object(
 );
 export type Container = Static<typeof ContainerSchema>;
 
-export const EmptyDirVolumeSourceSchema = Type.Object({
+const EmptyDirVolumeSourceSchema = Type.Object({
   medium: Type.Optional(Type.String()),
   sizeLimit: Type.Optional(IntOrString()),
 });
-export type EmptyDirVolumeSource = Static<typeof EmptyDirVolumeSourceSchema>;
 
-export const VolumeSchema = Type.Object(
+const VolumeSchema = Type.Object(
   {
     name: Type.String(),
     emptyDir: Type.Optional(EmptyDirVolumeSourceSchema),
@@ -45,7 +35,7 @@ export const VolumeSchema = Type.Object(
 );
 export type Volume = Static<typeof VolumeSchema>;
 
-export const PodSpecSchema = Type.Object(
+const PodSpecSchema = Type.Object(
   {
     nodeName: Type.Optional(Type.String()),
     containers: Type.Array(ContainerSchema),
@@ -61,7 +51,7 @@ export const PodSpecSchema = Type.Object(
 );
 export type PodSpec = Static<typeof PodSpecSchema>;
 
-export const PodStatusSchema = Type.Object(
+const PodStatusSchema = Type.Object(
   {
     phase: Type.Optional(Type.String()),
     reason: Type.Optional(Type.String()),
@@ -87,6 +77,3 @@ export const PodSchema = kindSchema('Pod is a collection of containers that can 
   status: Type.Optional(PodStatusSchema),
 });
 export type Pod = Static<typeof PodSchema>;
-
-export const PodListSchema = listSchema('PodList is a list of Pods.', PodSchema);
-export type PodList = Static<typeof PodListSchema>;

@@ -1,7 +1,7 @@
 /** core/v1 Secret: `data` values are base64; `stringData` is write-only plain text. */
 import { Type, type Static } from '@sinclair/typebox';
 import { StringMap } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 
 export const SecretSchema = kindSchema('Secret holds secret data of a certain type.', {
   data: Type.Optional(StringMap({ description: 'base64-encoded values' })),
@@ -10,6 +10,3 @@ export const SecretSchema = kindSchema('Secret holds secret data of a certain ty
   immutable: Type.Optional(Type.Boolean()),
 });
 export type Secret = Static<typeof SecretSchema>;
-
-export const SecretListSchema = listSchema('SecretList is a list of Secret.', SecretSchema);
-export type SecretList = Static<typeof SecretListSchema>;

@@ -1,6 +1,6 @@
 /** core/v1 ServiceAccount: an identity for processes, `system:serviceaccount:<ns>:<name>`. */
-import { Type, type Static } from '@sinclair/typebox';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { Type } from '@sinclair/typebox';
+import { kindSchema } from '../../meta/v1/kind.js';
 
 const ObjectReference = Type.Object({
   name: Type.Optional(Type.String()),
@@ -19,10 +19,4 @@ export const ServiceAccountSchema = kindSchema(
     ),
     automountServiceAccountToken: Type.Optional(Type.Boolean()),
   },
-);
-export type ServiceAccount = Static<typeof ServiceAccountSchema>;
-
-export const ServiceAccountListSchema = listSchema(
-  'ServiceAccountList is a list of ServiceAccount objects.',
-  ServiceAccountSchema,
 );

@@ -9,12 +9,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import type { CrdInfo } from '../../apiextensions/v1/custom-resource-definition.js';
 import { TaintSchema } from '../../core/v1/node.js';
 import { NodeAddressSchema } from '../../core/v1/node.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { ObjectReferenceSchema } from '../../meta/v1/object-reference.js';
 import { StringMap } from '../../schema.js';
 
-export const MachineGroup = 'machine.openshift.io';
-export const MachineVersion = 'v1beta1';
+const MachineGroup = 'machine.openshift.io';
+const MachineVersion = 'v1beta1';
 /** Where OpenShift keeps its Machines. */
 export const MachineNamespace = 'openshift-machine-api';
 /** The Node annotation machine-api's node link sets: `<namespace>/<machine>`. */
@@ -22,7 +22,7 @@ export const MachineAnnotation = 'machine.openshift.io/machine';
 /** The Machine label naming its role (`master`, `worker`), as the installer sets it. */
 export const MachineRoleLabel = 'machine.openshift.io/cluster-api-machine-role';
 
-export const MachineSpecSchema = Type.Object(
+const MachineSpecSchema = Type.Object(
   {
     metadata: Type.Optional(
       Type.Object(
@@ -39,7 +39,7 @@ export const MachineSpecSchema = Type.Object(
   { 'x-kubernetes-preserve-unknown-fields': true },
 );
 
-export const MachineStatusSchema = Type.Object(
+const MachineStatusSchema = Type.Object(
   {
     nodeRef: Type.Optional(ObjectReferenceSchema),
     addresses: Type.Optional(Type.Array(NodeAddressSchema)),
@@ -56,11 +56,6 @@ export const MachineSchema = kindSchema(
   },
 );
 export type Machine = Static<typeof MachineSchema>;
-
-export const MachineListSchema = listSchema(
-  'MachineList contains a list of Machine',
-  MachineSchema,
-);
 
 const label = (key: string): string => `.metadata.labels['${key.replace(/\./g, '\\.')}']`;
 

@@ -43,15 +43,12 @@ export const Annotation = {
 export type Annotation = (typeof Annotation)[keyof typeof Annotation];
 
 /** Prefix of the per-pool label KubeletConfig/ContainerRuntimeConfig selectors usually match. */
-export const PoolSelectorLabelPrefix = 'pools.operator.machineconfiguration.openshift.io/';
+const PoolSelectorLabelPrefix = 'pools.operator.machineconfiguration.openshift.io/';
 
 /** `pools.operator.machineconfiguration.openshift.io/<pool>`. */
 export function poolSelectorLabel(pool: string): string {
   return `${PoolSelectorLabelPrefix}${pool}`;
 }
-
-/** Prefix of node role labels; the suffix is the role. */
-export const NodeRoleLabelPrefix = 'node-role.kubernetes.io/';
 
 /** Label keys on MachineConfigs, pools, nodes and CRDs. */
 export const Label = {
@@ -78,10 +75,6 @@ export const DaemonState = {
   Unreconcilable: 'Unreconcilable',
 } as const;
 export type DaemonState = (typeof DaemonState)[keyof typeof DaemonState];
-
-/** Values of the node `post-config-action` annotation (empty string when none). */
-export const PostConfigAction = { Rebooting: 'Rebooting' } as const;
-export type PostConfigAction = (typeof PostConfigAction)[keyof typeof PostConfigAction];
 
 /** MachineConfigPool condition types (docs/reference/api.md §2.3). */
 export const PoolConditionType = {

@@ -5,7 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int64, IntOrString } from '../../schema.js';
 import { McoConditionSchema } from '../../meta/v1/condition.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { labelSelectorSchema } from '../../meta/v1/label-selector.js';
 
 const QuantityPattern =
@@ -14,9 +14,8 @@ const QuantityPattern =
 const StoreSchema = Type.Object({
   path: Type.String({ minLength: 1, maxLength: 256 }),
 });
-export type AdditionalStore = Static<typeof StoreSchema>;
 
-export const ContainerRuntimeConfigurationSchema = Type.Object(
+const ContainerRuntimeConfigurationSchema = Type.Object(
   {
     pidsLimit: Type.Optional(
       Int64({
@@ -59,9 +58,8 @@ export const ContainerRuntimeConfigurationSchema = Type.Object(
   },
   { description: 'containerRuntimeConfig defines the tuneables of the container runtime.' },
 );
-export type ContainerRuntimeConfiguration = Static<typeof ContainerRuntimeConfigurationSchema>;
 
-export const ContainerRuntimeConfigSpecSchema = Type.Object(
+const ContainerRuntimeConfigSpecSchema = Type.Object(
   {
     machineConfigPoolSelector: Type.Optional(
       labelSelectorSchema(
@@ -72,9 +70,8 @@ export const ContainerRuntimeConfigSpecSchema = Type.Object(
   },
   { description: 'spec contains the desired container runtime configuration.' },
 );
-export type ContainerRuntimeConfigSpec = Static<typeof ContainerRuntimeConfigSpecSchema>;
 
-export const ContainerRuntimeConfigStatusSchema = Type.Object(
+const ContainerRuntimeConfigStatusSchema = Type.Object(
   {
     observedGeneration: Type.Optional(Int64()),
     conditions: Type.Optional(
@@ -85,7 +82,6 @@ export const ContainerRuntimeConfigStatusSchema = Type.Object(
     description: 'status contains observed information about the container runtime configuration.',
   },
 );
-export type ContainerRuntimeConfigStatus = Static<typeof ContainerRuntimeConfigStatusSchema>;
 
 export const ContainerRuntimeConfigSchema = kindSchema(
   'ContainerRuntimeConfig describes a customized Container Runtime configuration.',
@@ -95,9 +91,3 @@ export const ContainerRuntimeConfigSchema = kindSchema(
   },
 );
 export type ContainerRuntimeConfig = Static<typeof ContainerRuntimeConfigSchema>;
-
-export const ContainerRuntimeConfigListSchema = listSchema(
-  'ContainerRuntimeConfigList is a list of ContainerRuntimeConfig resources',
-  ContainerRuntimeConfigSchema,
-);
-export type ContainerRuntimeConfigList = Static<typeof ContainerRuntimeConfigListSchema>;

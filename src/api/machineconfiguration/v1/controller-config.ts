@@ -5,11 +5,11 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Bytes, DateTime, Int32, Int64, Nullable, RawObject, StringMap } from '../../schema.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { ObjectReferenceSchema } from '../../meta/v1/object-reference.js';
 import { ApiVersionDescription, KindDescription } from '../../meta/v1/type-meta.js';
 
-export const ImageRegistryBundleSchema = Type.Object({
+const ImageRegistryBundleSchema = Type.Object({
   file: Type.String({
     description: 'file holds the name of the file where the bundle will be written to disk',
   }),
@@ -19,21 +19,12 @@ export const ImageRegistryBundleSchema = Type.Object({
 });
 export type ImageRegistryBundle = Static<typeof ImageRegistryBundleSchema>;
 
-export const IPFamilies = {
-  IPv4: 'IPv4',
-  IPv6: 'IPv6',
-  DualStack: 'DualStack',
-  DualStackIPv6Primary: 'DualStackIPv6Primary',
-} as const;
-export type IPFamilies = (typeof IPFamilies)[keyof typeof IPFamilies];
-
 /** config.openshift.io ProxyStatus. */
-export const ProxyStatusSchema = Type.Object({
+const ProxyStatusSchema = Type.Object({
   httpProxy: Type.Optional(Type.String()),
   httpsProxy: Type.Optional(Type.String()),
   noProxy: Type.Optional(Type.String()),
 });
-export type ProxyStatus = Static<typeof ProxyStatusSchema>;
 
 /**
  * An embedded config.openshift.io object (Infrastructure, DNS): the fields templates read are
@@ -59,7 +50,7 @@ function embeddedResource<S extends Parameters<typeof Type.Object>[0]>(
   );
 }
 
-export const InfrastructureSchema = embeddedResource('infra holds the infrastructure details', {
+const InfrastructureSchema = embeddedResource('infra holds the infrastructure details', {
   infrastructureName: Type.Optional(Type.String()),
   platform: Type.Optional(Type.String()),
   platformStatus: Type.Optional(
@@ -75,17 +66,15 @@ export const InfrastructureSchema = embeddedResource('infra holds the infrastruc
   infrastructureTopology: Type.Optional(Type.String()),
   cpuPartitioning: Type.Optional(Type.String()),
 });
-export type Infrastructure = Static<typeof InfrastructureSchema>;
 
-export const DNSSchema = embeddedResource('dns holds the cluster dns details', {});
-export type DNS = Static<typeof DNSSchema>;
+const DNSSchema = embeddedResource('dns holds the cluster dns details', {});
 
 const MtuMigrationValuesSchema = Type.Object({
   from: Type.Optional(Int32({ minimum: 0 })),
   to: Type.Optional(Int32({ minimum: 0 })),
 });
 
-export const NetworkInfoSchema = Type.Object({
+const NetworkInfoSchema = Type.Object({
   mtuMigration: Nullable(
     Type.Object({
       machine: Type.Optional(MtuMigrationValuesSchema),
@@ -93,9 +82,8 @@ export const NetworkInfoSchema = Type.Object({
     }),
   ),
 });
-export type NetworkInfo = Static<typeof NetworkInfoSchema>;
 
-export const ControllerConfigSpecSchema = Type.Object(
+const ControllerConfigSpecSchema = Type.Object(
   {
     clusterDNSIP: Type.String({ description: 'clusterDNSIP is the cluster DNS IP address' }),
     cloudProviderConfig: Type.String({
@@ -166,7 +154,7 @@ export const ControllerConfigSpecSchema = Type.Object(
 );
 export type ControllerConfigSpec = Static<typeof ControllerConfigSpecSchema>;
 
-export const ControllerConfigStatusConditionSchema = Type.Object({
+const ControllerConfigStatusConditionSchema = Type.Object({
   type: Type.String({
     description: "type specifies the state of the operator's reconciliation functionality.",
   }),
@@ -182,7 +170,7 @@ export const ControllerConfigStatusConditionSchema = Type.Object({
 });
 export type ControllerConfigStatusCondition = Static<typeof ControllerConfigStatusConditionSchema>;
 
-export const ControllerCertificateSchema = Type.Object({
+const ControllerCertificateSchema = Type.Object({
   subject: Type.String({ description: 'subject is the cert subject' }),
   signer: Type.String({ description: 'signer is the  cert Issuer' }),
   notBefore: Type.Optional(
@@ -191,9 +179,8 @@ export const ControllerCertificateSchema = Type.Object({
   notAfter: Type.Optional(DateTime({ description: 'notAfter is the upper boundary for validity' })),
   bundleFile: Type.String({ description: 'bundleFile is the larger bundle a cert comes from' }),
 });
-export type ControllerCertificate = Static<typeof ControllerCertificateSchema>;
 
-export const ControllerConfigStatusSchema = Type.Object(
+const ControllerConfigStatusSchema = Type.Object(
   {
     observedGeneration: Type.Optional(Int64()),
     conditions: Type.Optional(
@@ -218,9 +205,3 @@ export const ControllerConfigSchema = kindSchema(
   },
 );
 export type ControllerConfig = Static<typeof ControllerConfigSchema>;
-
-export const ControllerConfigListSchema = listSchema(
-  'ControllerConfigList is a list of ControllerConfig resources',
-  ControllerConfigSchema,
-);
-export type ControllerConfigList = Static<typeof ControllerConfigListSchema>;

@@ -210,15 +210,3 @@ export const MachineOSBuildCrd: CrdInfo = {
     AgeColumn,
   ],
 };
-
-/** Every machineconfiguration.openshift.io/v1 kind this project serves. */
-export const MachineConfigurationCrds: readonly CrdInfo[] = [
-  MachineConfigCrd,
-  MachineConfigPoolCrd,
-  ControllerConfigCrd,
-  KubeletConfigCrd,
-  ContainerRuntimeConfigCrd,
-  MachineConfigNodeCrd,
-  MachineOSConfigCrd,
-  MachineOSBuildCrd,
-];

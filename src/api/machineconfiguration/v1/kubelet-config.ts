@@ -3,18 +3,13 @@
  * the kubelet-config controller turns each into `99-<pool>-generated-kubelet[-N]` MachineConfigs.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import {
-  TLSSecurityProfileSchema,
-  type TLSSecurityProfile,
-} from '../../config/v1/tls-security-profile.js';
+import { TLSSecurityProfileSchema } from '../../config/v1/tls-security-profile.js';
 import { Int32, Int64, RawObject } from '../../schema.js';
 import { McoConditionSchema } from '../../meta/v1/condition.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { labelSelectorSchema } from '../../meta/v1/label-selector.js';
 
-export { TLSSecurityProfileSchema, type TLSSecurityProfile };
-
-export const KubeletConfigSpecSchema = Type.Object(
+const KubeletConfigSpecSchema = Type.Object(
   {
     autoSizingReserved: Type.Optional(Type.Boolean()),
     logLevel: Type.Optional(Int32()),
@@ -33,16 +28,14 @@ export const KubeletConfigSpecSchema = Type.Object(
   },
   { description: 'spec contains the desired kubelet configuration.' },
 );
-export type KubeletConfigSpec = Static<typeof KubeletConfigSpecSchema>;
 
-export const KubeletConfigStatusSchema = Type.Object(
+const KubeletConfigStatusSchema = Type.Object(
   {
     observedGeneration: Type.Optional(Int64()),
     conditions: Type.Optional(Type.Array(McoConditionSchema)),
   },
   { description: 'status contains observed information about the kubelet configuration.' },
 );
-export type KubeletConfigStatus = Static<typeof KubeletConfigStatusSchema>;
 
 export const KubeletConfigSchema = kindSchema(
   'KubeletConfig describes a customized Kubelet configuration.',
@@ -52,9 +45,3 @@ export const KubeletConfigSchema = kindSchema(
   },
 );
 export type KubeletConfig = Static<typeof KubeletConfigSchema>;
-
-export const KubeletConfigListSchema = listSchema(
-  'KubeletConfigList is a list of KubeletConfig resources',
-  KubeletConfigSchema,
-);
-export type KubeletConfigList = Static<typeof KubeletConfigListSchema>;

@@ -5,7 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int32, Int64, RawObject } from '../../schema.js';
 import { ConditionSchema } from '../../meta/v1/condition.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 
 const ObjectName = (description: string): ReturnType<typeof Type.String> =>
   Type.String({ description, maxLength: 253 });
@@ -16,7 +16,7 @@ const NameReferenceSchema = Type.Object({
   ),
 });
 
-export const MachineConfigNodeSpecSchema = Type.Object(
+const MachineConfigNodeSpecSchema = Type.Object(
   {
     node: NameReferenceSchema,
     pool: NameReferenceSchema,
@@ -31,26 +31,21 @@ export const MachineConfigNodeSpecSchema = Type.Object(
   },
   { description: 'spec describes the configuration of the machine config node.' },
 );
-export type MachineConfigNodeSpec = Static<typeof MachineConfigNodeSpecSchema>;
 
-export const MachineConfigNodeStatusPinnedImageSetSchema = Type.Object({
+const MachineConfigNodeStatusPinnedImageSetSchema = Type.Object({
   name: ObjectName('name is the name of the pinned image set.'),
   currentGeneration: Type.Optional(Int32({ minimum: 1 })),
   desiredGeneration: Type.Optional(Int32({ minimum: 1 })),
   lastFailedGeneration: Type.Optional(Int32({ minimum: 1 })),
   lastFailedGenerationError: Type.Optional(Type.String({ maxLength: 32768 })),
 });
-export type MachineConfigNodeStatusPinnedImageSet = Static<
-  typeof MachineConfigNodeStatusPinnedImageSetSchema
->;
 
-export const IrreconcilableChangeDiffSchema = Type.Object({
+const IrreconcilableChangeDiffSchema = Type.Object({
   fieldPath: Type.String({ minLength: 1, maxLength: 70 }),
   diff: Type.String({ minLength: 1, maxLength: 4096 }),
 });
-export type IrreconcilableChangeDiff = Static<typeof IrreconcilableChangeDiffSchema>;
 
-export const MachineConfigNodeStatusSchema = Type.Object(
+const MachineConfigNodeStatusSchema = Type.Object(
   {
     conditions: Type.Optional(
       Type.Array(ConditionSchema, {
@@ -88,7 +83,6 @@ export const MachineConfigNodeStatusSchema = Type.Object(
   },
   { description: 'status describes the last observed state of this machine config node.' },
 );
-export type MachineConfigNodeStatus = Static<typeof MachineConfigNodeStatusSchema>;
 
 export const MachineConfigNodeSchema = Type.Object(
   kindSchema('MachineConfigNode describes the health of the Machines on the system', {
@@ -106,9 +100,3 @@ export const MachineConfigNodeSchema = Type.Object(
   },
 );
 export type MachineConfigNode = Static<typeof MachineConfigNodeSchema>;
-
-export const MachineConfigNodeListSchema = listSchema(
-  'MachineConfigNodeList describes all of the MachinesStates on the system',
-  MachineConfigNodeSchema,
-);
-export type MachineConfigNodeList = Static<typeof MachineConfigNodeListSchema>;

@@ -6,7 +6,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Int32, Int64, IntOrString, StringEnum } from '../../schema.js';
 import { McoConditionSchema } from '../../meta/v1/condition.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { labelSelectorSchema } from '../../meta/v1/label-selector.js';
 import {
   ObjectReferenceSchema,
@@ -17,7 +17,7 @@ const Rfc1123Subdomain =
   '^([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\\-]{0,61}[a-zA-Z0-9])(\\.([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\\-]{0,61}[a-zA-Z0-9]))*$';
 
 /** The rendered MachineConfig a pool targets, plus the MachineConfigs it was rendered from. */
-export const MachineConfigPoolStatusConfigurationSchema = Type.Object(
+const MachineConfigPoolStatusConfigurationSchema = Type.Object(
   {
     ...objectReferenceProperties,
     source: Type.Optional(
@@ -30,25 +30,20 @@ export const MachineConfigPoolStatusConfigurationSchema = Type.Object(
   },
   { 'x-kubernetes-map-type': 'atomic' },
 );
-export type MachineConfigPoolStatusConfiguration = Static<
-  typeof MachineConfigPoolStatusConfigurationSchema
->;
 
-export const PinnedImageSetRefSchema = Type.Object({
+const PinnedImageSetRefSchema = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 253, pattern: Rfc1123Subdomain }),
 });
-export type PinnedImageSetRef = Static<typeof PinnedImageSetRefSchema>;
 
-export const OSImageStreamReferenceSchema = Type.Object({
+const OSImageStreamReferenceSchema = Type.Object({
   name: Type.String({
     description: 'name is a required reference to an OSImageStream to be used for the pool.',
     minLength: 1,
     maxLength: 253,
   }),
 });
-export type OSImageStreamReference = Static<typeof OSImageStreamReferenceSchema>;
 
-export const MachineConfigPoolSpecSchema = Type.Object(
+const MachineConfigPoolSpecSchema = Type.Object(
   {
     machineConfigSelector: Type.Optional(
       labelSelectorSchema(
@@ -89,9 +84,8 @@ export const MachineConfigPoolSpecSchema = Type.Object(
   },
   { description: 'spec contains the desired machine config pool configuration.' },
 );
-export type MachineConfigPoolSpec = Static<typeof MachineConfigPoolSpecSchema>;
 
-export const CertExpirySchema = Type.Object({
+const CertExpirySchema = Type.Object({
   bundle: Type.String({
     description: 'bundle is the name of the bundle in which the subject certificate resides',
   }),
@@ -102,11 +96,10 @@ export const CertExpirySchema = Type.Object({
     }),
   ),
 });
-export type CertExpiry = Static<typeof CertExpirySchema>;
 
 const NonNegativeInt64 = (): ReturnType<typeof Int64> => Int64({ minimum: 0 });
 
-export const PoolSynchronizerStatusSchema = Type.Object({
+const PoolSynchronizerStatusSchema = Type.Object({
   poolSynchronizerType: StringEnum(['PinnedImageSets'], { maxLength: 256 }),
   machineCount: NonNegativeInt64(),
   updatedMachineCount: NonNegativeInt64(),
@@ -115,9 +108,8 @@ export const PoolSynchronizerStatusSchema = Type.Object({
   unavailableMachineCount: NonNegativeInt64(),
   observedGeneration: Type.Optional(NonNegativeInt64()),
 });
-export type PoolSynchronizerStatus = Static<typeof PoolSynchronizerStatusSchema>;
 
-export const MachineConfigPoolStatusSchema = Type.Object(
+const MachineConfigPoolStatusSchema = Type.Object(
   {
     observedGeneration: Type.Optional(
       Int64({
@@ -195,9 +187,3 @@ export const MachineConfigPoolSchema = kindSchema(
   },
 );
 export type MachineConfigPool = Static<typeof MachineConfigPoolSchema>;
-
-export const MachineConfigPoolListSchema = listSchema(
-  'MachineConfigPoolList is a list of MachineConfigPool resources',
-  MachineConfigPoolSchema,
-);
-export type MachineConfigPoolList = Static<typeof MachineConfigPoolListSchema>;

@@ -7,7 +7,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, RawObject } from '../../schema.js';
 import { kindSchema, listSchema } from '../../meta/v1/kind.js';
 
-export const MachineConfigSpecSchema = Type.Object(
+const MachineConfigSpecSchema = Type.Object(
   {
     osImageURL: Type.Optional(
       Type.String({
@@ -65,4 +65,3 @@ export const MachineConfigListSchema = listSchema(
   'MachineConfigList is a list of MachineConfig resources',
   MachineConfigSchema,
 );
-export type MachineConfigList = Static<typeof MachineConfigListSchema>;

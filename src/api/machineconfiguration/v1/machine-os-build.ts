@@ -7,7 +7,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime } from '../../schema.js';
 import { ConditionSchema } from '../../meta/v1/condition.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { DigestSpecPattern, ObjectReferenceSchema, PushSpecPattern } from './machine-os-config.js';
 
 /** Type → reason and message of each phase (upstream's apihelpers). */
@@ -23,7 +23,7 @@ export const MachineOSBuildPhases = Object.keys(MachineOSBuildCondition) as Mach
 
 const NameReference = Type.Object({ name: Type.String({ minLength: 1, maxLength: 253 }) });
 
-export const MachineOSBuildSpecSchema = Type.Object(
+const MachineOSBuildSpecSchema = Type.Object(
   {
     machineConfig: NameReference,
     machineOSConfig: NameReference,
@@ -39,9 +39,8 @@ export const MachineOSBuildSpecSchema = Type.Object(
     ],
   },
 );
-export type MachineOSBuildSpec = Static<typeof MachineOSBuildSpecSchema>;
 
-export const MachineOSBuildStatusSchema = Type.Object({
+const MachineOSBuildStatusSchema = Type.Object({
   conditions: Type.Optional(
     Type.Array(ConditionSchema, {
       maxItems: 8,
@@ -64,7 +63,6 @@ export const MachineOSBuildStatusSchema = Type.Object({
     Type.String({ minLength: 1, maxLength: 447, pattern: DigestSpecPattern }),
   ),
 });
-export type MachineOSBuildStatus = Static<typeof MachineOSBuildStatusSchema>;
 
 export const MachineOSBuildSchema = Type.Object(
   kindSchema('MachineOSBuild describes a build process managed and deployed by the MCO', {
@@ -74,8 +72,3 @@ export const MachineOSBuildSchema = Type.Object(
   { description: 'MachineOSBuild describes a build process managed and deployed by the MCO' },
 );
 export type MachineOSBuild = Static<typeof MachineOSBuildSchema>;
-
-export const MachineOSBuildListSchema = listSchema(
-  'MachineOSBuildList describes all of the Builds on the system',
-  MachineOSBuildSchema,
-);

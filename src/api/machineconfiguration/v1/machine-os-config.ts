@@ -7,7 +7,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int64, StringEnum } from '../../schema.js';
 import { ConditionSchema } from '../../meta/v1/condition.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 
 /**
  * `host[:port][/ns]/name:tag` with a dot in the host (`localhost:5000/x:t` is rejected,
@@ -19,7 +19,7 @@ export const PushSpecPattern =
 export const DigestSpecPattern =
   '^(([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\\-]*[a-zA-Z0-9])\\.)+([a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9\\-]*[a-zA-Z0-9])(:[0-9]+)?(/[a-zA-Z0-9._-]+)*/[a-zA-Z0-9._-]+@sha256:[a-f0-9]{64}$';
 
-export const ContainerfileArch = ['ARM64', 'AMD64', 'PPC64LE', 'S390X', 'NoArch'] as const;
+const ContainerfileArch = ['ARM64', 'AMD64', 'PPC64LE', 'S390X', 'NoArch'] as const;
 
 const SecretReferenceSchema = Type.Object({
   name: Type.String({
@@ -35,9 +35,8 @@ export const ObjectReferenceSchema = Type.Object({
   namespace: Type.Optional(Type.String({ minLength: 1, maxLength: 63 })),
   name: Type.String({ minLength: 1, maxLength: 253 }),
 });
-export type ObjectReference = Static<typeof ObjectReferenceSchema>;
 
-export const MachineOSContainerfileSchema = Type.Object({
+const MachineOSContainerfileSchema = Type.Object({
   containerfileArch: Type.Optional(
     StringEnum(ContainerfileArch, {
       description: 'containerfileArch describes the architecture this containerfile is for.',
@@ -50,9 +49,8 @@ export const MachineOSContainerfileSchema = Type.Object({
     maxLength: 4096,
   }),
 });
-export type MachineOSContainerfile = Static<typeof MachineOSContainerfileSchema>;
 
-export const MachineOSConfigSpecSchema = Type.Object({
+const MachineOSConfigSpecSchema = Type.Object({
   machineConfigPool: Type.Object({
     name: Type.String({ minLength: 1, maxLength: 253 }),
   }),
@@ -72,9 +70,8 @@ export const MachineOSConfigSpecSchema = Type.Object({
     }),
   ),
 });
-export type MachineOSConfigSpec = Static<typeof MachineOSConfigSpecSchema>;
 
-export const MachineOSConfigStatusSchema = Type.Object({
+const MachineOSConfigStatusSchema = Type.Object({
   conditions: Type.Optional(
     Type.Array(ConditionSchema, {
       'x-kubernetes-list-type': 'map',
@@ -87,7 +84,6 @@ export const MachineOSConfigStatusSchema = Type.Object({
   ),
   machineOSBuild: Type.Optional(ObjectReferenceSchema),
 });
-export type MachineOSConfigStatus = Static<typeof MachineOSConfigStatusSchema>;
 
 export const MachineOSConfigSchema = Type.Object(
   kindSchema('MachineOSConfig describes the configuration for a build process managed by the MCO', {
@@ -106,8 +102,3 @@ export const MachineOSConfigSchema = Type.Object(
   },
 );
 export type MachineOSConfig = Static<typeof MachineOSConfigSchema>;
-
-export const MachineOSConfigListSchema = listSchema(
-  'MachineOSConfigList describes all configurations for image builds on the system',
-  MachineOSConfigSchema,
-);

@@ -42,14 +42,13 @@ export interface PoolRollback {
 export const RolloutHeldCondition = 'RolloutHeld';
 
 export const Weekdays = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
-export type Weekday = (typeof Weekdays)[number];
 
 const GoDuration = Type.String({
   pattern: '^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$',
   description: 'A Go-style duration: 45s, 90m, 1h30m.',
 });
 
-export const MaintenanceWindowSchema = Type.Object(
+const MaintenanceWindowSchema = Type.Object(
   {
     days: Type.Optional(
       Type.Array(Type.Union(Weekdays.map((d) => Type.Literal(d))), {
@@ -69,7 +68,7 @@ export const MaintenanceWindowSchema = Type.Object(
 );
 export type MaintenanceWindow = Static<typeof MaintenanceWindowSchema>;
 
-export const HealthGatesSchema = Type.Object(
+const HealthGatesSchema = Type.Object(
   {
     soak: Type.Optional(GoDuration),
     podSelector: Type.Optional(LabelSelectorSchema),
@@ -94,7 +93,6 @@ export const HealthGatesSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type HealthGates = Static<typeof HealthGatesSchema>;
 
 export const RolloutPolicySchema = Type.Object(
   {

@@ -7,9 +7,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DateTime, Int64, Nullable, StringEnum } from '../../schema.js';
 
-export const ConditionStatus = { True: 'True', False: 'False', Unknown: 'Unknown' } as const;
-export type ConditionStatus = (typeof ConditionStatus)[keyof typeof ConditionStatus];
-
 export const ConditionSchema = Type.Object({
   type: Type.String({
     description: 'type of condition in CamelCase or in foo.example.com/CamelCase.',

@@ -93,7 +93,7 @@ export function fieldErrorBody(e: FieldError): string {
 }
 
 /** `field: body`, as field.Error.Error(). */
-export function formatFieldError(e: FieldError): string {
+function formatFieldError(e: FieldError): string {
   return `${e.field}: ${fieldErrorBody(e)}`;
 }
 

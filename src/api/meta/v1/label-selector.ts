@@ -5,16 +5,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { StringMap } from '../../schema.js';
 
-export const LabelSelectorOperator = {
-  In: 'In',
-  NotIn: 'NotIn',
-  Exists: 'Exists',
-  DoesNotExist: 'DoesNotExist',
-} as const;
-export type LabelSelectorOperator =
-  (typeof LabelSelectorOperator)[keyof typeof LabelSelectorOperator];
-
-export const LabelSelectorRequirementSchema = Type.Object({
+const LabelSelectorRequirementSchema = Type.Object({
   key: Type.String({ description: 'key is the label key that the selector applies to.' }),
   operator: Type.String({
     description:
@@ -28,7 +19,6 @@ export const LabelSelectorRequirementSchema = Type.Object({
     }),
   ),
 });
-export type LabelSelectorRequirement = Static<typeof LabelSelectorRequirementSchema>;
 
 export const LabelSelectorSchema = Type.Object(
   {

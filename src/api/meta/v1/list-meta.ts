@@ -1,5 +1,5 @@
 /** metav1.ListMeta: the `metadata` of a list (resourceVersion to watch from, paging token). */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Int64 } from '../../schema.js';
 
 export const ListMetaSchema = Type.Object({
@@ -8,4 +8,3 @@ export const ListMetaSchema = Type.Object({
   remainingItemCount: Type.Optional(Int64()),
   selfLink: Type.Optional(Type.String()),
 });
-export type ListMeta = Static<typeof ListMetaSchema>;

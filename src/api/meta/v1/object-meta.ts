@@ -7,7 +7,7 @@ import { DateTime, Int64, RawObject, StringMap } from '../../schema.js';
 import { OwnerReferenceSchema } from './owner-reference.js';
 
 /** One managedFields entry (server-side apply bookkeeping); fieldsV1 is kept as raw JSON. */
-export const ManagedFieldsEntrySchema = Type.Object({
+const ManagedFieldsEntrySchema = Type.Object({
   manager: Type.Optional(Type.String()),
   operation: Type.Optional(Type.String()),
   apiVersion: Type.Optional(Type.String()),
@@ -16,7 +16,6 @@ export const ManagedFieldsEntrySchema = Type.Object({
   fieldsV1: Type.Optional(RawObject()),
   subresource: Type.Optional(Type.String()),
 });
-export type ManagedFieldsEntry = Static<typeof ManagedFieldsEntrySchema>;
 
 export const ObjectMetaSchema = Type.Object({
   name: Type.Optional(

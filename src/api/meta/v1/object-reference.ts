@@ -2,7 +2,7 @@
  * corev1.ObjectReference: a loose pointer to an object (Event.involvedObject, MachineConfigPool
  * configuration and its sources, ControllerConfig pullSecret).
  */
-import { Type, type Static, type TProperties } from '@sinclair/typebox';
+import { Type, type TProperties } from '@sinclair/typebox';
 
 /** The ObjectReference fields, to spread into types that embed it inline. */
 export const objectReferenceProperties = {
@@ -27,4 +27,3 @@ export const objectReferenceProperties = {
 export const ObjectReferenceSchema = Type.Object(objectReferenceProperties, {
   'x-kubernetes-map-type': 'atomic',
 });
-export type ObjectReference = Static<typeof ObjectReferenceSchema>;

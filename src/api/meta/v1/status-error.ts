@@ -9,6 +9,7 @@
 import { aggregateFieldErrors, fieldErrorBody, type FieldError } from './field-error.js';
 import { goQuote } from '../../../lib/go/quote.js';
 import { StatusReason, type Status, type StatusCause, type StatusDetails } from './status.js';
+import { errorText } from '../../../lib/error-text.js';
 
 /** schema.GroupResource: `{group: '', resource: 'pods'}` prints as `pods`. */
 export interface GroupResource {
@@ -23,7 +24,7 @@ export interface GroupKind {
 }
 
 /** The Conflict text every optimistic-concurrency failure carries (OptimisticLockErrorMsg). */
-export const OptimisticLockErrorMsg =
+const OptimisticLockErrorMsg =
   'the object has been modified; please apply your changes to the latest version and try again';
 
 export interface StatusErrorInit {
@@ -244,7 +245,7 @@ export class StatusError extends Error {
 
   /** 500 `Internal error occurred: <cause>`, the cause message repeated as the single cause. */
   static internal(cause: unknown): StatusError {
-    const text = cause instanceof Error ? cause.message : String(cause);
+    const text = errorText(cause);
     return new StatusError(
       {
         message: `Internal error occurred: ${text}`,

@@ -31,7 +31,7 @@ export const StatusReason = {
 } as const;
 export type StatusReason = (typeof StatusReason)[keyof typeof StatusReason];
 
-export const StatusCauseSchema = Type.Object({
+const StatusCauseSchema = Type.Object({
   /** CauseType, e.g. `FieldValueInvalid`; JSON name is `reason`. */
   reason: Type.Optional(Type.String()),
   message: Type.Optional(Type.String()),
@@ -39,7 +39,7 @@ export const StatusCauseSchema = Type.Object({
 });
 export type StatusCause = Static<typeof StatusCauseSchema>;
 
-export const StatusDetailsSchema = Type.Object({
+const StatusDetailsSchema = Type.Object({
   name: Type.Optional(Type.String()),
   group: Type.Optional(Type.String()),
   /** The plural resource (NotFound/AlreadyExists/Conflict) or the Kind (Invalid). */

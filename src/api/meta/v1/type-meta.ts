@@ -2,7 +2,7 @@
  * metav1.TypeMeta: `apiVersion` and `kind`, inlined at the top of every object and list. The
  * descriptions are the standard Kubernetes ones so `kubectl explain` reads as upstream.
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 
 export const ApiVersionDescription =
   'APIVersion defines the versioned schema of this representation of an object.\n' +
@@ -22,6 +22,3 @@ export const typeMetaProperties = {
   apiVersion: Type.Optional(Type.String({ description: ApiVersionDescription })),
   kind: Type.Optional(Type.String({ description: KindDescription })),
 };
-
-export const TypeMetaSchema = Type.Object(typeMetaProperties);
-export type TypeMeta = Static<typeof TypeMetaSchema>;

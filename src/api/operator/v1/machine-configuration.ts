@@ -8,26 +8,12 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Int32, Int64, Nullable, RawObject, StringEnum } from '../../schema.js';
 import type { CrdInfo } from '../../apiextensions/v1/custom-resource-definition.js';
 import { ConditionSchema } from '../../meta/v1/condition.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 
-export const OperatorGroup = 'operator.openshift.io';
-export const OperatorApiVersion = `${OperatorGroup}/v1`;
+const OperatorGroup = 'operator.openshift.io';
 
 /** The singleton's name. */
 export const MachineConfigurationName = 'cluster';
-
-export const NodeDisruptionPolicyActionType = {
-  Reboot: 'Reboot',
-  Drain: 'Drain',
-  Reload: 'Reload',
-  Restart: 'Restart',
-  DaemonReload: 'DaemonReload',
-  None: 'None',
-  /** Status only: an MCO-internal action users cannot set. */
-  Special: 'Special',
-} as const;
-export type NodeDisruptionPolicyActionType =
-  (typeof NodeDisruptionPolicyActionType)[keyof typeof NodeDisruptionPolicyActionType];
 
 const SPEC_ACTIONS = ['Reboot', 'Drain', 'Reload', 'Restart', 'DaemonReload', 'None'] as const;
 const STATUS_ACTIONS = [...SPEC_ACTIONS, 'Special'] as const;
@@ -48,12 +34,8 @@ function actionSchema<const T extends readonly string[]>(types: T) {
   });
 }
 
-export const NodeDisruptionPolicySpecActionSchema = actionSchema(SPEC_ACTIONS);
-export type NodeDisruptionPolicySpecAction = Static<typeof NodeDisruptionPolicySpecActionSchema>;
-export const NodeDisruptionPolicyStatusActionSchema = actionSchema(STATUS_ACTIONS);
-export type NodeDisruptionPolicyStatusAction = Static<
-  typeof NodeDisruptionPolicyStatusActionSchema
->;
+const NodeDisruptionPolicySpecActionSchema = actionSchema(SPEC_ACTIONS);
+const NodeDisruptionPolicyStatusActionSchema = actionSchema(STATUS_ACTIONS);
 
 const specActions = Type.Array(NodeDisruptionPolicySpecActionSchema, {
   maxItems: 10,
@@ -64,7 +46,7 @@ const statusActions = Type.Array(NodeDisruptionPolicyStatusActionSchema, {
   'x-kubernetes-list-type': 'atomic',
 });
 
-export const NodeDisruptionPolicyConfigSchema = Type.Object({
+const NodeDisruptionPolicyConfigSchema = Type.Object({
   files: Type.Optional(
     Type.Array(Type.Object({ path: Type.String(), actions: specActions }), {
       maxItems: 50,
@@ -81,9 +63,8 @@ export const NodeDisruptionPolicyConfigSchema = Type.Object({
   ),
   sshkey: Type.Optional(Type.Object({ actions: specActions })),
 });
-export type NodeDisruptionPolicyConfig = Static<typeof NodeDisruptionPolicyConfigSchema>;
 
-export const NodeDisruptionPolicyClusterStatusSchema = Type.Object({
+const NodeDisruptionPolicyClusterStatusSchema = Type.Object({
   files: Type.Optional(
     Type.Array(Type.Object({ path: Type.String(), actions: statusActions }), {
       maxItems: 100,
@@ -104,24 +85,13 @@ export type NodeDisruptionPolicyClusterStatus = Static<
   typeof NodeDisruptionPolicyClusterStatusSchema
 >;
 
-export const IrreconcilableValidationOverridesStorage = {
-  Disks: 'Disks',
-  FileSystems: 'FileSystems',
-  Raid: 'Raid',
-} as const;
-export type IrreconcilableValidationOverridesStorage =
-  (typeof IrreconcilableValidationOverridesStorage)[keyof typeof IrreconcilableValidationOverridesStorage];
-
-export const IrreconcilableValidationOverridesSchema = Type.Object({
+const IrreconcilableValidationOverridesSchema = Type.Object({
   storage: Type.Optional(
     Type.Array(StringEnum(['Disks', 'FileSystems', 'Raid']), { 'x-kubernetes-list-type': 'set' }),
   ),
 });
-export type IrreconcilableValidationOverrides = Static<
-  typeof IrreconcilableValidationOverridesSchema
->;
 
-export const MachineConfigurationSpecSchema = Type.Object(
+const MachineConfigurationSpecSchema = Type.Object(
   {
     managementState: Type.Optional(Type.String({ pattern: '^(Managed|Unmanaged|Force|Removed)$' })),
     logLevel: Type.Optional(StringEnum(['', 'Normal', 'Debug', 'Trace', 'TraceAll'])),
@@ -140,9 +110,8 @@ export const MachineConfigurationSpecSchema = Type.Object(
     description: 'spec is the specification of the desired behavior of the Machine Config Operator',
   },
 );
-export type MachineConfigurationSpec = Static<typeof MachineConfigurationSpecSchema>;
 
-export const MachineConfigurationStatusSchema = Type.Object(
+const MachineConfigurationStatusSchema = Type.Object(
   {
     observedGeneration: Type.Optional(Int64()),
     conditions: Type.Optional(
@@ -169,12 +138,6 @@ export const MachineConfigurationSchema = kindSchema(
   },
 );
 export type MachineConfiguration = Static<typeof MachineConfigurationSchema>;
-
-export const MachineConfigurationListSchema = listSchema(
-  'MachineConfigurationList is a collection of items',
-  MachineConfigurationSchema,
-);
-export type MachineConfigurationList = Static<typeof MachineConfigurationListSchema>;
 
 export const MachineConfigurationCrd: CrdInfo = {
   group: OperatorGroup,

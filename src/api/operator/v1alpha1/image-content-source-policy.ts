@@ -6,11 +6,9 @@
  */
 import { Type, type Static } from '@sinclair/typebox';
 import type { CrdInfo } from '../../apiextensions/v1/custom-resource-definition.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 
-export const OperatorV1alpha1ApiVersion = 'operator.openshift.io/v1alpha1';
-
-export const RepositoryDigestMirrorsSchema = Type.Object({
+const RepositoryDigestMirrorsSchema = Type.Object({
   source: Type.String({ description: 'source is the repository that users refer to.' }),
   mirrors: Type.Optional(
     Type.Array(Type.String(), {
@@ -18,7 +16,6 @@ export const RepositoryDigestMirrorsSchema = Type.Object({
     }),
   ),
 });
-export type RepositoryDigestMirrors = Static<typeof RepositoryDigestMirrorsSchema>;
 
 export const ImageContentSourcePolicySchema = kindSchema(
   'ImageContentSourcePolicy holds cluster-wide information about how to handle registry mirror rules.',
@@ -30,11 +27,6 @@ export const ImageContentSourcePolicySchema = kindSchema(
   },
 );
 export type ImageContentSourcePolicy = Static<typeof ImageContentSourcePolicySchema>;
-
-export const ImageContentSourcePolicyListSchema = listSchema(
-  'ImageContentSourcePolicyList lists the items in the ImageContentSourcePolicy CRD.',
-  ImageContentSourcePolicySchema,
-);
 
 export const ImageContentSourcePolicyCrd: CrdInfo = {
   group: 'operator.openshift.io',

@@ -2,12 +2,12 @@
  * policy/v1 Eviction: POSTed to `pods/<name>/eviction` by a drain; the API server deletes the pod
  * unless a PodDisruptionBudget forbids it (429 TooManyRequests).
  */
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { Int64 } from '../../schema.js';
 import { ObjectMetaSchema } from '../../meta/v1/object-meta.js';
 import { typeMetaProperties } from '../../meta/v1/type-meta.js';
 
-export const DeleteOptionsSchema = Type.Object({
+const DeleteOptionsSchema = Type.Object({
   ...typeMetaProperties,
   gracePeriodSeconds: Type.Optional(Int64()),
   preconditions: Type.Optional(
@@ -21,7 +21,6 @@ export const DeleteOptionsSchema = Type.Object({
   ),
   dryRun: Type.Optional(Type.Array(Type.String(), { 'x-kubernetes-list-type': 'atomic' })),
 });
-export type DeleteOptions = Static<typeof DeleteOptionsSchema>;
 
 export const EvictionSchema = Type.Object(
   {
@@ -34,4 +33,3 @@ export const EvictionSchema = Type.Object(
       'Eviction evicts a pod from its node subject to certain policies and safety constraints.',
   },
 );
-export type Eviction = Static<typeof EvictionSchema>;

@@ -5,10 +5,10 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Int32, Int64, IntOrString } from '../../schema.js';
 import { ConditionSchema } from '../../meta/v1/condition.js';
-import { kindSchema, listSchema } from '../../meta/v1/kind.js';
+import { kindSchema } from '../../meta/v1/kind.js';
 import { LabelSelectorSchema } from '../../meta/v1/label-selector.js';
 
-export const PodDisruptionBudgetSpecSchema = Type.Object({
+const PodDisruptionBudgetSpecSchema = Type.Object({
   minAvailable: Type.Optional(IntOrString()),
   maxUnavailable: Type.Optional(IntOrString()),
   selector: Type.Optional(LabelSelectorSchema),
@@ -16,9 +16,8 @@ export const PodDisruptionBudgetSpecSchema = Type.Object({
     Type.String({ description: 'IfHealthyBudget or AlwaysAllow.' }),
   ),
 });
-export type PodDisruptionBudgetSpec = Static<typeof PodDisruptionBudgetSpecSchema>;
 
-export const PodDisruptionBudgetStatusSchema = Type.Object({
+const PodDisruptionBudgetStatusSchema = Type.Object({
   observedGeneration: Type.Optional(Int64()),
   disruptedPods: Type.Optional(
     Type.Unsafe<Record<string, string>>({
@@ -37,7 +36,6 @@ export const PodDisruptionBudgetStatusSchema = Type.Object({
     }),
   ),
 });
-export type PodDisruptionBudgetStatus = Static<typeof PodDisruptionBudgetStatusSchema>;
 
 export const PodDisruptionBudgetSchema = kindSchema(
   'PodDisruptionBudget is an object to define the max disruption that can be caused to a collection of pods',
@@ -47,9 +45,3 @@ export const PodDisruptionBudgetSchema = kindSchema(
   },
 );
 export type PodDisruptionBudget = Static<typeof PodDisruptionBudgetSchema>;
-
-export const PodDisruptionBudgetListSchema = listSchema(
-  'PodDisruptionBudgetList is a collection of PodDisruptionBudgets.',
-  PodDisruptionBudgetSchema,
-);
-export type PodDisruptionBudgetList = Static<typeof PodDisruptionBudgetListSchema>;

@@ -32,7 +32,6 @@ export const RoleRefSchema = Type.Object({
   kind: Type.String({ description: 'Role or ClusterRole' }),
   name: Type.String(),
 });
-export type RoleRef = Static<typeof RoleRefSchema>;
 
 export const AggregationRuleSchema = Type.Object({
   clusterRoleSelectors: Type.Optional(Type.Array(LabelSelectorSchema)),

@@ -3,13 +3,17 @@
  * metrics, and a rendered MachineConfig + ControllerConfig to serve. Test-only (not imported by
  * production code).
  */
-import type { ControllerConfig } from '../api/machineconfiguration/v1/controller-config.js';
-import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
-import type { Result } from '../lib/result.js';
-import { err, ok } from '../lib/result.js';
-import type { Logger } from '../ports/logger.js';
-import type { ConfigSource, ConfigSourceError, ServingInputs } from './config-source.js';
-import type { ConfigRequestSample, McsMetrics } from './mcs-metrics.js';
+import type { ControllerConfig } from '../../src/api/machineconfiguration/v1/controller-config.js';
+import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';
+import type { Result } from '../../src/lib/result.js';
+import { err, ok } from '../../src/lib/result.js';
+import type { Logger } from '../../src/ports/logger.js';
+import type {
+  ConfigSource,
+  ConfigSourceError,
+  ServingInputs,
+} from '../../src/server/config-source.js';
+import type { ConfigRequestSample, McsMetrics } from '../../src/server/mcs-metrics.js';
 
 export interface LogEntry {
   readonly level: 'debug' | 'info' | 'warn' | 'error';

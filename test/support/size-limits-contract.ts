@@ -5,9 +5,9 @@
  * (ConfigMap, Secret, annotations); the stored-object limit is a 413 that names it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Storage } from '../../ports/storage.js';
-import { MaxStoredObjectBytes } from '../request-limits.js';
-import { admin, failure, newTestStore, type TestStore } from './testing.js';
+import type { Storage } from '../../src/ports/storage.js';
+import { MaxStoredObjectBytes } from '../../src/apiserver/request-limits.js';
+import { admin, failure, newTestStore, type TestStore } from './apiserver-test-store.js';
 
 const MiB = 1024 * 1024;
 const statusWrite = { ...admin, subresource: 'status' } as const;

@@ -9,10 +9,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { makeTmpDir, type TmpDir } from '../../test/support/tmp-dir.js';
-import { StatusError } from '../api/meta/v1/status-error.js';
-import { Resources } from '../api/resource-refs.js';
-import type { ApiObject, ClientWatchEvent, ResourceClient } from '../ports/resource-client.js';
+import { makeTmpDir, type TmpDir } from './tmp-dir.js';
+import { StatusError } from '../../src/api/meta/v1/status-error.js';
+import { Resources } from '../../src/api/resource-refs.js';
+import type {
+  ApiObject,
+  ClientWatchEvent,
+  ResourceClient,
+} from '../../src/ports/resource-client.js';
 
 interface Seen {
   readonly method: string;

@@ -24,7 +24,7 @@ import {
   type ListOptions,
   type Storage,
   type WatchEvent,
-} from './storage.js';
+} from '../../src/ports/storage.js';
 
 export interface StorageContractOptions {
   /** Writes issued together (without awaiting) apply in call order across keys (default true). */

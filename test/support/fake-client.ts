@@ -4,13 +4,13 @@
  * StatusErrors (a patch naming `metadata.resourceVersion` is a precondition, as on a real server).
  * Watches are not supported (the tests hand reconcilers caches directly).
  */
-import { StatusError } from '../../api/meta/v1/status-error.js';
+import { StatusError } from '../../src/api/meta/v1/status-error.js';
 import type {
   ApiObject,
   ClientList,
   ResourceClient,
   ResourceRef,
-} from '../../ports/resource-client.js';
+} from '../../src/ports/resource-client.js';
 
 export interface RecordedWrite {
   readonly verb:

@@ -4,7 +4,7 @@
  * no `additionalProperties` beside `properties`, only known keywords. Used by tests to prove the
  * schemas in src/api can be served as CRDs; it reports problems as `path: problem` lines.
  */
-import { isJsonObject, type JsonObject, type JsonValue } from './schema.js';
+import { isJsonObject, type JsonObject, type JsonValue } from '../../src/api/schema.js';
 
 /** Fields of apiextensions `JSONSchemaProps` that a v1 CRD schema may use. */
 const ALLOWED_KEYWORDS = new Set([

@@ -4,13 +4,13 @@
  * authorizer that allows everything, unless the test passes its own.
  */
 import type { Hono } from 'hono';
-import { silentLogger, type Logger } from '../../ports/logger.js';
-import type { Authenticator, Authorizer } from '../auth.js';
-import type { UserInfo } from '../resource-store.js';
-import { newTestStore, type TestStore } from '../store/testing.js';
-import { createApiServerApp } from './create-api-server-app.js';
-import type { OpenStreams } from './open-streams.js';
-import type { RequestMetrics } from './request-metrics.js';
+import { silentLogger, type Logger } from '../../src/ports/logger.js';
+import type { Authenticator, Authorizer } from '../../src/apiserver/auth.js';
+import type { UserInfo } from '../../src/apiserver/resource-store.js';
+import { newTestStore, type TestStore } from './apiserver-test-store.js';
+import { createApiServerApp } from '../../src/apiserver/http/create-api-server-app.js';
+import type { OpenStreams } from '../../src/apiserver/http/open-streams.js';
+import type { RequestMetrics } from '../../src/apiserver/http/request-metrics.js';
 
 export const Admin: UserInfo = {
   name: 'admin',

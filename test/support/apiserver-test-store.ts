@@ -2,16 +2,19 @@
  * Test support for the store: a manual clock, predictable uids, and a store over MemoryStorage
  * with the served kinds registered and the seed namespaces created.
  */
-import type { Status } from '../../api/meta/v1/status.js';
-import { StatusError } from '../../api/meta/v1/status-error.js';
-import type { Clock } from '../../ports/clock.js';
-import { silentLogger } from '../../ports/logger.js';
-import type { Storage } from '../../ports/storage.js';
-import type { ResourceType } from '../resource-type.js';
-import { ResourceTypeRegistry } from '../resource-types.js';
-import { MemoryStorage } from '../storage/memory-storage.js';
-import type { ValidatingAdmission } from './context.js';
-import { createResourceStore, type ManagedResourceStore } from './create-resource-store.js';
+import type { Status } from '../../src/api/meta/v1/status.js';
+import { StatusError } from '../../src/api/meta/v1/status-error.js';
+import type { Clock } from '../../src/ports/clock.js';
+import { silentLogger } from '../../src/ports/logger.js';
+import type { Storage } from '../../src/ports/storage.js';
+import type { ResourceType } from '../../src/apiserver/resource-type.js';
+import { ResourceTypeRegistry } from '../../src/apiserver/resource-types.js';
+import { MemoryStorage } from '../../src/apiserver/storage/memory-storage.js';
+import type { ValidatingAdmission } from '../../src/apiserver/store/context.js';
+import {
+  createResourceStore,
+  type ManagedResourceStore,
+} from '../../src/apiserver/store/create-resource-store.js';
 
 /** Time that moves only when told; sleepers wake when it passes their deadline. */
 export class ManualClock implements Clock {
@@ -64,7 +67,7 @@ export interface TestStore {
 }
 
 /** `uid-1`, `uid-2`, ... */
-export function sequentialUids(): () => string {
+function sequentialUids(): () => string {
   let n = 0;
   return () => `uid-${String(++n)}`;
 }

@@ -3,8 +3,8 @@
  * the legacy action tests and the CoreOS host's command-line tests. Files are made like
  * upstream's NewIgnFile (mode 0644, compression "").
  */
-import { coreUser, ignFile, nodeConfig, type ConfigParts } from './fixtures.js';
-import type { NodeConfig } from './node-config.js';
+import { coreUser, ignFile, nodeConfig, type ConfigParts } from './nodeplan-fixtures.js';
+import type { NodeConfig } from '../../src/logic/nodeplan/node-config.js';
 
 const random = ignFile('/etc/random-reboot-file', 'test\n');
 const kubeletAuth = ignFile('/var/lib/kubelet/config.json', '{"auths":{}}');

@@ -6,7 +6,7 @@
  * by implementations that cannot offer everything.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Host } from './host.js';
+import type { Host } from '../../src/ports/host.js';
 
 export interface HostContractFixture {
   readonly host: Host;
@@ -42,7 +42,7 @@ function useFixture(make: HostFixtureFactory): () => HostContractFixture {
   };
 }
 
-export function describeNodeFilesContract(name: string, make: HostFixtureFactory): void {
+function describeNodeFilesContract(name: string, make: HostFixtureFactory): void {
   describe(`${name}: NodeFiles`, () => {
     const f = useFixture(make);
 
@@ -216,7 +216,7 @@ const unit = (description: string, install: boolean) =>
     }`,
   );
 
-export function describeSystemdContract(name: string, make: HostFixtureFactory): void {
+function describeSystemdContract(name: string, make: HostFixtureFactory): void {
   describe(`${name}: Systemd`, () => {
     const f = useFixture(make);
 
@@ -279,7 +279,7 @@ export function describeSystemdContract(name: string, make: HostFixtureFactory):
   });
 }
 
-export function describeUsersContract(name: string, make: HostFixtureFactory): void {
+function describeUsersContract(name: string, make: HostFixtureFactory): void {
   describe(`${name}: Users`, () => {
     const f = useFixture(make);
 
@@ -301,7 +301,7 @@ export function describeUsersContract(name: string, make: HostFixtureFactory): v
   });
 }
 
-export function describeOsUpdaterContract(name: string, make: HostFixtureFactory): void {
+function describeOsUpdaterContract(name: string, make: HostFixtureFactory): void {
   describe(`${name}: OsUpdater and Rebooter`, () => {
     const f = useFixture(make);
     let bootKargs: readonly string[] = [];

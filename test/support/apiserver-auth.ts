@@ -2,15 +2,18 @@
  * Test helpers for the auth module: request attributes with defaults, ResourceTypes, and a
  * ResourceStore that serves a fixed set of objects.
  */
-import { StatusError } from '../../api/meta/v1/status-error.js';
-import type { RequestAttributes } from '../auth.js';
-import type { KubeObject, ResourceStore } from '../resource-store.js';
-import type { ResourceType } from '../resource-type.js';
-import { boxControllerRbac, componentRbac } from '../../deploy/component-rbac.js';
-import { BootstrapClusterRoleBindings, BootstrapClusterRoles } from './bootstrap-policy.js';
-import { DefaultAuthorizer } from './default-authorizer.js';
-import { RbacAuthorizer } from './rbac-authorizer.js';
-import { isRbacKind, RbacPolicyCache } from './rbac-policy-cache.js';
+import { StatusError } from '../../src/api/meta/v1/status-error.js';
+import type { RequestAttributes } from '../../src/apiserver/auth.js';
+import type { KubeObject, ResourceStore } from '../../src/apiserver/resource-store.js';
+import type { ResourceType } from '../../src/apiserver/resource-type.js';
+import { boxControllerRbac, componentRbac } from '../../src/deploy/component-rbac.js';
+import {
+  BootstrapClusterRoleBindings,
+  BootstrapClusterRoles,
+} from '../../src/apiserver/auth/bootstrap-policy.js';
+import { DefaultAuthorizer } from '../../src/apiserver/auth/default-authorizer.js';
+import { RbacAuthorizer } from '../../src/apiserver/auth/rbac-authorizer.js';
+import { isRbacKind, RbacPolicyCache } from '../../src/apiserver/auth/rbac-policy-cache.js';
 
 /** A policy cache holding `objects` (other kinds are skipped). */
 export function policyOf(objects: readonly KubeObject[]): RbacPolicyCache {
@@ -20,7 +23,7 @@ export function policyOf(objects: readonly KubeObject[]): RbacPolicyCache {
 }
 
 /** The objects the embedded server starts with: bootstrap policy and the components' RBAC. */
-export function boxRbacObjects(): KubeObject[] {
+function boxRbacObjects(): KubeObject[] {
   return [
     ...BootstrapClusterRoles,
     ...BootstrapClusterRoleBindings,

@@ -2,12 +2,12 @@
  * Builders for the dashboard's tests: pools, nodes, MachineConfigNodes and MachineConfigs with just
  * the fields the dashboard reads.
  */
-import type { Node } from '../api/core/v1/node.js';
-import type { Condition } from '../api/meta/v1/condition.js';
-import { Annotation } from '../api/machineconfiguration/v1/constants.js';
-import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
-import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
-import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
+import type { Node } from '../../src/api/core/v1/node.js';
+import type { Condition } from '../../src/api/meta/v1/condition.js';
+import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
+import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';
+import type { MachineConfigNode } from '../../src/api/machineconfiguration/v1/machine-config-node.js';
+import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
 
 export interface PoolParts {
   readonly target?: string;

@@ -5,15 +5,15 @@
 import type {
   MachineConfig,
   MachineConfigSpec,
-} from '../../api/machineconfiguration/v1/machine-config.js';
-import { encodeDataUrl } from '../../ignition/data-url.js';
+} from '../../src/api/machineconfiguration/v1/machine-config.js';
+import { encodeDataUrl } from '../../src/ignition/data-url.js';
 import type {
   IgnitionConfig,
   IgnitionFile,
   IgnitionUnit,
   PasswdUser,
-} from '../../ignition/types.js';
-import { parseNodeConfig, type NodeConfig } from './node-config.js';
+} from '../../src/ignition/types.js';
+import { parseNodeConfig, type NodeConfig } from '../../src/logic/nodeplan/node-config.js';
 
 /** ctrlcommon.NewIgnFile: mode 0644, compression "", contents as a data URL. */
 export function ignFile(path: string, contents: string | Uint8Array, mode = 0o644): IgnitionFile {
