@@ -201,14 +201,14 @@ function ostreeBoot(root: string): 'system' | 'supervisor' {
   }
 }
 
-function createHost(kind: string, root: string): Host {
+function createHost(kind: string, root: string, log: Logger): Host {
   const runner = createExecCommandRunner();
   // OS images from a registry (pull by digest, cached under the node's /var) or a local repo.
   if (kind === 'ostree')
     return createOstreeHost({
       root,
       runner,
-      imageFetcher: nodeOsImageFetcher(root),
+      imageFetcher: nodeOsImageFetcher(root, log.child({ part: 'os-image' })),
       extensionsSource: nodeExtensionsSource(root),
       boot: ostreeBoot(root),
     });
@@ -370,7 +370,7 @@ export async function runDaemon(o: DaemonCliOptions): Promise<void> {
   }).child({
     node: o.node,
   });
-  const host = createHost(o.host, resolve(o.root));
+  const host = createHost(o.host, resolve(o.root), log);
   const crash = crashPointsFromEnv(log);
   if (o.onceFrom !== undefined) {
     await runOnce(o, host, log, crash);

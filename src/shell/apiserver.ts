@@ -95,12 +95,12 @@ export interface ApiServerConfig {
   readonly componentRbac?: boolean;
 }
 
-export const StateFileName = 'state.db';
+const StateFileName = 'state.db';
 /** How long shutdown waits for watches to end and connections to go idle (each). */
 const ShutdownGraceMs = 2_000;
-export const PidFileName = 'apiserver.pid';
+const PidFileName = 'apiserver.pid';
 
-export interface RunningApiServer {
+interface RunningApiServer {
   readonly url: string;
   readonly port: number;
   /** Stops accepting, ends open connections (watches), stops housekeeping, closes storage. */
@@ -240,7 +240,7 @@ function served(registry: ResourceTypeRegistry, group: string, kind: string): Re
   return rt;
 }
 
-export async function startApiServer(
+async function startApiServer(
   config: ApiServerConfig,
   log: Logger,
 ): Promise<RunningApiServer> {

@@ -40,7 +40,7 @@ export { sleep, until };
 
 export const Namespace = 'openshift-machine-config-operator';
 export const Minute = 60_000;
-export const BootRef = 'testos/x86_64/stable';
+const BootRef = 'testos/x86_64/stable';
 const InitialSshKey = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIInitialKeyOfTheDaemonE2e core@install';
 
 function mcoAsync(args: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<string> {
