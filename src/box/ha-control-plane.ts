@@ -158,37 +158,39 @@ export class HaControlPlane {
       // 2. one PKI for every server, made before any of them starts
       const pkiDir = join(dir, 'pki');
       const { pki, credentials } = await initPki(pkiDir, ['127.0.0.1', 'localhost'], log);
-
-      // 3. API servers
-      const apiServers = layout.apiServers.map((port, index): ApiServerMember => {
-        const serverDir = join(dir, `apiserver-${String(index)}`);
-        const name = `apiserver-${String(index)}`;
-        const process = new ManagedProcess({
+      // every member is `mco <args>` with its log under logs/ and the same restart policy
+      const member = (name: string, args: readonly string[]): ManagedProcess =>
+        new ManagedProcess({
           name,
           logFile: join(dir, 'logs', `${name}.log`),
           ...(options.restartAfterMs === undefined
             ? {}
             : { restartAfterMs: options.restartAfterMs }),
-          argv: [
-            ...options.mco,
-            'apiserver',
-            '--data-dir',
-            serverDir,
-            '--pki-dir',
-            pkiDir,
-            '--listen',
-            `127.0.0.1:${String(port)}`,
-            '--storage',
-            'etcd',
-            '--etcd-endpoints',
-            etcd.endpoints.join(','),
-            '--etcd-prefix',
-            options.etcdPrefix ?? '/mco',
-            '--etcd-request-timeout',
-            String((options.etcdRequestTimeoutMs ?? 5000) / 1000),
-            ...(options.apiServerArgs ?? []),
-          ],
+          argv: [...options.mco, ...args],
         });
+
+      // 3. API servers
+      const apiServers = layout.apiServers.map((port, index): ApiServerMember => {
+        const serverDir = join(dir, `apiserver-${String(index)}`);
+        const name = `apiserver-${String(index)}`;
+        const process = member(name, [
+          'apiserver',
+          '--data-dir',
+          serverDir,
+          '--pki-dir',
+          pkiDir,
+          '--listen',
+          `127.0.0.1:${String(port)}`,
+          '--storage',
+          'etcd',
+          '--etcd-endpoints',
+          etcd.endpoints.join(','),
+          '--etcd-prefix',
+          options.etcdPrefix ?? '/mco',
+          '--etcd-request-timeout',
+          String((options.etcdRequestTimeoutMs ?? 5000) / 1000),
+          ...(options.apiServerArgs ?? []),
+        ]);
         return {
           index,
           port,
@@ -237,23 +239,15 @@ export class HaControlPlane {
         controllerFronts.push(f);
         const name = `controller-${String(i)}`;
         const kubeconfig = write(`${name}.kubeconfig`, f.url, 'controller');
-        const p = new ManagedProcess({
+        const p = member(name, [
+          'controller',
+          '--kubeconfig',
+          kubeconfig,
+          '--leader-elect',
+          '--leader-elect-identity',
           name,
-          logFile: join(dir, 'logs', `${name}.log`),
-          ...(options.restartAfterMs === undefined
-            ? {}
-            : { restartAfterMs: options.restartAfterMs }),
-          argv: [
-            ...options.mco,
-            'controller',
-            '--kubeconfig',
-            kubeconfig,
-            '--leader-elect',
-            '--leader-elect-identity',
-            name,
-            ...(options.controllerArgs ?? []),
-          ],
-        });
+          ...(options.controllerArgs ?? []),
+        ]);
         p.start();
         started.push(p);
         controllers.push(p);
@@ -266,24 +260,16 @@ export class HaControlPlane {
         const opFront = operatorFront;
         started.push({ stop: () => opFront.close() });
         const kubeconfig = write('operator-front.kubeconfig', operatorFront.url, 'operator');
-        operator = new ManagedProcess({
-          name: 'operator',
-          logFile: join(dir, 'logs', 'operator.log'),
-          ...(options.restartAfterMs === undefined
-            ? {}
-            : { restartAfterMs: options.restartAfterMs }),
-          argv: [
-            ...options.mco,
-            'operator',
-            '--kubeconfig',
-            kubeconfig,
-            '--mcs-url',
-            options.mcsUrl ?? 'https://127.0.0.1:22623',
-            '--mcs-ca-file',
-            join(pkiDir, 'ca.crt'),
-            ...(options.operatorArgs ?? []),
-          ],
-        });
+        operator = member('operator', [
+          'operator',
+          '--kubeconfig',
+          kubeconfig,
+          '--mcs-url',
+          options.mcsUrl ?? 'https://127.0.0.1:22623',
+          '--mcs-ca-file',
+          join(pkiDir, 'ca.crt'),
+          ...(options.operatorArgs ?? []),
+        ]);
         operator.start();
         started.push(operator);
       }
