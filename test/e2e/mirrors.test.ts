@@ -119,9 +119,6 @@ afterAll(async () => {
   work?.remove();
 }, 3 * Minute);
 
-// Skipped: on its first runs the ImageDigestMirrorSet's registries.conf did not reach the nodes
-// (their file kept the template's content and the OS pull found no mirror); to be fixed before
-// this runs in the suite.
 describe('image mirrors on the box', { timeout: 8 * Minute }, () => {
   it('the source registry does not have TestOS 2; the mirror does', () => {
     const inspect = spawnSync(
@@ -177,9 +174,21 @@ describe('image mirrors on the box', { timeout: 8 * Minute }, () => {
       2 * Minute,
     );
     expect(generated).toBe('99-worker-generated-registries');
-    // the rendered name hashes the merged config, which gained nothing: no rollout
-    await new Promise((r) => setTimeout(r, 3000));
-    expect((await cluster.getPool('worker')).spec.configuration?.name).toBe(old);
+    // Once the render controller has taken it in, the pool's config lists it among its sources
+    // under the same rendered name: the name hashes the merged config, which gained nothing.
+    const pool = await until(
+      'the worker pool to render with 99-worker-generated-registries',
+      async () => {
+        const p = await cluster.getPool('worker');
+        return (p.spec.configuration?.source ?? []).some(
+          (s) => s.name === '99-worker-generated-registries',
+        )
+          ? p
+          : undefined;
+      },
+      Minute,
+    );
+    expect(pool.spec.configuration?.name).toBe(old);
   });
 
   it('an ImageDigestMirrorSet: every worker gets the mirror in registries.conf, no drain, no reboot', async () => {
