@@ -3,23 +3,15 @@
  * buckets: `apiserver_request_total`, `apiserver_request_duration_seconds`,
  * `apiserver_longrunning_requests` (open watches) and `apiserver_current_inflight_requests`
  * (readOnly / mutating), plus the process's default metrics. Implements the API server's
- * RequestMetrics port (apiserver/http/request-metrics.ts).
+ * RequestMetrics port (src/ports/request-metrics.ts).
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type {
+  RequestLabels,
+  RequestMetrics,
+  RequestObservation,
+} from '../ports/request-metrics.js';
 import { collectProcessMetrics } from './prom-process-metrics.js';
-
-/** The labels of one resource request (verb, dry_run, group, version, resource, subresource, scope, component). */
-type RequestLabels = Readonly<
-  Record<
-    'verb' | 'dry_run' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component',
-    string
-  >
->;
-
-interface RequestObservation {
-  longRunning(): void;
-  end(code: number, seconds: number): void;
-}
 
 const DurationBuckets = [
   0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45,
@@ -39,7 +31,7 @@ const RequestLabelNames = [
   'component',
 ] as const;
 
-export class PromApiServerMetrics {
+export class PromApiServerMetrics implements RequestMetrics {
   readonly registry: Registry = new Registry();
   readonly #requests: Counter;
   readonly #duration: Histogram;

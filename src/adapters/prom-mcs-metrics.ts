@@ -6,18 +6,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Counter, Histogram, type Registry } from 'prom-client';
+import type { McsMetrics } from '../ports/mcs-metrics.js';
 
-export interface ConfigRequestObservation {
-  readonly pool: string;
-  readonly status: number;
-  readonly version: string;
-  readonly seconds: number;
-}
-
-/** Implements the server's McsMetrics port. */
-export function createPromMcsMetrics(registry: Registry): {
-  observeConfigRequest(sample: ConfigRequestObservation): void;
-} {
+export function createPromMcsMetrics(registry: Registry): McsMetrics {
   const labelNames = ['pool', 'status', 'version'] as const;
   const requests = new Counter({
     name: 'machine_config_server_requests_total',

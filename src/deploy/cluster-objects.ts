@@ -13,7 +13,7 @@ import {
   operatorImagesData,
   osImageUrlData,
 } from '../operator/cluster-version-status.js';
-import type { ReleaseImageInfo } from '../operator/release-payload-source.js';
+import type { ReleaseImageInfo } from '../ports/release-payload-source.js';
 import { McoVersion } from '../version.js';
 import type { Manifest } from './manifest.js';
 import { McoImage } from './workloads.js';

@@ -33,7 +33,7 @@ import {
   rejectRelease,
 } from './cluster-version-status.js';
 import { liveGet } from './live-get.js';
-import type { ReleaseImageInfo, ReleasePayloadSource } from './release-payload-source.js';
+import type { ReleaseImageInfo, ReleasePayloadSource } from '../ports/release-payload-source.js';
 import { errorText } from '../lib/error-text.js';
 
 export interface ClusterVersionReconcilerDeps {

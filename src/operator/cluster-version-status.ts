@@ -17,7 +17,7 @@ import {
   type UpdateHistory,
 } from '../api/config/v1/cluster-version.js';
 import { setStatusCondition } from '../logic/operator/cluster-operator-status.js';
-import type { ReleaseImageInfo } from './release-payload-source.js';
+import type { ReleaseImageInfo } from '../ports/release-payload-source.js';
 
 /** The CVO's ClusterVersion condition types used here. */
 const ClusterVersionCondition = {

@@ -13,7 +13,7 @@ import { allCaches, createOperatorCaches, type OperatorCaches } from './operator
 import type { OperatorConfig } from './operator-config.js';
 import { ClusterOperatorName, OperatorReconciler } from './operator-reconciler.js';
 import { createReleaseFollower } from './release-follower.js';
-import type { ReleasePayloadSource } from './release-payload-source.js';
+import type { ReleasePayloadSource } from '../ports/release-payload-source.js';
 
 /** Upstream's operator Lease: `openshift-machine-config-operator/machine-config`. */
 export const OperatorLeaseName = 'machine-config';

@@ -17,7 +17,7 @@ import type { OperatorCaches } from './operator-caches.js';
 import type { OperatorConfig } from './operator-config.js';
 import { ClusterOperatorName } from './operator-reconciler.js';
 import { releaseAwareConfig } from './release-config.js';
-import type { ReleasePayloadSource } from './release-payload-source.js';
+import type { ReleasePayloadSource } from '../ports/release-payload-source.js';
 
 export interface ReleaseFollowerDeps {
   readonly client: ResourceClient;

@@ -26,7 +26,8 @@ import {
   type ServingInputs,
 } from './config-source.js';
 import { cleanPath, pathBase, splitRequestUrl, unescapePath } from './go-http-path.js';
-import { noMetrics, type McsMetrics } from './mcs-metrics.js';
+import type { McsMetrics } from '../ports/mcs-metrics.js';
+import { noMetrics } from './mcs-metrics.js';
 
 export interface MachineConfigServerOptions {
   readonly source: ConfigSource;

@@ -10,7 +10,7 @@ import type { UserInfo } from '../../src/apiserver/resource-store.js';
 import { newTestStore, type TestStore } from './apiserver-test-store.js';
 import { createApiServerApp } from '../../src/apiserver/http/create-api-server-app.js';
 import type { OpenStreams } from '../../src/apiserver/http/open-streams.js';
-import type { RequestMetrics } from '../../src/apiserver/http/request-metrics.js';
+import type { RequestMetrics } from '../../src/ports/request-metrics.js';
 
 export const Admin: UserInfo = {
   name: 'admin',

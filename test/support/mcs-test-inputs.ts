@@ -13,7 +13,7 @@ import type {
   ConfigSourceError,
   ServingInputs,
 } from '../../src/server/config-source.js';
-import type { ConfigRequestSample, McsMetrics } from '../../src/server/mcs-metrics.js';
+import type { ConfigRequestSample, McsMetrics } from '../../src/ports/mcs-metrics.js';
 
 export interface LogEntry {
   readonly level: 'debug' | 'info' | 'warn' | 'error';

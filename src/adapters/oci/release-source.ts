@@ -1,22 +1,16 @@
 /**
- * Reads release images for the operator (its ReleasePayloadSource, src/operator/
- * release-payload-source.ts, matched structurally: adapters do not import the operator): pulls
- * the payload with a fresh registry client per read and picks the components the MCO consumes.
+ * Reads release images for the operator (the ReleasePayloadSource port,
+ * src/ports/release-payload-source.ts): pulls the payload with a fresh registry client per read
+ * and picks the components the MCO consumes.
  */
+import type { ReleaseImageInfo, ReleasePayloadSource } from '../../ports/release-payload-source.js';
 import { openSource } from './image-locations.js';
 import { readReleaseImage } from './release-image.js';
 import { componentImage, ReleaseComponent, type ReleasePayload } from './release-payload.js';
 import { createRegistryClient, type RegistrySettings } from './registry-settings.js';
 
-export interface ReleaseComponents {
-  readonly version: string;
-  readonly osImage: string;
-  readonly osExtensionsImage: string;
-  readonly operatorImage?: string;
-}
-
 /** The MCO's components of a payload; a release without an OS image is refused. */
-function releaseComponents(payload: ReleasePayload): ReleaseComponents {
+function releaseComponents(payload: ReleasePayload): ReleaseImageInfo {
   const osImage = componentImage(payload, ReleaseComponent.os);
   if (osImage === undefined || osImage === '')
     throw new Error(`release ${payload.version} lists no ${ReleaseComponent.os} image`);
@@ -29,9 +23,7 @@ function releaseComponents(payload: ReleasePayload): ReleaseComponents {
   };
 }
 
-export function createRegistryReleaseSource(settings: RegistrySettings): {
-  read(image: string, signal: AbortSignal): Promise<ReleaseComponents>;
-} {
+export function createRegistryReleaseSource(settings: RegistrySettings): ReleasePayloadSource {
   return {
     async read(image, signal) {
       const client = await createRegistryClient(settings);

@@ -21,7 +21,7 @@ import {
 } from './negotiate.js';
 import type { OpenApiV3 } from './openapi.js';
 import type { OpenApiV2Handler } from './openapi-v2-handler.js';
-import type { RequestMetrics } from './request-metrics.js';
+import type { RequestMetrics } from '../../ports/request-metrics.js';
 import { jsonResponse, methodNotAllowed, pageNotFound, resourceNotFound } from './responses.js';
 
 export interface NonResourceContext {

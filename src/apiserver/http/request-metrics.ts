@@ -1,11 +1,12 @@
 /**
- * The request metrics port of the API server, and the labels kube-apiserver's instrumentation
+ * The labels kube-apiserver's instrumentation
  * gives a resource request: verb (GET, LIST, WATCH, POST, PUT, PATCH, APPLY for a PATCH with
  * `application/apply-patch+yaml`, DELETE, DELETECOLLECTION), dry_run (sorted `dryRun` values,
  * `invalid` for unknown ones), group, version, resource, subresource, scope (`resource` for a
- * name or a create, `namespace`, `cluster`) and component `apiserver`. The prom-client
- * implementation (`adapters/prom-apiserver-metrics.ts`) uses upstream's names and buckets.
+ * name or a create, `namespace`, `cluster`) and component `apiserver`; and the RequestMetrics
+ * (src/ports/request-metrics.ts) that records nothing.
  */
+import type { RequestLabels, RequestMetrics } from '../../ports/request-metrics.js';
 import type { ResourceInfo } from './request-info.js';
 
 const Verbs: Readonly<Record<string, string>> = {
@@ -20,13 +21,6 @@ const Verbs: Readonly<Record<string, string>> = {
 };
 
 const DryRunValues = new Set(['All']);
-
-export type RequestLabels = Readonly<
-  Record<
-    'verb' | 'dry_run' | 'group' | 'version' | 'resource' | 'subresource' | 'scope' | 'component',
-    string
-  >
->;
 
 /** The metric labels of a resource request, as upstream's instrumentation derives them. */
 export function requestLabels(info: ResourceInfo, request: Request, url: URL): RequestLabels {
@@ -53,18 +47,6 @@ export function requestLabels(info: ResourceInfo, request: Request, url: URL): R
     scope,
     component: 'apiserver',
   };
-}
-
-/** One request in flight: it may turn long-running (a watch); `end` records it once. */
-interface RequestObservation {
-  longRunning(): void;
-  end(code: number, seconds: number): void;
-}
-
-export interface RequestMetrics {
-  begin(labels: RequestLabels): RequestObservation;
-  /** The exposition `/metrics` answers with. */
-  expose(): Promise<{ readonly contentType: string; readonly body: string }>;
 }
 
 /** Records nothing; `/metrics` is empty. */

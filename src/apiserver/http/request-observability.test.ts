@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { recordingLogger } from '../../../test/support/mcs-test-inputs.js';
 import { OpenStreams } from './open-streams.js';
 import { requestInfo, type ResourceInfo } from './request-info.js';
-import { requestLabels, type RequestLabels, type RequestMetrics } from './request-metrics.js';
+import type { RequestLabels, RequestMetrics } from '../../ports/request-metrics.js';
+import { requestLabels } from './request-metrics.js';
 import { newTestApp } from '../../../test/support/apiserver-test-app.js';
 
 const MCO = 'machineconfiguration.openshift.io';

@@ -1,7 +1,7 @@
 /**
  * What the ClusterVersion reconciler reads from a release image: the release version and the
  * component images the MCO consumes. The registry-backed implementation lives with the OCI client
- * (src/adapters/oci/release-payload-source.ts); cmd/ passes it in.
+ * (src/adapters/oci/release-source.ts); cli/operator-command.ts passes it in.
  */
 
 export interface ReleaseImageInfo {
