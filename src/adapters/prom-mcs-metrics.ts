@@ -1,10 +1,7 @@
 /**
- * The machine config server's metrics on prom-client, in a registry the caller owns, and the
- * small HTTP listener that exposes them on `--metrics-port` (upstream serves only `/config` and
- * `/healthz` on the MCS ports, so metrics get their own).
+ * The machine config server's metrics on prom-client, in a registry the caller owns; the
+ * `--metrics-port` listener (src/adapters/metrics-listener.ts) exposes them.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { McsMetrics } from '../ports/mcs-metrics.js';
 
@@ -47,48 +44,5 @@ export function createPromMcsMetrics(registry: Registry): McsMetrics {
       child.inc();
       child.observe(s.seconds);
     },
-  };
-}
-
-export interface MetricsListener {
-  readonly port: number;
-  close(): Promise<void>;
-}
-
-/** `GET /metrics` in the Prometheus text format; everything else 404. */
-export async function startMetricsListener(
-  registry: Registry,
-  host: string,
-  port: number,
-): Promise<MetricsListener> {
-  const server: Server = createServer((req, res) => {
-    if (req.url !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      res.writeHead(404, { 'Content-Length': '0' }).end();
-      return;
-    }
-    registry.metrics().then(
-      (text) => {
-        res.writeHead(200, { 'Content-Type': registry.contentType }).end(text);
-      },
-      () => {
-        res.writeHead(500, { 'Content-Length': '0' }).end();
-      },
-    );
-  });
-  const bound = await new Promise<number>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-  return {
-    port: bound,
-    close: () =>
-      new Promise((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-        server.closeAllConnections();
-      }),
   };
 }

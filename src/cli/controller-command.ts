@@ -21,7 +21,7 @@ import { Gauge, Registry } from 'prom-client';
 import { collectProcessMetrics } from '../adapters/prom-process-metrics.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { loadCertificateAuthority } from '../adapters/pki.js';
-import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
+import { startMetricsListener } from '../adapters/metrics-listener.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
 import { ApiEventRecorder } from '../runtime/event-recorder.js';

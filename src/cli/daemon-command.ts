@@ -36,7 +36,7 @@ import { NodeRoot } from '../adapters/node-root.js';
 import { nodeExtensionsSource } from '../adapters/extensions-image.js';
 import { nodeOsImageFetcher } from '../adapters/registry-os-image-fetcher.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
-import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
+import { startMetricsListener } from '../adapters/metrics-listener.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { Resources } from '../api/resource-refs.js';
 import { ApiEventRecorder } from '../runtime/event-recorder.js';

@@ -16,7 +16,7 @@ import { collectProcessMetrics } from '../adapters/prom-process-metrics.js';
 import { credentialsFromKubeconfig } from '../adapters/https-resource-client.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { createRegistryReleaseSource } from '../adapters/oci/release-source.js';
-import { startMetricsListener } from '../adapters/prom-mcs-metrics.js';
+import { startMetricsListener } from '../adapters/metrics-listener.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
 import { createOperator, OperatorLeaseName } from '../operator/create-operator.js';
