@@ -68,7 +68,7 @@ const sideways = (self) => L3.filter((d) => d !== self);
 // shell/ (what they share). Each imports only those below it; cmd/ takes from cli/ only the
 // program it starts. Nothing under the entry layer imports any of it.
 const ENTRY = ['cmd', 'cli', 'box', 'shell'];
-const LOWER = ['lib', 'api', 'ignition', 'logic', 'ports', 'runtime', ...L3, 'adapters'];
+const LOWER = ['lib', 'api', 'ignition', 'logic', 'ports', 'runtime', ...L3, 'adapters', 'storage'];
 const entryZones = [
   {
     target: './src/cmd',
@@ -129,7 +129,7 @@ export default tseslint.config(
         'error',
         {
           paths: IO_MODULES.map((name) => ({ name, message: 'pure core: take a port' })),
-          patterns: deny('logic', 'ports', 'runtime', ...L3, 'adapters', 'cmd', 'cli'),
+          patterns: deny('logic', 'ports', 'runtime', ...L3, 'adapters', 'storage', 'cmd', 'cli'),
         },
       ],
       'no-restricted-globals': ['error', ...PURE_GLOBALS],
@@ -144,7 +144,7 @@ export default tseslint.config(
         'error',
         {
           paths: IO_MODULES.map((name) => ({ name, message: 'pure core: take a port' })),
-          patterns: deny('ports', 'runtime', ...L3, 'adapters', 'cmd', 'cli'),
+          patterns: deny('ports', 'runtime', ...L3, 'adapters', 'storage', 'cmd', 'cli'),
         },
       ],
       'no-restricted-globals': ['error', ...PURE_GLOBALS],
@@ -159,7 +159,7 @@ export default tseslint.config(
         'error',
         {
           paths: IO_MODULES.map((name) => ({ name })),
-          patterns: deny(...L3, 'adapters', 'cmd', 'cli'),
+          patterns: deny(...L3, 'adapters', 'storage', 'cmd', 'cli'),
         },
       ],
       'no-restricted-globals': ['error', 'process'],
@@ -173,17 +173,40 @@ export default tseslint.config(
         'error',
         {
           paths: IO_MODULES.map((name) => ({ name })),
-          patterns: deny(...sideways(dir), 'adapters', 'cmd', 'cli'),
+          patterns: deny(...sideways(dir), 'adapters', 'storage', 'cmd', 'cli'),
         },
       ],
       'no-restricted-globals': ['error', 'process'],
     },
   })),
+  // The store's test fixtures (imported only by tests) run on the memory storage.
+  {
+    files: ['src/apiserver/store/testing.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: IO_MODULES.map((name) => ({ name })),
+          patterns: deny(...sideways('apiserver'), 'adapters', 'cmd', 'cli'),
+        },
+      ],
+    },
+  },
+  // L4: adapters/ and storage/ (the Storage implementations, which open files and sockets like
+  // the adapters) use any driver; neither imports the other.
   {
     files: ['src/adapters/**'],
     ignores: ['**/*.test.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: deny(...L3, 'cmd', 'cli') }],
+      'no-restricted-imports': ['error', { patterns: deny(...L3, 'storage', 'cmd', 'cli') }],
+      'no-restricted-globals': ['error', 'process'],
+    },
+  },
+  {
+    files: ['src/storage/**'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: deny(...L3, 'adapters', 'cmd', 'cli') }],
       'no-restricted-globals': ['error', 'process'],
     },
   },

@@ -29,8 +29,8 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { EtcdClusterProcesses } from '../src/adapters/etcd-cluster-process.js';
-import type * as EtcdStorageModule from '../src/adapters/etcd-storage.js';
-import type * as SqliteStorageModule from '../src/adapters/sqlite-storage.js';
+import type * as EtcdStorageModule from '../src/storage/etcd-storage.js';
+import type * as SqliteStorageModule from '../src/storage/sqlite-storage.js';
 import { CustomKinds, customResourceDefinition } from '../src/api/crds.js';
 import { BenchApiServer } from '../test/support/mco-processes.js';
 import { sleep } from '../test/support/until.js';
@@ -355,7 +355,7 @@ async function ours(subject: Subject): Promise<Figures> {
 
 async function raw(subject: Subject): Promise<Figures> {
   const { SqliteStorage } = await subject.import<typeof SqliteStorageModule>(
-    'src/adapters/sqlite-storage.js',
+    'src/storage/sqlite-storage.js',
   );
   const dir = mkdtempSync(join(tmpdir(), 'mco-bench-raw-'));
   bench.cores.pinSelf('system');
@@ -405,7 +405,7 @@ async function etcdBackend(subject: Subject): Promise<Figures> {
     const [a, b] = servers.map((s) => targetFromKubeconfig(s.kubeconfig('admin')));
     if (a === undefined || b === undefined) throw new Error('no etcd API servers');
     const { EtcdStorage } = await subject.import<typeof EtcdStorageModule>(
-      'src/adapters/etcd-storage.js',
+      'src/storage/etcd-storage.js',
     );
     const rawEtcd = await rawCreatesPerSecond(
       await EtcdStorage.open({ endpoints: etcd.endpoints, prefix: '/raw-bench' }),

@@ -10,8 +10,8 @@
  *   `Compacted` (the API server answers 410 Gone). A replay is read in bounded batches, yielding
  *   to the event loop and waiting for the handler between them (`WatchHandler.ready`).
  *
- * Implementations: MemoryStorage (tests), SqliteStorage (default), EtcdStorage (HA). One contract
- * suite (`test/support/storage-contract.ts`) runs against each.
+ * Implementations (src/storage/): MemoryStorage (tests), SqliteStorage (default), EtcdStorage
+ * (HA). One contract suite (`test/support/storage-contract.ts`) runs against each.
  */
 
 /**
@@ -20,6 +20,13 @@
  * and transaction around the value).
  */
 export const MaxStoredValueBytes = 1536 * 1024;
+
+/**
+ * How much history a backend reads in one batch, about (a batch holds at least one event); the
+ * API server batches a watch's initial state by the same bytes.
+ */
+export const ReplayBatchBytes = 1024 * 1024;
+export const ReplayBatchEvents = 1000;
 
 /** A stored value with its revisions. `value` is the object's JSON without resourceVersion. */
 export interface KeyValue {

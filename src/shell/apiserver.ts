@@ -19,12 +19,12 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
 import { createPinoLogger, type LogFormat } from '../adapters/pino-logger.js';
-import { EtcdStorage } from '../adapters/etcd-storage.js';
+import { EtcdStorage } from '../storage/etcd-storage.js';
 import { ensurePki, type ApiServerPki } from '../adapters/pki.js';
 import { NodeFolderPodLogs } from '../adapters/node-folder-pod-logs.js';
 import { securePrivateDir } from '../adapters/private-dir.js';
 import { PromApiServerMetrics } from '../adapters/prom-apiserver-metrics.js';
-import { SqliteStorage } from '../adapters/sqlite-storage.js';
+import { SqliteStorage } from '../storage/sqlite-storage.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { certificateAdmission } from '../apiserver/auth/certificate-admission.js';
 import { ensureBootstrapPolicy } from '../apiserver/auth/bootstrap-policy.js';
@@ -48,8 +48,8 @@ import { MaxRequestBodyBytes } from '../apiserver/request-limits.js';
 import { createApiServerApp } from '../apiserver/http/create-api-server-app.js';
 import { OpenStreams } from '../apiserver/http/open-streams.js';
 import { ResourceTypeRegistry } from '../apiserver/resource-types.js';
-import { MemoryStorage } from '../apiserver/storage/memory-storage.js';
-import { compactHistory } from '../apiserver/store/compaction.js';
+import { MemoryStorage } from '../storage/memory-storage.js';
+import { compactHistory } from '../storage/compaction.js';
 import { createResourceStore } from '../apiserver/store/create-resource-store.js';
 import {
   ensureCredentials,

@@ -13,7 +13,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HttpsResourceClient } from '../../src/adapters/https-resource-client.js';
-import { SqliteStorage } from '../../src/adapters/sqlite-storage.js';
+import { SqliteStorage } from '../../src/storage/sqlite-storage.js';
 import type { Node } from '../../src/api/core/v1/node.js';
 import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';

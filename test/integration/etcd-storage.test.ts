@@ -11,7 +11,7 @@ import { Etcd3 } from 'etcd3';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { EtcdStorage } from '../../src/adapters/etcd-storage.js';
+import { EtcdStorage } from '../../src/storage/etcd-storage.js';
 import { EtcdMaxRequestBytes } from '../../src/adapters/etcd-cluster-process.js';
 import {
   MaxStoredValueBytes,

@@ -9,7 +9,7 @@ import { silentLogger } from '../../src/ports/logger.js';
 import type { Storage } from '../../src/ports/storage.js';
 import type { ResourceType } from '../../src/apiserver/resource-type.js';
 import { ResourceTypeRegistry } from '../../src/apiserver/resource-types.js';
-import { MemoryStorage } from '../../src/apiserver/storage/memory-storage.js';
+import { MemoryStorage } from '../../src/storage/memory-storage.js';
 import type { ValidatingAdmission } from '../../src/apiserver/store/context.js';
 import {
   createResourceStore,

@@ -1,10 +1,10 @@
-// Child process for the SQLite crash test (src/adapters/sqlite-storage.test.ts): writes in a loop
+// Child process for the SQLite crash test (src/storage/sqlite-storage.test.ts): writes in a loop
 // through the real SqliteStorage (the compiled dist/ build) and acknowledges each write on stdout
 // as one JSON line, only after the write resolved. The parent kills it with SIGKILL, reopens the
 // file and checks every acknowledged write is there. stdout to a pipe is synchronous on Linux, so
 // an acknowledgement is out before the next write starts.
 import process from 'node:process';
-import { SqliteStorage } from '../../dist/src/adapters/sqlite-storage.js';
+import { SqliteStorage } from '../../dist/src/storage/sqlite-storage.js';
 
 const file = process.argv[2];
 if (file === undefined) throw new Error('usage: sqlite-writer.js <database file>');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../storage/memory-storage.js';
+import { MemoryStorage } from '../../storage/memory-storage.js';
 import type { KubeObject } from '../resource-store.js';
 import {
   admin,

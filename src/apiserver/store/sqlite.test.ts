@@ -1,6 +1,6 @@
 /** The store over SqliteStorage(':memory:'): the same semantics as over MemoryStorage. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SqliteStorage } from '../../adapters/sqlite-storage.js';
+import { SqliteStorage } from '../../storage/sqlite-storage.js';
 import type { KubeObject, WatchEventType } from '../resource-store.js';
 import { admin, failure, newTestStore } from '../../../test/support/apiserver-test-store.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { KubeObject, WatchEventType, WatchQuery } from '../resource-store.js';
-import { MemoryStorage } from '../storage/memory-storage.js';
+import { MemoryStorage } from '../../storage/memory-storage.js';
 import { BookmarkIntervalMs } from './watch.js';
 import {
   admin,

@@ -19,12 +19,12 @@ import { StatusError } from '../../api/meta/v1/status-error.js';
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import {
   isStorageError,
+  ReplayBatchBytes,
   StorageErrorCode,
   type KeyValue,
   type StorageError,
   type WatchEvent,
 } from '../../ports/storage.js';
-import { ReplayBatchBytes } from '../../ports/storage-watch-delivery.js';
 import type { KubeObject, WatchEventType, WatchQuery } from '../resource-store.js';
 import { apiVersionOf, type ResourceType } from '../resource-type.js';
 import { decodeObject } from './codec.js';

@@ -4,7 +4,7 @@
  * list's resourceVersion stays watchable while clients catch up. Watches from older revisions get
  * 410 Expired and relist.
  */
-import type { Storage } from '../../ports/storage.js';
+import type { Storage } from '../ports/storage.js';
 
 export const DefaultRetainedRevisions = 10_000;
 

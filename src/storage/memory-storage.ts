@@ -10,6 +10,8 @@
  * etcd use.
  */
 import {
+  ReplayBatchBytes,
+  ReplayBatchEvents,
   StorageError,
   StorageErrorCode,
   type KeyValue,
@@ -19,15 +21,8 @@ import {
   type WatchEvent,
   type WatchHandler,
   type WatchOptions,
-} from '../../ports/storage.js';
-import {
-  eventBytes,
-  eventKey,
-  eventRevision,
-  ReplayBatchBytes,
-  ReplayBatchEvents,
-  WatchDelivery,
-} from '../../ports/storage-watch-delivery.js';
+} from '../ports/storage.js';
+import { eventBytes, eventKey, eventRevision, WatchDelivery } from './watch-delivery.js';
 
 /** One retained version of a key; `kv` is undefined for a deletion (tombstone). */
 interface Version {

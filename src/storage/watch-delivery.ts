@@ -10,11 +10,12 @@
  * between its batches: for the batch to be delivered, for other work to run, and for the handler.
  */
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
-import { StorageError, StorageErrorCode, type WatchEvent, type WatchHandler } from './storage.js';
-
-/** How much history a backend reads in one batch, about (a batch holds at least one event). */
-export const ReplayBatchBytes = 1024 * 1024;
-export const ReplayBatchEvents = 1000;
+import {
+  StorageError,
+  StorageErrorCode,
+  type WatchEvent,
+  type WatchHandler,
+} from '../ports/storage.js';
 
 /** The bytes an event carries, about: its value and its previous value. */
 export function eventBytes(event: WatchEvent): number {

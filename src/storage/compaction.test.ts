@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryStorage } from '../storage/memory-storage.js';
+import { MemoryStorage } from './memory-storage.js';
 import { compactHistory, DefaultRetainedRevisions } from './compaction.js';
 
 async function withRevisions(n: number): Promise<MemoryStorage> {

@@ -21,6 +21,7 @@
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
+  ReplayBatchBytes,
   StorageError,
   StorageErrorCode,
   type KeyValue,
@@ -31,12 +32,7 @@ import {
   type WatchHandler,
   type WatchOptions,
 } from '../ports/storage.js';
-import {
-  eventKey,
-  eventRevision,
-  ReplayBatchBytes,
-  WatchDelivery,
-} from '../ports/storage-watch-delivery.js';
+import { eventKey, eventRevision, WatchDelivery } from './watch-delivery.js';
 
 export interface SqliteStorageOptions {
   /** Rows read per step when a watch replays history (default 1000). */

@@ -49,7 +49,7 @@ import {
   type IWatchResponse,
 } from 'etcd3';
 import { silentLogger, type Logger } from '../ports/logger.js';
-import { eventRevision, WatchDelivery } from '../ports/storage-watch-delivery.js';
+import { eventRevision, WatchDelivery } from './watch-delivery.js';
 import {
   StorageError,
   StorageErrorCode,

@@ -261,7 +261,7 @@ const RepoRoot = fileURLToPath(new URL('../..', import.meta.url));
  */
 function ensureBuilt(): void {
   const pairs = [
-    ['src/adapters/sqlite-storage.ts', 'dist/src/adapters/sqlite-storage.js'],
+    ['src/storage/sqlite-storage.ts', 'dist/src/storage/sqlite-storage.js'],
     ['src/ports/storage.ts', 'dist/src/ports/storage.js'],
   ] as const;
   const stale = (): boolean =>
@@ -275,7 +275,7 @@ function ensureBuilt(): void {
   // Errors elsewhere in the tree do not stop tsc from emitting these two files.
   spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: RepoRoot });
   if (stale())
-    throw new Error('dist/src/adapters/sqlite-storage.js is missing or stale: run npm run build');
+    throw new Error('dist/src/storage/sqlite-storage.js is missing or stale: run npm run build');
 }
 
 /** Starts test/support/sqlite-writer.js, kills it with SIGKILL after `count` acks, returns them. */
