@@ -51,6 +51,14 @@ const PURE_SYNTAX = [
   },
 ];
 
+// A factory that returns an inline object type is usually a port re-declared to dodge the layer
+// rule (an adapter may not import the component that consumes it): name the interface in ports/.
+const NO_INLINE_PORT = {
+  selector:
+    'ExportNamedDeclaration > FunctionDeclaration > TSTypeAnnotation.returnType > TSTypeLiteral',
+  message: 'layering: an adapter implements a port; declare its interface in src/ports/',
+};
+
 const L3 = [
   'controller',
   'daemon',
@@ -200,6 +208,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', { patterns: deny(...L3, 'storage', 'cmd', 'cli') }],
       'no-restricted-globals': ['error', 'process'],
+      'no-restricted-syntax': ['error', NO_INLINE_PORT],
     },
   },
   {
@@ -208,6 +217,7 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': ['error', { patterns: deny(...L3, 'adapters', 'cmd', 'cli') }],
       'no-restricted-globals': ['error', 'process'],
+      'no-restricted-syntax': ['error', NO_INLINE_PORT],
     },
   },
   {
