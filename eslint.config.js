@@ -187,19 +187,6 @@ export default tseslint.config(
       'no-restricted-globals': ['error', 'process'],
     },
   })),
-  // The store's test fixtures (imported only by tests) run on the memory storage.
-  {
-    files: ['src/apiserver/store/testing.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: IO_MODULES.map((name) => ({ name })),
-          patterns: deny(...sideways('apiserver'), 'adapters', 'cmd', 'cli'),
-        },
-      ],
-    },
-  },
   // L4: adapters/ and storage/ (the Storage implementations, which open files and sockets like
   // the adapters) use any driver; neither imports the other.
   {

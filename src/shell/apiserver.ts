@@ -240,10 +240,7 @@ function served(registry: ResourceTypeRegistry, group: string, kind: string): Re
   return rt;
 }
 
-async function startApiServer(
-  config: ApiServerConfig,
-  log: Logger,
-): Promise<RunningApiServer> {
+async function startApiServer(config: ApiServerConfig, log: Logger): Promise<RunningApiServer> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   tightened(config.dataDir, log);
   const hosts = [...(isWildcard(config.host) ? [] : [config.host]), ...config.advertiseAddresses];

@@ -153,7 +153,10 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
     });
     page.on('response', (r) => {
       if (r.status() === 403)
-        refusals.push({ url: r.url(), authorization: r.request().headers()['authorization'] ?? '' });
+        refusals.push({
+          url: r.url(),
+          authorization: r.request().headers()['authorization'] ?? '',
+        });
     });
   }, 9 * Minute);
 
