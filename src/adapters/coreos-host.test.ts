@@ -8,7 +8,8 @@ import { calculateLegacyPostConfigChangeAction } from '../logic/nodeplan/legacy-
 import { machineConfigDiff } from '../logic/nodeplan/machine-config-diff.js';
 import { postConfigSteps, type PostConfigStep } from '../logic/nodeplan/post-config-steps.js';
 import { D3, d3Config } from '../../test/support/nodeplan-d3-vectors.js';
-import { commandLine, type CommandResult, type CommandRunner } from '../ports/command-runner.js';
+import { type CommandResult, type CommandRunner } from '../ports/command-runner.js';
+import { commandLine } from '../lib/command-line.js';
 import {
   createCoreosHost,
   imageOfReference,

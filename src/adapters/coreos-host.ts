@@ -21,7 +21,8 @@ import {
 } from '../logic/nodeplan/kernel-arguments.js';
 import { installedExtensions } from '../logic/nodeplan/extension-packages.js';
 import { applyRpmOstreeExtensions } from './rpm-ostree-extensions.js';
-import { commandLine, type CommandResult, type CommandRunner } from '../ports/command-runner.js';
+import { type CommandResult, type CommandRunner } from '../ports/command-runner.js';
+import { commandLine } from '../lib/command-line.js';
 import type {
   Deployment,
   Host,

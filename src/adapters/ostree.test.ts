@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CommandResult, CommandRunner } from '../ports/command-runner.js';
-import { commandLine } from '../ports/command-runner.js';
+import { commandLine } from '../lib/command-line.js';
 import { OstreeCli, OstreeError, parseAdminStatus, parseBootEntry } from './ostree.js';
 import { applyKernelArgumentChange } from './ostree-host.js';
 import { presetEnabledUnits } from './ostree-node-machine.js';

@@ -8,7 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { commandLine, type CommandResult, type CommandRunner } from '../ports/command-runner.js';
+import { type CommandResult, type CommandRunner } from '../ports/command-runner.js';
+import { commandLine } from '../lib/command-line.js';
 import { createCoreosHost } from './coreos-host.js';
 import { ExtensionsRepoFile } from './rpm-ostree-extensions.js';
 

@@ -18,7 +18,8 @@ import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-c
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
-import { rfc3339, type Clock } from '../ports/clock.js';
+import { type Clock } from '../ports/clock.js';
+import { rfc3339 } from '../api/meta/v1/time.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import {

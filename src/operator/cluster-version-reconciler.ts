@@ -17,7 +17,8 @@ import type { ClusterVersion, ClusterVersionStatus } from '../api/config/v1/clus
 import type { ConfigMap } from '../api/core/v1/config-map.js';
 import { Resources } from '../api/resource-refs.js';
 import { OsImageUrlConfigMapName } from '../logic/operator/os-image-urls.js';
-import { rfc3339, type Clock } from '../ports/clock.js';
+import { type Clock } from '../ports/clock.js';
+import { rfc3339 } from '../api/meta/v1/time.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../runtime/reconciler.js';

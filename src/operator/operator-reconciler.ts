@@ -19,7 +19,7 @@ import {
   type RoundInput,
   type SyncError,
 } from '../logic/operator/cluster-operator-status.js';
-import { rfc3339 } from '../ports/clock.js';
+import { rfc3339 } from '../api/meta/v1/time.js';
 import type { Reconciler, ReconcileResult } from '../runtime/reconciler.js';
 import { stringify } from 'safe-stable-stringify';
 import {

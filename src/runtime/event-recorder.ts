@@ -11,7 +11,8 @@
 import { EventType, type Event } from '../api/core/v1/event.js';
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
-import { rfc3339, type Clock } from '../ports/clock.js';
+import { type Clock } from '../ports/clock.js';
+import { rfc3339 } from '../api/meta/v1/time.js';
 import type { Logger } from '../ports/logger.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../ports/resource-client.js';
 import { errorText } from '../lib/error-text.js';

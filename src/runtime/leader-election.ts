@@ -20,7 +20,8 @@
 import type { Lease, LeaseSpec } from '../api/coordination/v1/lease.js';
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
-import { rfc3339Micro, type Clock } from '../ports/clock.js';
+import { type Clock } from '../ports/clock.js';
+import { rfc3339Micro } from '../api/meta/v1/time.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import { errorText } from '../lib/error-text.js';

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { customResourceDefinitions } from '../../api/crds.js';
 import { StatusError } from '../../api/meta/v1/status-error.js';
-import { rfc3339 } from '../../ports/clock.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import type { KubeObject, ListQuery, ListResult, WatchQuery } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import type { StoreContext } from './context.js';

@@ -6,7 +6,7 @@
  * gracefully: they turn `Terminating` and go once their content is gone.
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
-import { rfc3339 } from '../../ports/clock.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import { isStorageError, StorageErrorCode } from '../../ports/storage.js';
 import type { DeleteOptions, KubeObject, WriteOptions } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';

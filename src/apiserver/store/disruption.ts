@@ -6,7 +6,7 @@
  * controller's scale; here every matching pod is expected).
  */
 import type { LabelSelector } from '../../api/meta/v1/label-selector.js';
-import { rfc3339 } from '../../ports/clock.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import { matchesLabelSelector } from '../../lib/label-selector.js';
 import type { KubeObject } from '../resource-store.js';
 import { isJsonMap, type JsonMap } from './json.js';

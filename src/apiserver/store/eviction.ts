@@ -6,7 +6,7 @@
  * `unhealthyPodEvictionPolicy: AlwaysAllow`). More than one covering budget is a 500, as upstream.
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
-import { rfc3339 } from '../../ports/clock.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import { isStorageError, StorageErrorCode } from '../../ports/storage.js';
 import type { DeleteOptions, KubeObject, WriteOptions } from '../resource-store.js';
 import type { StoreContext } from './context.js';

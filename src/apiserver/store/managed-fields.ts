@@ -13,7 +13,7 @@
  * but `status` through `/status`. Update entries beyond ten are merged into `ancient-changes`.
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
-import { rfc3339 } from '../../ports/clock.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import type { KubeObject } from '../resource-store.js';
 import { apiVersionOf, type ResourceType } from '../resource-type.js';
 import { FieldSet, printPath } from './field-set.js';

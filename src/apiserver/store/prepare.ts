@@ -7,7 +7,7 @@
 import { randomInt } from 'node:crypto';
 import type { FieldError } from '../../api/meta/v1/field-error.js';
 import { StatusError } from '../../api/meta/v1/status-error.js';
-import { rfc3339 } from '../../ports/clock.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import type { KubeObject, WriteOptions, WriteSubresource } from '../resource-store.js';
 import { apiVersionOf, type ResourceType } from '../resource-type.js';
 import type { StoreContext } from './context.js';

@@ -8,7 +8,7 @@
 import { FieldErrorType } from '../../api/meta/v1/field-error.js';
 import { goQuote } from '../../lib/go/quote.js';
 import { formatGroupKind, StatusError } from '../../api/meta/v1/status-error.js';
-import { rfc3339 } from '../../ports/clock.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import { isStorageError, StorageErrorCode } from '../../ports/storage.js';
 import type { KubeObject, WriteOptions, WriteSubresource } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';

@@ -28,7 +28,8 @@ import type { MachineOSConfig } from '../../api/machineconfiguration/v1/machine-
 import type { Condition } from '../../api/meta/v1/condition.js';
 import { isStatusError } from '../../api/meta/v1/status-error.js';
 import { Resources } from '../../api/resource-refs.js';
-import { rfc3339, type Clock } from '../../ports/clock.js';
+import { type Clock } from '../../ports/clock.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import type { Logger } from '../../ports/logger.js';
 import type { OsImageBuilder } from '../../ports/os-image-builder.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../../ports/resource-client.js';

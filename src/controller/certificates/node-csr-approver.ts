@@ -21,7 +21,8 @@ import {
   isDecided,
   tooManyPending,
 } from '../../logic/certificates/node-client-approval.js';
-import { rfc3339, type Clock } from '../../ports/clock.js';
+import { type Clock } from '../../ports/clock.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import { Controller } from '../../runtime/controller.js';

@@ -29,7 +29,8 @@ import {
   type GeneratedKind,
 } from '../../logic/kubelet-config/managed-config-key.js';
 import type { Result } from '../../lib/result.js';
-import { rfc3339, type Clock } from '../../ports/clock.js';
+import { type Clock } from '../../ports/clock.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient, ResourceRef } from '../../ports/resource-client.js';
 import { TerminalError, type Reconciler, type ReconcileResult } from '../../runtime/reconciler.js';

@@ -41,7 +41,8 @@ import {
 import { isNodeDegraded } from '../../logic/rollout/node-state.js';
 import { nodesForPool } from '../../logic/rollout/pool-membership.js';
 import { calculatePoolStatus } from '../../logic/rollout/pool-status.js';
-import { rfc3339, type Clock } from '../../ports/clock.js';
+import { type Clock } from '../../ports/clock.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';

@@ -11,7 +11,8 @@ import {
   generateTemplateMachineConfigs,
   type TemplateFile,
 } from '../../logic/template/generate-template-configs.js';
-import { rfc3339, type Clock } from '../../ports/clock.js';
+import { type Clock } from '../../ports/clock.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';

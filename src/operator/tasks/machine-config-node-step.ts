@@ -15,7 +15,7 @@ import {
   newMachineConfigNode,
   updatedMachineConfigNode,
 } from '../../logic/operator/machine-config-node.js';
-import { rfc3339 } from '../../ports/clock.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import { forEachLimit } from '../../lib/for-each-limit.js';
 import { liveGet } from '../live-get.js';
 import { Done, type OperatorStep, type RoundContext, type TaskOutcome } from '../operator-task.js';
