@@ -4,6 +4,11 @@ import { mergeIgnition, mergeIgnitionAll } from './merge.js';
 import { describeMcoParseError, parseAndConvertConfig } from './mco-parse.js';
 import { serializeIgnition } from './serialize.js';
 import { arbitraryConfig } from '../../test/support/ignition-arbitraries.js';
+import {
+  renderVector,
+  RenderVectors,
+  type RenderVector,
+} from '../../test/support/render-vectors.js';
 import type { IgnitionConfig, IgnitionFile } from './types.js';
 import { canonicalize } from './types.js';
 
@@ -48,82 +53,22 @@ function mcoMerge(configs: readonly unknown[]): string {
   );
 }
 
-describe('docs/reference/vectors.md §A', () => {
-  it('A3: files override by path, compression cleared by an uncompressed override', () => {
-    const file = (path: string, contents: Record<string, unknown>) =>
-      ign({ storage: { files: [{ path, mode: 420, contents }] } });
-    const merged = mcoMerge([
-      file('/etc/test1', { source: 'data:,old' }), // aaa
-      file('/etc/test1', { source: 'data:,new' }), // bbb
-      file('/etc/test2', {
-        compression: 'gzip',
-        source: 'data:;base64,H4sIAAAAAAAC/8pPzwcEAAD//5+gF9cDAAAA',
-      }), // ddd
-      file('/etc/test2', { source: 'data:,new' }), // ccc
-    ]);
-    expect(merged).toBe(
-      '{"ignition":{"version":"3.5.0"},"storage":{"files":[{"overwrite":true,"path":"/etc/test1","contents":{"source":"data:,new"},"mode":420},{"overwrite":true,"path":"/etc/test2","contents":{"source":"data:,new"},"mode":420}]}}',
-    );
+/** The Ignition of a vector's configs in the order the render merges them (its source list). */
+const inMergeOrder = (v: RenderVector): unknown[] =>
+  v.source.flatMap((name) => {
+    const config = v.configs.find((c) => c.metadata.name === name)?.spec?.config;
+    return config === undefined ? [] : [config];
   });
 
-  it('A7: units merge field by field, dropins by name', () => {
-    const a = ign({
-      systemd: {
-        units: [
-          {
-            name: 'foo.service',
-            enabled: true,
-            contents: '[Unit]\nDescription=A\n',
-            dropins: [{ name: '10-a.conf', contents: '[Service]\nX=1\n' }],
-          },
-        ],
-      },
-    });
-    const b = ign({
-      systemd: {
-        units: [
-          {
-            name: 'foo.service',
-            mask: true,
-            dropins: [
-              { name: '10-a.conf', contents: '[Service]\nX=2\n' },
-              { name: '20-b.conf', contents: '[Service]\nY=1\n' },
-            ],
-          },
-        ],
-      },
-    });
-    expect(mergeIgnition(parse(a), parse(b)).systemd?.units).toEqual([
-      {
-        contents: '[Unit]\nDescription=A\n',
-        dropins: [
-          { contents: '[Service]\nX=2\n', name: '10-a.conf' },
-          { contents: '[Service]\nY=1\n', name: '20-b.conf' },
-        ],
-        enabled: true,
-        mask: true,
-        name: 'foo.service',
-      },
-    ]);
-    expect(mcoMerge([a, b])).toBe(
-      '{"ignition":{"version":"3.5.0"},"systemd":{"units":[{"contents":"[Unit]\\nDescription=A\\n","dropins":[{"contents":"[Service]\\nX=2\\n","name":"10-a.conf"},{"contents":"[Service]\\nY=1\\n","name":"20-b.conf"}],"enabled":true,"mask":true,"name":"foo.service"}]}}',
-    );
+describe('docs/reference/vectors.md §A: the merged Ignition', () => {
+  it.each(RenderVectors.filter((v) => ['A3', 'A7', 'A11', 'A14'].includes(v.id)))('$id', (v) => {
+    expect(JSON.parse(mcoMerge(inMergeOrder(v)))).toEqual(v.spec.config);
   });
 
-  it('A11: mode inherited from the parent, explicit overwrite false kept', () => {
-    const merged = mcoMerge([
-      ign({
-        storage: {
-          files: [
-            { path: '/etc/a', overwrite: false, contents: { source: 'data:,a' } },
-            { path: '/etc/b', mode: 384, contents: { source: 'data:,b' } },
-          ],
-        },
-      }),
-      ign({ storage: { files: [{ path: '/etc/b', contents: { source: 'data:,b2' } }] } }),
-    ]);
-    expect(merged).toBe(
-      '{"ignition":{"version":"3.5.0"},"storage":{"files":[{"overwrite":false,"path":"/etc/a","contents":{"source":"data:,a"}},{"overwrite":true,"path":"/etc/b","contents":{"source":"data:,b2"},"mode":384}]}}',
+  it('A7 through mergeIgnition alone: units field by field, dropins by name', () => {
+    const [a, b] = inMergeOrder(renderVector('A7'));
+    expect(mergeIgnition(parse(a), parse(b)).systemd).toEqual(
+      (renderVector('A7').spec.config as unknown as IgnitionConfig).systemd,
     );
   });
 });

@@ -10,6 +10,7 @@ import { parseIgnition } from '../../src/ignition/parse.js';
 import { serializeIgnition } from '../../src/ignition/serialize.js';
 import type { IgnitionConfig } from '../../src/ignition/types.js';
 import { ign, mc, pool } from '../support/machine-configs.js';
+import { renderVector, RenderVectors } from '../support/render-vectors.js';
 import { runMco } from '../support/run-mco.js';
 import { makeTmpDir } from '../support/tmp-dir.js';
 
@@ -45,137 +46,52 @@ const file = (path: string, source: string, extra: Record<string, unknown> = {})
 });
 
 describe('mco render -o name: upstream vectors A', () => {
-  it('A1', () => {
+  // master and worker are the pools `mco render` knows without a MachineConfigPool among the
+  // inputs; a custom pool comes with its own.
+  it.each(RenderVectors)('$id', (v) => {
+    const images = [
+      ...(v.baseOSImage === '' ? [] : ['--base-os-image', v.baseOSImage]),
+      ...(v.extensionsImage === '' ? [] : ['--base-extensions-image', v.extensionsImage]),
+    ];
+    const poolName = v.pool.metadata.name ?? '';
+    const builtIn = poolName === 'master' || poolName === 'worker';
+    const inputs = builtIn ? v.configs : [...v.configs, v.pool];
+    expect(renderName(['--pool', poolName, ...images, writeObjects(inputs)])).toBe(v.name);
+  });
+
+  it('A3 with the custom pool in --pool-file', () => {
+    const a3 = renderVector('A3');
     expect(
       renderName([
         '--pool',
-        'worker',
-        '--base-os-image',
-        'newformatURL',
-        writeObjects([mc('fips', 'worker', { fips: true })]),
+        'infra',
+        '--pool-file',
+        writeObjects([a3.pool]),
+        writeObjects(a3.configs),
       ]),
-    ).toBe('rendered-worker-552a0f58ccdcced4c68ca23fe3db7b58');
-  });
-
-  it('A2 in both pools', () => {
-    const master = writeObjects([mc('x', 'master')]);
-    expect(renderName(['--pool', 'master', master])).toBe(
-      'rendered-master-6da92b29d98fcd722bbf117520c22ee4',
-    );
-    expect(renderName(['--pool', 'worker', writeObjects([mc('x', 'worker')])])).toBe(
-      'rendered-worker-6da92b29d98fcd722bbf117520c22ee4',
-    );
-  });
-
-  it('A3 with the custom pool in the inputs and in --pool-file', () => {
-    const configs = [
-      mc('ccc', 'infra', {
-        config: ign({ storage: { files: [file('/etc/test2', 'data:,new', { mode: 420 })] } }),
-      }),
-      mc('aaa', 'worker', {
-        config: ign({ storage: { files: [file('/etc/test1', 'data:,old', { mode: 420 })] } }),
-      }),
-      mc('bbb', 'worker', {
-        config: ign({ storage: { files: [file('/etc/test1', 'data:,new', { mode: 420 })] } }),
-      }),
-      mc('ddd', 'worker', {
-        config: ign({
-          storage: {
-            files: [
-              {
-                path: '/etc/test2',
-                mode: 420,
-                contents: {
-                  compression: 'gzip',
-                  source: 'data:;base64,H4sIAAAAAAAC/8pPzwcEAAD//5+gF9cDAAAA',
-                },
-              },
-            ],
-          },
-        }),
-      }),
-    ];
-    const infra = pool('infra', ['worker', 'infra']);
-    expect(renderName(['--pool', 'infra', writeObjects([...configs, infra])])).toBe(
-      'rendered-infra-a548b00ad0fce75c196fc08abb1db9ca',
-    );
-    expect(
-      renderName(['--pool', 'infra', '--pool-file', writeObjects([infra]), writeObjects(configs)]),
-    ).toBe('rendered-infra-a548b00ad0fce75c196fc08abb1db9ca');
+    ).toBe(a3.name);
   });
 
   it('A4 with base images from a ControllerConfig file', () => {
+    const a4 = renderVector('A4');
     const cc = {
       apiVersion: 'machineconfiguration.openshift.io/v1',
       kind: 'ControllerConfig',
       metadata: { name: 'machine-config-controller' },
       spec: {
-        baseOSContainerImage: 'quay.io/openshift/os@sha256:aaaa',
-        baseOSExtensionsContainerImage: 'quay.io/openshift/ext@sha256:bbbb',
+        baseOSContainerImage: a4.baseOSImage,
+        baseOSExtensionsContainerImage: a4.extensionsImage,
       },
     };
-    const configs = writeObjects([
-      mc('99-b', 'worker', { kernelArguments: ['b1'] }),
-      mc('00-a', 'worker', { kernelArguments: ['a1', 'a2'] }),
-      mc('50-c', 'worker', { kernelArguments: ['a1'] }),
-    ]);
     expect(
-      renderName(['--pool', 'worker', '--controller-config', writeObjects([cc]), configs]),
-    ).toBe('rendered-worker-ea47e8bfc6faf3183201ebfd8726d08a');
-  });
-
-  it('A7 and A11', () => {
-    const a7 = [
-      mc('a', 'worker', {
-        config: ign({
-          systemd: {
-            units: [
-              {
-                name: 'foo.service',
-                enabled: true,
-                contents: '[Unit]\nDescription=A\n',
-                dropins: [{ name: '10-a.conf', contents: '[Service]\nX=1\n' }],
-              },
-            ],
-          },
-        }),
-      }),
-      mc('b', 'worker', {
-        config: ign({
-          systemd: {
-            units: [
-              {
-                name: 'foo.service',
-                mask: true,
-                dropins: [
-                  { name: '10-a.conf', contents: '[Service]\nX=2\n' },
-                  { name: '20-b.conf', contents: '[Service]\nY=1\n' },
-                ],
-              },
-            ],
-          },
-        }),
-      }),
-    ];
-    expect(renderName(['--pool', 'worker', '--base-os-image', 'img', writeObjects(a7)])).toBe(
-      'rendered-worker-56da1551feb769694bb3d32650dbd435',
-    );
-    const a11 = [
-      mc('a', 'worker', {
-        config: ign({
-          storage: {
-            files: [
-              file('/etc/a', 'data:,a', { overwrite: false }),
-              file('/etc/b', 'data:,b', { mode: 384 }),
-            ],
-          },
-        }),
-      }),
-      mc('b', 'worker', { config: ign({ storage: { files: [file('/etc/b', 'data:,b2')] } }) }),
-    ];
-    expect(renderName(['--pool', 'worker', '--base-os-image', 'img', writeObjects(a11)])).toBe(
-      'rendered-worker-26a249a4be949ea24f9d2657b5da39a4',
-    );
+      renderName([
+        '--pool',
+        'worker',
+        '--controller-config',
+        writeObjects([cc]),
+        writeObjects(a4.configs),
+      ]),
+    ).toBe(a4.name);
   });
 
   it('A14 from YAML with a literal block', () => {
@@ -216,10 +132,9 @@ spec:
   kernelArguments: [nosmt, hugepages=2]
 `,
     );
-    const base =
-      'quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef';
-    expect(renderName(['--pool', 'worker', '--base-os-image', base, yamlFile])).toBe(
-      'rendered-worker-b9f0438d35b63cd301c1aa9df1a7d298',
+    const a14 = renderVector('A14');
+    expect(renderName(['--pool', 'worker', '--base-os-image', a14.baseOSImage, yamlFile])).toBe(
+      a14.name,
     );
   });
 
