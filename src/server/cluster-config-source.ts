@@ -1,6 +1,7 @@
 /**
  * Cluster mode's ConfigSource (upstream `cluster_server.go`, docs/reference/mcs.md §6.3): the pool, its
- * rendered MachineConfig and the ControllerConfig come from watch caches of the API; the served
+ * rendered MachineConfig and the ControllerConfig come from informers (the controllers' list+watch
+ * caches), so a request never makes an API round trip; the served
  * config is `spec.configuration` once a node of the pool has updated
  * (`status.updatedMachineCount > 0`), else `status.configuration`, so new machines neither
  * deadlock on a broken old config nor boot into one they would leave right away.
@@ -21,7 +22,7 @@ import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import type { VersionedBytes } from './bootstrap-config-source.js';
 import type { ConfigSource, ConfigSourceError, ServingInputs } from './config-source.js';
-import { WatchCache } from './watch-cache.js';
+import { Informer } from '../runtime/informer.js';
 
 /** The ConfigMap whose `ca-bundle.crt` is the node kubeconfig's CA, when it exists. */
 const KubeconfigDataConfigMap = 'kubeconfig-data';
@@ -51,18 +52,18 @@ export function servedConfigName(pool: MachineConfigPool): string {
 
 export class ClusterConfigSource implements ConfigSource {
   readonly #o: ClusterConfigSourceOptions;
-  readonly #pools: WatchCache<MachineConfigPool>;
-  readonly #configs: WatchCache<MachineConfig>;
-  readonly #controllerConfigs: WatchCache<ControllerConfig>;
-  readonly #configMaps: WatchCache<ConfigMap>;
+  readonly #pools: Informer<MachineConfigPool>;
+  readonly #configs: Informer<MachineConfig>;
+  readonly #controllerConfigs: Informer<ControllerConfig>;
+  readonly #configMaps: Informer<ConfigMap>;
 
   constructor(options: ClusterConfigSourceOptions) {
     this.#o = options;
     const base = { client: options.client, log: options.log, clock: options.clock };
-    this.#pools = new WatchCache({ ...base, ref: Resources.machineConfigPool });
-    this.#configs = new WatchCache({ ...base, ref: Resources.machineConfig });
-    this.#controllerConfigs = new WatchCache({ ...base, ref: Resources.controllerConfig });
-    this.#configMaps = new WatchCache({
+    this.#pools = new Informer({ ...base, ref: Resources.machineConfigPool });
+    this.#configs = new Informer({ ...base, ref: Resources.machineConfig });
+    this.#controllerConfigs = new Informer({ ...base, ref: Resources.controllerConfig });
+    this.#configMaps = new Informer({
       ...base,
       ref: Resources.configMap,
       namespace: McoNamespace,
@@ -83,12 +84,14 @@ export class ClusterConfigSource implements ConfigSource {
   }
 
   #caBundle(): Uint8Array | undefined {
-    const data = this.#configMaps.get(KubeconfigDataConfigMap)?.binaryData?.['ca-bundle.crt'];
+    const data = this.#configMaps.get(`${McoNamespace}/${KubeconfigDataConfigMap}`)?.binaryData?.[
+      'ca-bundle.crt'
+    ];
     return data === undefined ? undefined : Buffer.from(data, 'base64');
   }
 
   async getConfig(pool: string): Promise<Result<ServingInputs | undefined, ConfigSourceError>> {
-    if (!this.#caches.every((c) => c.synced)) return err({ kind: 'NotReady' });
+    if (!this.#caches.every((c) => c.hasSynced())) return err({ kind: 'NotReady' });
     const mcp = this.#pools.get(pool);
     if (mcp === undefined) return err({ kind: 'PoolNotFound', pool });
     const name = servedConfigName(mcp);
