@@ -61,10 +61,12 @@ import type {
 } from '../ports/resource-client.js';
 import {
   PatchContentType,
+  clientListOf,
   genericServerResponse,
   queryString,
   resourcePath,
   statusErrorOf,
+  type WireList,
 } from './kube-wire.js';
 import { errorText } from '../lib/error-text.js';
 
@@ -442,16 +444,13 @@ export class HttpsResourceClient implements ResourceClient {
       labelSelector: options.labelSelector,
       limit: options.limit,
     });
-    const list = await this.#call<{
-      items?: T[] | null;
-      metadata?: { resourceVersion?: string; continue?: string };
-    }>('GET', `${resourcePath(ref, options.namespace)}${q}`, { ref }, { signal: options.signal });
-    const cont = list.metadata?.continue;
-    return {
-      items: list.items ?? [],
-      resourceVersion: list.metadata?.resourceVersion ?? '',
-      ...(cont === undefined || cont === '' ? {} : { continue: cont }),
-    };
+    const list = await this.#call<WireList<T>>(
+      'GET',
+      `${resourcePath(ref, options.namespace)}${q}`,
+      { ref },
+      { signal: options.signal },
+    );
+    return clientListOf(list);
   }
 
   async watch<T extends ApiObject>(

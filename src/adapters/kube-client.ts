@@ -60,7 +60,13 @@ import type {
   ResourceClient,
   ResourceRef,
 } from '../ports/resource-client.js';
-import { genericServerResponse, resourcePath, statusErrorOf } from './kube-wire.js';
+import {
+  clientListOf,
+  genericServerResponse,
+  resourcePath,
+  statusErrorOf,
+  type WireList,
+} from './kube-wire.js';
 import { errorText } from '../lib/error-text.js';
 
 /**
@@ -250,13 +256,8 @@ class KubeClient implements ResourceClient {
             opts,
           )
         : this.#custom.listClusterCustomObject({ group, version, plural, ...query }, opts),
-    )) as { items?: T[]; metadata?: { resourceVersion?: string; continue?: string } };
-    const next = raw.metadata?.continue;
-    return {
-      items: raw.items ?? [],
-      resourceVersion: raw.metadata?.resourceVersion ?? '',
-      ...(next === undefined || next === '' ? {} : { continue: next }),
-    };
+    )) as WireList<T>;
+    return clientListOf(raw);
   }
 
   async watch<T extends ApiObject>(

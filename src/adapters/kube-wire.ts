@@ -8,7 +8,7 @@
  */
 import { StatusError } from '../api/meta/v1/status-error.js';
 import { StatusReason, type Status, type StatusDetails } from '../api/meta/v1/status.js';
-import type { PatchKind, ResourceRef } from '../ports/resource-client.js';
+import type { ClientList, PatchKind, ResourceRef } from '../ports/resource-client.js';
 
 export const PatchContentType: Readonly<Record<PatchKind, string>> = {
   merge: 'application/merge-patch+json',
@@ -186,4 +186,20 @@ export function statusErrorOf({
     name,
     serverMessage: typeof body === 'string' ? body : '',
   });
+}
+
+/** A list as the API server answers it. */
+export interface WireList<T> {
+  readonly items?: T[] | null;
+  readonly metadata?: { readonly resourceVersion?: string; readonly continue?: string };
+}
+
+/** The port's list from the wire's: no items is an empty list, an empty `continue` is none. */
+export function clientListOf<T>(list: WireList<T>): ClientList<T> {
+  const cont = list.metadata?.continue;
+  return {
+    items: list.items ?? [],
+    resourceVersion: list.metadata?.resourceVersion ?? '',
+    ...(cont === undefined || cont === '' ? {} : { continue: cont }),
+  };
 }
