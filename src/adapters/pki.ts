@@ -16,6 +16,11 @@ import type {
   CertificateAuthority,
   ClientCertificateRequest,
 } from '../ports/certificate-authority.js';
+import type {
+  CertificateIssuer,
+  KeyPairPem,
+  Validity,
+} from '../ports/certificate-issuer.js';
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
@@ -301,3 +306,72 @@ export async function loadCertificateAuthority(
 ): Promise<CertificateAuthority> {
   return certificateAuthority(readFileSync(certFile, 'utf8'), readFileSync(keyFile, 'utf8'));
 }
+
+/** A CertificateIssuer on Web Crypto (ECDSA P-256) and @peculiar/x509. */
+export const webCryptoCertificateIssuer: CertificateIssuer = {
+  async newSigner(commonName: string, validity: Validity): Promise<KeyPairPem> {
+    const keys = await generateKeys();
+    const cert = await x509.X509CertificateGenerator.createSelfSigned({
+      serialNumber: serial(),
+      name: new x509.Name([{ CN: [commonName] }]),
+      notBefore: new Date(validity.notBefore),
+      notAfter: new Date(validity.notAfter),
+      signingAlgorithm: SigningAlgorithm,
+      keys,
+      extensions: [
+        new x509.BasicConstraintsExtension(true, undefined, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.keyCertSign |
+            x509.KeyUsageFlags.cRLSign |
+            x509.KeyUsageFlags.digitalSignature,
+          true,
+        ),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      ],
+    });
+    return { certPem: `${cert.toString('pem')}\n`, keyPem: await privateKeyPem(keys.privateKey) };
+  },
+
+  async newServing(
+    signer: KeyPairPem,
+    hosts: readonly string[],
+    validity: Validity,
+  ): Promise<KeyPairPem> {
+    const ca = await certificateAuthority(signer.certPem, signer.keyPem);
+    const caCert = new x509.X509Certificate(ca.certificatePem);
+    const algorithms = signingAlgorithmsOf(signer.keyPem);
+    const signingKey = await webcrypto.subtle.importKey(
+      'pkcs8',
+      createPrivateKey(signer.keyPem).export({ type: 'pkcs8', format: 'der' }),
+      algorithms.importAs,
+      false,
+      ['sign'],
+    );
+    const keys = await generateKeys();
+    const cert = await x509.X509CertificateGenerator.create({
+      serialNumber: serial(),
+      subject: new x509.Name([{ CN: [hosts[0] ?? 'localhost'] }]),
+      issuer: caCert.subjectName,
+      notBefore: new Date(validity.notBefore),
+      notAfter: new Date(Math.min(validity.notAfter, caCert.notAfter.getTime())),
+      signingAlgorithm: algorithms.sign,
+      publicKey: keys.publicKey,
+      signingKey,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(
+          x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+          true,
+        ),
+        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+        new x509.SubjectAlternativeNameExtension(
+          hosts.map((h) => ({ type: isIP(h) === 0 ? 'dns' : 'ip', value: h })),
+        ),
+        await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      ],
+    });
+    return { certPem: `${cert.toString('pem')}\n`, keyPem: await privateKeyPem(keys.privateKey) };
+  },
+
+};

@@ -150,6 +150,13 @@ export const Resources = {
     plural: 'machines',
     namespaced: true,
   }),
+  infrastructure: ref({
+    group: 'config.openshift.io',
+    version: 'v1',
+    kind: 'Infrastructure',
+    plural: 'infrastructures',
+    namespaced: false,
+  }),
   image: ref({
     group: 'config.openshift.io',
     version: 'v1',

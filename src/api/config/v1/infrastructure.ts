@@ -5,7 +5,7 @@
  * (docs/reference/cluster-config.md §2–3). The per-platform objects (aws, vsphere, …) are kept as
  * they come: their many fields mean nothing to the MCO.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static, type TOptional } from '@sinclair/typebox';
 import { RawObject, StringEnum } from '../../schema.js';
 import { kindSchema } from '../../meta/v1/kind.js';
 
@@ -49,7 +49,7 @@ const Platforms = [
 function perPlatform(what: string) {
   return Object.fromEntries(
     Platforms.map((p) => [p, Type.Optional(RawObject({ description: `${p} ${what}` }))]),
-  ) as Record<(typeof Platforms)[number], ReturnType<typeof RawObject>>;
+  ) as Record<(typeof Platforms)[number], TOptional<ReturnType<typeof RawObject>>>;
 }
 
 const PlatformStatusSchema = Type.Object(
@@ -160,3 +160,4 @@ export const InfrastructureSchema = kindSchema(
   'Infrastructure holds cluster-wide information about Infrastructure. The canonical name is `cluster`',
   { spec: InfrastructureSpecSchema, status: Type.Optional(InfrastructureStatusSchema) },
 );
+export type Infrastructure = Static<typeof InfrastructureSchema>;
