@@ -7,7 +7,7 @@
  * DIR/cluster.json           what was started: masters, workers, port base
  * DIR/pids.json              every child process `mco start` runs (a later start stops leftovers)
  * DIR/apiserver/             the API server's data folder (SQLite state, PKI, tokens, kubeconfigs)
- * DIR/mcs/                   the machine config server's CA, certificate and bootstrap token
+ * DIR/mcs/                   the MCS's first CA and certificate, their projected successors, tokens
  * DIR/images/repo/           the OSTree repository holding the boot image
  * DIR/pointer/<pool>.ign     the pointer Ignition config nodes of that pool are provisioned with
  * DIR/nodes/<name>/          a simulated node (its root, sysroot, `daemon.log`)

@@ -54,6 +54,12 @@ import { describePointerConfigError, pointerConfig } from '../logic/pointer-conf
 import type { ResourceClient } from '../ports/resource-client.js';
 import { McoVersion } from '../version.js';
 import { ensureMachine } from './box-machines.js';
+import {
+  ensureInfrastructure,
+  McsCertificateFile,
+  projectMcsCertificates,
+  seedMcsCertificates,
+} from './mcs-certificates.js';
 import { parseGoDuration } from '../shell/go-duration.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
 import { clusterLayout, DefaultDataDir, type ClusterLayout } from './cluster-layout.js';
@@ -146,6 +152,9 @@ export interface StartOptions {
   readonly explicit: ReadonlySet<'masters' | 'workers' | 'portBase'>;
   /** The controller's `--drain-timeout` (upstream's 1h when absent). */
   readonly drainTimeout?: string;
+  /** The controller's `--mcs-cert-validity` and `--mcs-cert-refresh` (upstream's 10 and 8 years). */
+  readonly mcsCertValidity?: string;
+  readonly mcsCertRefresh?: string;
 }
 
 interface Ctx {
@@ -158,6 +167,8 @@ interface Ctx {
   readonly creating: Set<number>;
   readonly stop: AbortController;
   readonly drainTimeout?: string;
+  readonly mcsCertValidity?: string;
+  readonly mcsCertRefresh?: string;
 }
 
 function readRecord(layout: ClusterLayout): ClusterRecord | undefined {
@@ -377,7 +388,7 @@ function startControlPlane(ctx: Ctx): void {
     '--mcs-url',
     mcsUrl,
     '--mcs-ca-file',
-    join(layout.mcsDir, 'ca.crt'),
+    mcsCaBundle(layout),
     '--mcs-token-file',
     mcsTokenFile(layout),
     '--metrics-port',
@@ -405,7 +416,9 @@ function startControlPlane(ctx: Ctx): void {
     // from their Machines (as machine-api). It also builds MachineOSConfigs' images with buildah
     // (as upstream's machine-os-builder), logs in builds/logs for `mco logs machineosbuild/NAME`.
     '--controllers',
-    '*,csr-signer,node-csr-approver,machine-node-link,build',
+    '*,csr-signer,node-csr-approver,machine-node-link,mcs-cert-rotator,build',
+    ...(ctx.mcsCertValidity === undefined ? [] : ['--mcs-cert-validity', ctx.mcsCertValidity]),
+    ...(ctx.mcsCertRefresh === undefined ? [] : ['--mcs-cert-refresh', ctx.mcsCertRefresh]),
     '--build-dir',
     join(layout.dir, 'builds'),
     '--cluster-signing-cert-file',
@@ -415,10 +428,13 @@ function startControlPlane(ctx: Ctx): void {
   ]);
   launch(ctx, 'mcs', [
     'server',
+    // The serving Secret as files, as the kubelet mounts it on a cluster (mcs-certificates.ts).
     '--cert',
-    join(layout.mcsDir, 'serving.crt'),
+    join(layout.mcsDir, McsCertificateFile.cert),
     '--key',
-    join(layout.mcsDir, 'serving.key'),
+    join(layout.mcsDir, McsCertificateFile.key),
+    '--tls-reload-interval',
+    '1',
     '--address',
     '127.0.0.1',
     '--secure-port',
@@ -450,7 +466,7 @@ function startControlPlane(ctx: Ctx): void {
 
 /** Status of GET https://127.0.0.1:<mcs>/config/<pool> as Ignition 2.14 asks for it. */
 function mcsStatus(ctx: Ctx, pool: string): Promise<number> {
-  const ca = readFileSync(join(ctx.layout.mcsDir, 'ca.crt'));
+  const ca = readFileSync(mcsCaBundle(ctx.layout));
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -479,7 +495,7 @@ function writePointerConfig(ctx: Ctx, pool: string): string {
   const r = pointerConfig({
     pool,
     serverUrl: `https://127.0.0.1:${ctx.ports.mcsSecure}`,
-    caBundle: readFileSync(join(ctx.layout.mcsDir, 'ca.crt')),
+    caBundle: readFileSync(mcsCaBundle(ctx.layout)),
     token: mcsToken(ctx.layout),
     // Debian's Ignition 2.14 reads spec 3.3.0 at most.
     specVersion: '3.3.0',
@@ -488,6 +504,17 @@ function writePointerConfig(ctx: Ctx, pool: string): string {
   mkdirSync(ctx.layout.pointerDir, { recursive: true });
   writeFileSync(path, `${r.value}\n`);
   return path;
+}
+
+/** The MCS's CA bundle (every CA still valid), projected from the rotator's ConfigMap. */
+function mcsCaBundle(layout: ClusterLayout): string {
+  return join(layout.mcsDir, McsCertificateFile.bundle);
+}
+
+/** The pointer configs already written, again with the current bundle: new nodes trust it. */
+function rewritePointerConfigs(ctx: Ctx): void {
+  for (const pool of ['master', 'worker'])
+    if (existsSync(ctx.layout.pointerConfig(pool))) writePointerConfig(ctx, pool);
 }
 
 /**
@@ -809,6 +836,10 @@ const StopSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 export async function runStart(options: StartOptions, terminal: CliIo): Promise<void> {
   // Refused here rather than by a controller restarting in a loop.
   if (options.drainTimeout !== undefined) parseGoDuration('--drain-timeout', options.drainTimeout);
+  if (options.mcsCertValidity !== undefined)
+    parseGoDuration('--mcs-cert-validity', options.mcsCertValidity);
+  if (options.mcsCertRefresh !== undefined)
+    parseGoDuration('--mcs-cert-refresh', options.mcsCertRefresh);
   const layout = clusterLayout(options.dataDir);
   // Traversable: Ignition and the nodes' services reach into DIR/nodes as other users.
   mkdirSync(layout.dir, { recursive: true, mode: 0o755 });
@@ -836,6 +867,8 @@ export async function runStart(options: StartOptions, terminal: CliIo): Promise<
     creating: new Set(),
     stop: new AbortController(),
     ...(options.drainTimeout === undefined ? {} : { drainTimeout: options.drainTimeout }),
+    ...(options.mcsCertValidity === undefined ? {} : { mcsCertValidity: options.mcsCertValidity }),
+    ...(options.mcsCertRefresh === undefined ? {} : { mcsCertRefresh: options.mcsCertRefresh }),
   };
 
   let stopping: Promise<void> | undefined;
@@ -873,6 +906,18 @@ export async function runStart(options: StartOptions, terminal: CliIo): Promise<
       `API server: https://127.0.0.1:${ctx.ports.apiserver} (export KUBECONFIG=${layout.adminKubeconfig})\n`,
     );
     await prepareMcs(layout);
+    await ensureInfrastructure(client, `https://127.0.0.1:${ctx.ports.apiserver}`);
+    await seedMcsCertificates(client, layout.mcsDir);
+    const projection = projectMcsCertificates(
+      client,
+      layout.mcsDir,
+      () => {
+        rewritePointerConfigs(ctx);
+        io.note('the MCS CA bundle changed: pointer configs rewritten\n');
+      },
+      ctx.stop.signal,
+    );
+    await projection.synced;
     await ensureOsImageUrls(client, record.bootImage);
     await ensureInstallerSshConfigs(client);
     startControlPlane(ctx);
@@ -944,6 +989,14 @@ export function startCommand(io: CliIo): Command {
       '--drain-timeout <duration>',
       "how long a drain may fail before the controller raises DrainFailed and mcc_drain_err (upstream's 1h)",
     )
+    .option(
+      '--mcs-cert-validity <duration>',
+      "how long the MCS's signer and serving certificates are valid (upstream's 87600h)",
+    )
+    .option(
+      '--mcs-cert-refresh <duration>',
+      "how old they get before they rotate (upstream's 70080h; shorter rotates early)",
+    )
     .addHelpText(
       'after',
       '\nThe highly available control plane on etcd is `mco ha up` (docs/ha.md).',
@@ -956,6 +1009,8 @@ export function startCommand(io: CliIo): Command {
           workers: number;
           portBase: number;
           drainTimeout?: string;
+          mcsCertValidity?: string;
+          mcsCertRefresh?: string;
         },
         command: Command,
       ) => {

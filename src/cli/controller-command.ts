@@ -20,7 +20,8 @@ import { Command } from 'commander';
 import { Gauge, Registry } from 'prom-client';
 import { collectProcessMetrics } from '../adapters/prom-process-metrics.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
-import { loadCertificateAuthority } from '../adapters/pki.js';
+import { loadCertificateAuthority, webCryptoCertificateIssuer } from '../adapters/pki.js';
+import type { RotationTiming } from '../logic/certificates/mcs-cert-rotation.js';
 import { startMetricsListener } from '../adapters/metrics-listener.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
@@ -77,6 +78,8 @@ interface ControllerOptions {
   readonly clusterSigningCertFile?: string;
   readonly clusterSigningKeyFile?: string;
   readonly clusterSigningDuration: string;
+  readonly mcsCertValidity: string;
+  readonly mcsCertRefresh: string;
   readonly buildDir: string;
 }
 
@@ -197,6 +200,16 @@ export function parseControllers(value: string): SubController[] {
   return [...chosen].filter((c) => !removed.has(c));
 }
 
+function mcsCertTiming(options: ControllerOptions): RotationTiming {
+  const validityMs = parseGoDuration('--mcs-cert-validity', options.mcsCertValidity);
+  const refreshMs = parseGoDuration('--mcs-cert-refresh', options.mcsCertRefresh);
+  if (refreshMs <= 0 || refreshMs >= validityMs)
+    throw new CliError(
+      `--mcs-cert-refresh ${options.mcsCertRefresh}: expected more than 0 and less than --mcs-cert-validity ${options.mcsCertValidity}`,
+    );
+  return { validityMs, refreshMs };
+}
+
 async function signingAuthority(options: ControllerOptions, wanted: readonly SubController[]) {
   const cert = options.clusterSigningCertFile;
   const key = options.clusterSigningKeyFile;
@@ -264,6 +277,9 @@ export async function runController(options: ControllerOptions): Promise<void> {
     only,
     ...(authority === undefined ? {} : { authority }),
     signingDurationMs,
+    ...(only.includes(SubController.McsCertRotator)
+      ? { certificateIssuer: webCryptoCertificateIssuer, mcsCertTiming: mcsCertTiming(options) }
+      : {}),
     ...(only.includes(SubController.Build)
       ? {
           osImageBuilder: createBuildahOsImageBuilder({
@@ -382,7 +398,7 @@ export function controllerCommand(): Command {
     )
     .option(
       '--controllers <list>',
-      `sub-controllers to run: * (${DefaultSubControllers.join(', ')}), csr-signer, node-csr-approver, machine-node-link, build; -name leaves one out`,
+      `sub-controllers to run: * (${DefaultSubControllers.join(', ')}), csr-signer, node-csr-approver, machine-node-link, mcs-cert-rotator, build; -name leaves one out`,
       '*',
     )
     .option('--cluster-signing-cert-file <file>', 'CA certificate the csr-signer signs with')
@@ -391,6 +407,16 @@ export function controllerCommand(): Command {
       '--cluster-signing-duration <duration>',
       'how long certificates the csr-signer issues are valid',
       '8760h',
+    )
+    .option(
+      '--mcs-cert-validity <duration>',
+      'mcs-cert-rotator: how long a new MCS signer or serving certificate is valid',
+      '87600h',
+    )
+    .option(
+      '--mcs-cert-refresh <duration>',
+      'mcs-cert-rotator: how old a certificate gets before it is renewed (shorter rotates early)',
+      '70080h',
     )
     .action(async (options: ControllerOptions) => {
       await runController(options);

@@ -3,16 +3,27 @@
  * cmd/machine-config-controller start.go): template, kubelet config, container runtime config,
  * render, node and drain. The caller (cli/) runs them under a Manager, with leader election.
  *
- * Three more run only when asked for, because on a real cluster other components own them: the
+ * Four more run only when asked for. Three because on a real cluster other components own them: the
  * kubelet client CSR signer (kube-controller-manager's csrsigning), the node client CSR approver
  * (cluster-machine-approver) and node link (machine-api). The cluster in a box runs all three in
- * this process, so nodes join it by TLS bootstrapping.
+ * this process, so nodes join it by TLS bootstrapping. The fourth, the MCS certificate rotator,
+ * because upstream runs it only on a cluster with a working machine API (docs/certificates.md).
  */
 import type { CertificateSigningRequest } from '../api/certificates/v1/certificate-signing-request.js';
 import { MachineNamespace, type Machine } from '../api/machine/v1beta1/machine.js';
 import { Resources } from '../api/resource-refs.js';
 import type { TemplateFile } from '../logic/template/generate-template-configs.js';
 import type { CertificateAuthority } from '../ports/certificate-authority.js';
+import type { CertificateIssuer } from '../ports/certificate-issuer.js';
+import {
+  DefaultMcsRotationTiming,
+  McsCertificateObjects,
+  type RotationTiming,
+} from '../logic/certificates/mcs-cert-rotation.js';
+import type { Infrastructure } from '../api/config/v1/infrastructure.js';
+import type { ConfigMap } from '../api/core/v1/config-map.js';
+import type { Secret } from '../api/core/v1/secret.js';
+import { createMcsCertRotator } from './certificates/mcs-cert-rotator.js';
 import type { ControllerVersion } from '../logic/render/render-pool.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
@@ -47,6 +58,8 @@ export const SubController = {
   CsrSigner: 'csr-signer',
   NodeCsrApprover: 'node-csr-approver',
   MachineNodeLink: 'machine-node-link',
+  /** The MCS's signer, CA bundle and serving certificate (upstream's certrotation controller). */
+  McsCertRotator: 'mcs-cert-rotator',
   /** On-Cluster Layering builds (needs an OsImageBuilder: buildah on the box). */
   Build: 'build',
 } as const;
@@ -83,6 +96,10 @@ export interface MachineConfigControllerOptions {
   readonly authority?: CertificateAuthority;
   /** How long signed certificates are valid (`--cluster-signing-duration`). */
   readonly signingDurationMs?: number;
+  /** Makes the MCS's certificates (required with SubController.McsCertRotator). */
+  readonly certificateIssuer?: CertificateIssuer;
+  /** How long the MCS's certificates are valid and when they are renewed (default upstream's). */
+  readonly mcsCertTiming?: RotationTiming;
   /** Runs the build controller's builds (required with SubController.Build). */
   readonly osImageBuilder?: OsImageBuilder;
 }
@@ -212,7 +229,7 @@ export function createMachineConfigController(
   };
 }
 
-/** Signer, approver and node link, with the informers only they need. */
+/** Signer, approver, node link and the MCS certificate rotator, with the informers only they need. */
 function certificateControllers(
   options: MachineConfigControllerOptions,
   informers: ReturnType<typeof createMcoInformers>,
@@ -282,8 +299,58 @@ function certificateControllers(
         log: sub(SubController.MachineNodeLink),
       }),
     );
+  const rotation = wanted(SubController.McsCertRotator)
+    ? mcsCertRotation(options, sub(SubController.McsCertRotator))
+    : undefined;
+  if (rotation !== undefined) controllers.push(rotation.controller);
   return {
-    informers: [csrs, machines].filter((i): i is NonNullable<typeof i> => i !== undefined),
+    informers: [csrs, machines, ...(rotation?.informers ?? [])].filter(
+      (i): i is NonNullable<typeof i> => i !== undefined,
+    ),
     controllers,
   };
+}
+
+/** The MCS certificate rotator with the informers only it needs. */
+function mcsCertRotation(
+  options: MachineConfigControllerOptions,
+  log: Logger,
+): { readonly controller: Controller; readonly informers: readonly Informer[] } {
+  const { client, clock } = options;
+  if (options.certificateIssuer === undefined)
+    throw new Error('the mcs-cert-rotator controller needs a certificate issuer');
+  const informerLog = (ref: { plural: string }): Logger =>
+    options.log.child({ informer: ref.plural });
+  const inNamespace = { namespace: McsCertificateObjects.namespace };
+  const secrets = new Informer<Secret>({
+    client,
+    clock,
+    log: informerLog(Resources.secret),
+    ref: Resources.secret,
+    ...inNamespace,
+  });
+  const configMaps = new Informer<ConfigMap>({
+    client,
+    clock,
+    log: informerLog(Resources.configMap),
+    ref: Resources.configMap,
+    ...inNamespace,
+  });
+  const infrastructures = new Informer<Infrastructure>({
+    client,
+    clock,
+    log: informerLog(Resources.infrastructure),
+    ref: Resources.infrastructure,
+  });
+  const controller = createMcsCertRotator({
+    client,
+    secrets,
+    configMaps,
+    infrastructures,
+    issuer: options.certificateIssuer,
+    timing: options.mcsCertTiming ?? DefaultMcsRotationTiming,
+    clock,
+    log,
+  });
+  return { controller, informers: [secrets, configMaps, infrastructures] };
 }

@@ -33,7 +33,7 @@ import {
   pendingEntry,
   rejectRelease,
 } from './cluster-version-status.js';
-import { liveGet } from './live-get.js';
+import { liveGet } from '../runtime/live-get.js';
 import type { ReleaseImageInfo, ReleasePayloadSource } from '../ports/release-payload-source.js';
 import { errorText } from '../lib/error-text.js';
 

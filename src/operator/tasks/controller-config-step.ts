@@ -13,7 +13,7 @@ import {
   ConfigManagedNamespace,
   ConfigNamespace,
 } from '../../logic/operator/certificate-inputs.js';
-import { liveGet } from '../live-get.js';
+import { liveGet } from '../../runtime/live-get.js';
 import { OperatorTask } from '../../logic/operator/cluster-operator-status.js';
 import {
   applyControllerConfig,

@@ -17,7 +17,7 @@ import {
 } from '../../logic/operator/machine-config-node.js';
 import { rfc3339 } from '../../api/meta/v1/time.js';
 import { forEachLimit } from '../../lib/for-each-limit.js';
-import { liveGet } from '../live-get.js';
+import { liveGet } from '../../runtime/live-get.js';
 import { Done, type OperatorStep, type RoundContext, type TaskOutcome } from '../operator-task.js';
 
 /** Writes in flight at once while bringing many nodes in line. */

@@ -22,7 +22,7 @@ import {
   initialMachineConfiguration,
   nextMachineConfigurationStatus,
 } from '../../logic/operator/machine-configuration-status.js';
-import { liveGet } from '../live-get.js';
+import { liveGet } from '../../runtime/live-get.js';
 import { Done, type OperatorStep, type RoundContext, type TaskOutcome } from '../operator-task.js';
 import { errorText } from '../../lib/error-text.js';
 

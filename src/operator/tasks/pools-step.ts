@@ -1,15 +1,18 @@
 /**
  * MachineConfigPools (upstream syncMachineConfigPools): the built-in pools exist with upstream's
  * labels (their spec is the administrator's), and every pool has its pointer Ignition Secret
- * `openshift-machine-api/<pool>-user-data-managed`. A cluster without that namespace has no
- * machine API to read them: the Secrets are skipped and the ClusterOperator says why.
+ * `openshift-machine-api/<pool>-user-data-managed`, trusting the MCS's current CA bundle. A cluster
+ * without that namespace has no machine API to read them: the Secrets are skipped and the
+ * ClusterOperator says why.
  */
+import type { ConfigMap } from '../../api/core/v1/config-map.js';
 import type { Namespace } from '../../api/core/v1/namespace.js';
+import { McsCertificateObjects } from '../../logic/certificates/mcs-cert-rotation.js';
 import type { Secret } from '../../api/core/v1/secret.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import { isStatusError } from '../../api/meta/v1/status-error.js';
 import { Resources } from '../../api/resource-refs.js';
-import { liveGet } from '../live-get.js';
+import { liveGet } from '../../runtime/live-get.js';
 import { OperatorTask } from '../../logic/operator/cluster-operator-status.js';
 import { enforceBuiltInPoolMetadata, OperatorPools } from '../../logic/operator/pool-metadata.js';
 import {
@@ -61,13 +64,29 @@ async function ensureBuiltInPools(ctx: RoundContext): Promise<MachineConfigPool[
   return created;
 }
 
+/**
+ * The CAs new machines must trust the MCS with: the rotator's bundle (every MCS CA still valid)
+ * when there is one, as upstream renders the Secrets with it; else `--mcs-ca-file`'s.
+ */
+async function mcsCaBundle(ctx: RoundContext): Promise<Uint8Array> {
+  const bundle = await liveGet<ConfigMap>({
+    client: ctx.deps.client,
+    ref: Resources.configMap,
+    name: McsCertificateObjects.bundleConfigMap,
+    namespace: McsCertificateObjects.namespace,
+    signal: ctx.signal,
+  });
+  const text = bundle?.data?.['ca-bundle.crt'] ?? '';
+  return text === '' ? ctx.deps.config.machineConfigServer.caBundle : Buffer.from(text, 'utf8');
+}
+
 async function ensureUserData(ctx: RoundContext, pool: MachineConfigPool): Promise<TaskOutcome> {
   const { client, config } = ctx.deps;
   const mcs = config.machineConfigServer;
   const desired = userDataSecret({
     pool,
     serverUrl: mcs.url,
-    caBundle: mcs.caBundle,
+    caBundle: await mcsCaBundle(ctx),
     ...(mcs.token === undefined ? {} : { token: mcs.token }),
   });
   if (!desired.ok) return { kind: 'Failed', message: describePointerConfigError(desired.error) };

@@ -1,8 +1,8 @@
 /**
- * Reads one object from the server, undefined when it does not exist. The operator reads the few
- * objects it applies (ControllerConfig, built-in pools, pointer Secrets) live, as upstream's apply
- * helpers do: a cache that has not yet seen the operator's own last write would turn the next
- * write into AlreadyExists or Conflict.
+ * Reads one object from the server, undefined when it does not exist. Writers read the few
+ * objects they apply (the operator's ControllerConfig and pools, the MCS certificate Secrets) live,
+ * as upstream's apply helpers do: a cache that has not yet seen the writer's own last write would
+ * turn the next write into AlreadyExists or Conflict.
  */
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../ports/resource-client.js';
