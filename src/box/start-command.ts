@@ -666,6 +666,8 @@ export function progressLine(
   ).length;
   const parts = [`nodes ${readyNodes}/${expected} Ready`];
   let ready = readyNodes >= expected && pools.length > 0;
+  // A node added to a cluster that was up is Ready before its pool counts it as updated.
+  let updatedMembers = 0;
   for (const p of [...pools].sort((a, b) =>
     (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
   )) {
@@ -676,10 +678,11 @@ export function progressLine(
       `${p.metadata.name ?? ''} ${state} ${p.status?.updatedMachineCount ?? 0}/${p.status?.machineCount ?? 0}`,
     );
     const members = p.metadata.name === 'master' || p.metadata.name === 'worker';
+    if (members) updatedMembers += p.status?.updatedMachineCount ?? 0;
     if (!updated || (members && (p.status?.machineCount ?? 0) === 0)) ready = false;
     if (p.spec.configuration?.name !== p.status?.configuration?.name) ready = false;
   }
-  return { line: parts.join(' · '), ready };
+  return { line: parts.join(' · '), ready: ready && updatedMembers >= expected };
 }
 
 function banner(ctx: Ctx): string {
