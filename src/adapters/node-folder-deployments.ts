@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { createExecCommandRunner } from './exec-command-runner.js';
 import { nodeLayout, readBooted, readStaged } from './ostree-boot.js';
 import { deploymentOfEntry, OstreeCli, readBootEntries } from './ostree.js';
-import { dns1123SubdomainProblems } from '../lib/label-selector.js';
+import { dns1123SubdomainProblems } from '../api/meta/v1/label-selector-matching.js';
 import { err, ok } from '../lib/result.js';
 import type {
   DeploymentView,

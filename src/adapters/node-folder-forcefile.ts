@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { NodeRoot } from './node-root.js';
 import { nodeLayout } from './ostree-boot.js';
-import { dns1123SubdomainProblems } from '../lib/label-selector.js';
+import { dns1123SubdomainProblems } from '../api/meta/v1/label-selector-matching.js';
 import { err, ok } from '../lib/result.js';
 import { ForceFilePath } from '../logic/nodeplan/node-paths.js';
 import type { NodeForcefile } from '../ports/node-forcefile.js';

@@ -22,7 +22,7 @@ import {
   type MachineConfiguration,
 } from '../api/operator/v1/machine-configuration.js';
 import { Resources } from '../api/resource-refs.js';
-import { matchesLabelSelector } from '../lib/label-selector.js';
+import { matchesLabelSelector } from '../api/meta/v1/label-selector-matching.js';
 import { isUnchanged, planEffect, type PlanSummary } from '../logic/nodeplan/plan-summary.js';
 import { describeRenderPoolError, renderPool } from '../logic/render/render-pool.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../ports/resource-client.js';

@@ -9,7 +9,7 @@
  * a string, anything else (`"abc"`, `"1.5"`, `"x%"`, negative) is refused with upstream's text
  * rather than written and left for the controller to stumble on.
  */
-import { dns1123SubdomainProblems } from '../lib/label-selector.js';
+import { dns1123SubdomainProblems } from '../api/meta/v1/label-selector-matching.js';
 import { err, ok, type Result } from '../lib/result.js';
 import { describeMaxUnavailableError, maxUnavailable } from '../logic/rollout/max-unavailable.js';
 

@@ -17,7 +17,7 @@ import type {
   Role,
   RoleBinding,
 } from '../../api/rbac/v1/rbac-kinds.js';
-import { matchesLabelSelector } from '../../lib/label-selector.js';
+import { matchesLabelSelector } from '../../api/meta/v1/label-selector-matching.js';
 import type { RequestAttributes } from '../auth.js';
 import type { UserInfo } from '../resource-store.js';
 import { ruleAllows, subjectMatches } from './rbac-rules.js';

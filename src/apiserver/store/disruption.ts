@@ -7,7 +7,7 @@
  */
 import type { LabelSelector } from '../../api/meta/v1/label-selector.js';
 import { rfc3339 } from '../../api/meta/v1/time.js';
-import { matchesLabelSelector } from '../../lib/label-selector.js';
+import { matchesLabelSelector } from '../../api/meta/v1/label-selector-matching.js';
 import type { KubeObject } from '../resource-store.js';
 import { isJsonMap, type JsonMap } from './json.js';
 

@@ -16,7 +16,7 @@ import {
   dns1123SubdomainProblems,
   labelValueProblems,
   qualifiedNameProblems,
-} from '../../lib/label-selector.js';
+} from '../../api/meta/v1/label-selector-matching.js';
 import { MaxAnnotationBytes } from '../request-limits.js';
 import type { KubeObject } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';

@@ -7,7 +7,7 @@ import {
   describeSelectorParseError,
   matchesRequirements,
   parseSelectorString,
-} from '../../lib/label-selector.js';
+} from '../../api/meta/v1/label-selector-matching.js';
 import type { KubeObject } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import {

@@ -26,8 +26,8 @@ import type {
   MachineConfigPoolStatus,
 } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../../api/resource-refs.js';
-import { latestTrueCondition } from '../../lib/conditions.js';
-import { isEmptySelector } from '../../lib/label-selector.js';
+import { latestTrueCondition } from '../../api/meta/v1/condition-list.js';
+import { isEmptySelector } from '../../api/meta/v1/label-selector-matching.js';
 import {
   chooseNodesToUpdate,
   getAllCandidateMachines,

@@ -17,7 +17,7 @@ import {
 } from '../../api/machineconfiguration/v1/rollout-policy.js';
 import type { McoCondition } from '../../api/meta/v1/condition.js';
 import { Resources } from '../../api/resource-refs.js';
-import { setMcoCondition } from '../../lib/conditions.js';
+import { setMcoCondition } from '../../api/meta/v1/condition-list.js';
 import { isNodeDone } from '../../logic/rollout/node-state.js';
 import { parseRolloutPolicy } from '../../logic/rollout-policy/parse-rollout-policy.js';
 import {

@@ -7,7 +7,7 @@
 import type { Pod } from '../../api/core/v1/pod.js';
 import type { LabelSelector } from '../../api/meta/v1/label-selector.js';
 import { Resources } from '../../api/resource-refs.js';
-import { labelSelectorToString } from '../../lib/label-selector.js';
+import { labelSelectorToString } from '../../api/meta/v1/label-selector-matching.js';
 import type { PrometheusAnswer } from '../../logic/rollout-policy/rollout-decision.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import { errorText } from '../../lib/error-text.js';

@@ -7,7 +7,10 @@
  */
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
-import { isEmptySelector, matchesLabelSelector } from '../../lib/label-selector.js';
+import {
+  isEmptySelector,
+  matchesLabelSelector,
+} from '../../api/meta/v1/label-selector-matching.js';
 import { err, ok, type Result } from '../../lib/result.js';
 
 export type PoolsForConfigError =

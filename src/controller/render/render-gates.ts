@@ -15,7 +15,10 @@ import type { ControllerConfig } from '../../api/machineconfiguration/v1/control
 import type { KubeletConfig } from '../../api/machineconfiguration/v1/kubelet-config.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import type { LabelSelector } from '../../api/meta/v1/label-selector.js';
-import { isEmptySelector, matchesLabelSelector } from '../../lib/label-selector.js';
+import {
+  isEmptySelector,
+  matchesLabelSelector,
+} from '../../api/meta/v1/label-selector-matching.js';
 
 export type GateError =
   | { readonly kind: 'ControllerConfigMissing'; readonly name: string }

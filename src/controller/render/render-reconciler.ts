@@ -17,8 +17,8 @@ import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machin
 import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
 import { isStatusError } from '../../api/meta/v1/status-error.js';
 import { Resources } from '../../api/resource-refs.js';
-import { setMcoCondition } from '../../lib/conditions.js';
-import { isEmptySelector } from '../../lib/label-selector.js';
+import { setMcoCondition } from '../../api/meta/v1/condition-list.js';
+import { isEmptySelector } from '../../api/meta/v1/label-selector-matching.js';
 import type { ReconcileOverrides } from '../../logic/render/reconcile.js';
 import { MachineConfigValidationCache } from '../../logic/render/validation-cache.js';
 import {

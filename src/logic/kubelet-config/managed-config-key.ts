@@ -8,7 +8,10 @@ import { Annotation } from '../../api/machineconfiguration/v1/constants.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import type { LabelSelector } from '../../api/meta/v1/label-selector.js';
 import type { ObjectMeta } from '../../api/meta/v1/object-meta.js';
-import { isEmptySelector, matchesLabelSelector } from '../../lib/label-selector.js';
+import {
+  isEmptySelector,
+  matchesLabelSelector,
+} from '../../api/meta/v1/label-selector-matching.js';
 import { err, ok, type Result } from '../../lib/result.js';
 
 export type GeneratedKind = 'kubelet' | 'containerruntime';

@@ -19,7 +19,7 @@ import type {
 import { ClusterStatusConditionType } from '../../api/config/v1/cluster-operator.js';
 import { PoolConditionType } from '../../api/machineconfiguration/v1/constants.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
-import { findCondition, isConditionTrue } from '../../lib/conditions.js';
+import { findCondition, isConditionTrue } from '../../api/meta/v1/condition-list.js';
 
 /** The operator's sync tasks, in upstream's order; a failure is reported as `<Task>Failed`. */
 export const OperatorTask = {

@@ -15,7 +15,7 @@ import {
 } from '../../api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
-import { findCondition, isConditionTrue } from '../../lib/conditions.js';
+import { findCondition, isConditionTrue } from '../../api/meta/v1/condition-list.js';
 import { poolStatusSummary } from './cluster-operator-status.js';
 
 /** Upstream: 10 minutes per machine of the required pools. */

@@ -13,7 +13,7 @@ import {
   isEmptySelector,
   labelSelectorToString,
   matchesLabelSelector,
-} from '../../lib/label-selector.js';
+} from '../../api/meta/v1/label-selector-matching.js';
 import { err, ok, type Result } from '../../lib/result.js';
 import {
   describeMergeError,

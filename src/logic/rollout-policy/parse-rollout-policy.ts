@@ -12,7 +12,7 @@ import {
 import {
   describeLabelSelectorError,
   labelSelectorToRequirements,
-} from '../../lib/label-selector.js';
+} from '../../api/meta/v1/label-selector-matching.js';
 import { err, ok, type Result } from '../../lib/result.js';
 import { goDurationMs } from './go-duration-ms.js';
 import { parseWindow, type ParsedWindow } from './maintenance-windows.js';

@@ -5,7 +5,7 @@
  */
 import type { Node } from '../../api/core/v1/node.js';
 import type { RolloutPolicy } from '../../api/machineconfiguration/v1/rollout-policy.js';
-import { matchesLabelSelector } from '../../lib/label-selector.js';
+import { matchesLabelSelector } from '../../api/meta/v1/label-selector-matching.js';
 import { sortNodeList } from '../rollout/candidates.js';
 
 function priority(node: Node, label: string | undefined): number {

@@ -6,7 +6,10 @@
 import { Label } from '../../api/machineconfiguration/v1/constants.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import type { Node } from '../../api/core/v1/node.js';
-import { isEmptySelector, matchesLabelSelector } from '../../lib/label-selector.js';
+import {
+  isEmptySelector,
+  matchesLabelSelector,
+} from '../../api/meta/v1/label-selector-matching.js';
 import { err, ok, type Result } from '../../lib/result.js';
 
 export interface TooManyCustomPools {

@@ -10,7 +10,7 @@ import type {
 } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import type { Node } from '../../api/core/v1/node.js';
 import type { McoCondition } from '../../api/meta/v1/condition.js';
-import { isConditionTrue, setMcoCondition } from '../../lib/conditions.js';
+import { isConditionTrue, setMcoCondition } from '../../api/meta/v1/condition-list.js';
 import { isNodeDegraded, isNodeDone, isNodeReady, isUnavailableForUpdate } from './node-state.js';
 
 export interface PoolStatusInput {

@@ -3,7 +3,7 @@
  * identical condition leaves the list untouched; a change of status stamps a new
  * lastTransitionTime; any change moves the condition to the end of the list.
  */
-import type { McoCondition } from '../api/meta/v1/condition.js';
+import type { McoCondition } from './condition.js';
 
 export interface ConditionChange {
   readonly type: string;

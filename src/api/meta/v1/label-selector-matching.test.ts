@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { LabelSelector } from '../api/meta/v1/label-selector.js';
+import type { LabelSelector } from './label-selector.js';
 import {
   describeLabelSelectorError,
   describeSelectorParseError,
@@ -11,7 +11,7 @@ import {
   matchesRequirements,
   parseSelectorString,
   requirementsToString,
-} from './label-selector.js';
+} from './label-selector-matching.js';
 
 const NAME_PART_REGEX =
   "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";

@@ -12,10 +12,10 @@
  * `matchesLabelSelector` follows that; callers with other rules (MCO pools treat an empty selector
  * as selecting nothing) check `isEmptySelector` first.
  */
-import { aggregateFieldErrors, invalidField, type FieldError } from '../api/meta/v1/field-error.js';
-import { goQuote } from './go/quote.js';
-import type { LabelSelector } from '../api/meta/v1/label-selector.js';
-import { err, ok, type Result } from './result.js';
+import { aggregateFieldErrors, invalidField, type FieldError } from './field-error.js';
+import { goQuote } from '../../../lib/go/quote.js';
+import type { LabelSelector } from './label-selector.js';
+import { err, ok, type Result } from '../../../lib/result.js';
 
 /** selection.Operator: the operators of a parsed requirement. */
 const SelectorOperator = {

@@ -1,6 +1,6 @@
 /**
  * metav1.LabelSelector: matchLabels ANDed with matchExpressions. Matching and printing live in
- * src/lib/label-selector.ts; this file is the wire shape.
+ * label-selector-matching.ts; this file is the wire shape.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { StringMap } from '../../schema.js';
