@@ -26,7 +26,7 @@ import { ImageSchema } from './config/v1/image.js';
 import { InfrastructureSchema } from './config/v1/infrastructure.js';
 import { NetworkSchema } from './config/v1/network.js';
 import { ProxySchema } from './config/v1/proxy.js';
-import type { CustomKind } from './crds.js';
+import type { CustomKind } from './apiextensions/v1/custom-resource-definition.js';
 import {
   ImageContentSourcePolicyCrd,
   ImageContentSourcePolicySchema,

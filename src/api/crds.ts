@@ -6,10 +6,9 @@
  * TypeBox schema (as a structural `openAPIV3Schema`)
  * and its CrdInfo (names, scope, status subresource, printer columns).
  */
-import type { TSchema } from '@sinclair/typebox';
 import {
   ApiextensionsApiVersion,
-  type CrdInfo,
+  type CustomKind,
   type CustomResourceDefinition,
 } from './apiextensions/v1/custom-resource-definition.js';
 import { ClusterOperatorSchema } from './config/v1/cluster-operator.js';
@@ -41,12 +40,6 @@ import {
 import { MachineCrd, MachineSchema } from './machine/v1beta1/machine.js';
 import { crdOpenApiV3Schema } from './schema.js';
 import { ClusterConfigKinds } from './cluster-config-kinds.js';
-
-/** A served custom kind: its CRD metadata and the TypeBox schema of one object. */
-export interface CustomKind {
-  readonly info: CrdInfo;
-  readonly schema: TSchema;
-}
 
 /** Every custom kind, in install order. */
 export const CustomKinds: readonly CustomKind[] = [

@@ -3,6 +3,7 @@
  * one version with its structural schema, printer columns and the status subresource. `CrdInfo` is
  * the per-kind metadata (names, columns) the API server needs to route and print a kind.
  */
+import type { TSchema } from '@sinclair/typebox';
 import type { JsonObject } from '../../schema.js';
 import type { ObjectMeta } from '../../meta/v1/object-meta.js';
 
@@ -69,3 +70,9 @@ export const AgeColumn: PrinterColumn = {
   type: 'date',
   jsonPath: '.metadata.creationTimestamp',
 };
+
+/** A served custom kind: its CRD metadata and the TypeBox schema of one object. */
+export interface CustomKind {
+  readonly info: CrdInfo;
+  readonly schema: TSchema;
+}
