@@ -16,11 +16,7 @@ import type {
   CertificateAuthority,
   ClientCertificateRequest,
 } from '../ports/certificate-authority.js';
-import type {
-  CertificateIssuer,
-  KeyPairPem,
-  Validity,
-} from '../ports/certificate-issuer.js';
+import type { CertificateIssuer, KeyPairPem, Validity } from '../ports/certificate-issuer.js';
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;
@@ -373,5 +369,4 @@ export const webCryptoCertificateIssuer: CertificateIssuer = {
     });
     return { certPem: `${cert.toString('pem')}\n`, keyPem: await privateKeyPem(keys.privateKey) };
   },
-
 };

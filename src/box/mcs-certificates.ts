@@ -39,10 +39,10 @@ export const McsCertificateFile = {
   bundle: 'ca-bundle.crt',
 } as const;
 
-async function createUnlessPresent<T extends ApiObject>(
+async function createUnlessPresent(
   client: ResourceClient,
   ref: ResourceRef,
-  object: T,
+  object: ApiObject,
 ): Promise<boolean> {
   try {
     await client.create(ref, object);
@@ -113,12 +113,13 @@ export async function seedMcsCertificates(client: ResourceClient, mcsDir: string
     tlsSecret(McsCertificateObjects.signerSecret, ca.pem, read(PkiFile.caKey), validity(ca)),
   );
   if (!seeded) return;
-  await createUnlessPresent<ConfigMap>(client, Resources.configMap, {
+  const bundle: ConfigMap = {
     apiVersion: 'v1',
     kind: 'ConfigMap',
     metadata: { name: McsCertificateObjects.bundleConfigMap, namespace },
     data: { [BundleKey]: ca.pem },
-  });
+  };
+  await createUnlessPresent(client, Resources.configMap, bundle);
   await createUnlessPresent(
     client,
     Resources.secret,
@@ -171,8 +172,18 @@ export function projectMcsCertificates(
     if (project(join(mcsDir, McsCertificateFile.bundle), c.data?.[BundleKey] ?? '', 0o644))
       onBundle();
   };
-  secrets.addHandler({ onAdd: onSecret, onUpdate: (_old, s) => onSecret(s) });
-  configMaps.addHandler({ onAdd: onConfigMap, onUpdate: (_old, c) => onConfigMap(c) });
+  secrets.addHandler({
+    onAdd: onSecret,
+    onUpdate: (_old, s) => {
+      onSecret(s);
+    },
+  });
+  configMaps.addHandler({
+    onAdd: onConfigMap,
+    onUpdate: (_old, c) => {
+      onConfigMap(c);
+    },
+  });
   void secrets.run(signal);
   void configMaps.run(signal);
   return {

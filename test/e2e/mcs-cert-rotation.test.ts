@@ -46,19 +46,19 @@ const args = () => [
   '2m',
 ];
 
-function kubectl<T>(...argv: string[]): T {
+function kubectl(...argv: string[]): unknown {
   const r = spawnSync(Kubectl, [...argv, '-o', 'json'], {
     env: { ...process.env, KUBECONFIG: join(dataDir, 'admin.kubeconfig') },
     encoding: 'utf8',
     timeout: Minute,
   });
   if (r.status !== 0) throw new Error(`kubectl ${argv.join(' ')}: ${r.stderr}`);
-  return JSON.parse(r.stdout) as T;
+  return JSON.parse(r.stdout) as unknown;
 }
 
 const bundle = () =>
   readCertificates(
-    kubectl<ConfigMap>('-n', Namespace, 'get', 'configmap', 'machine-config-server-ca').data?.[
+    (kubectl('-n', Namespace, 'get', 'configmap', 'machine-config-server-ca') as ConfigMap).data?.[
       'ca-bundle.crt'
     ] ?? '',
   );
@@ -113,7 +113,7 @@ describe('MCS certificate rotation in the box', { timeout: 12 * Minute }, () => 
   let newSigner = '';
 
   it('starts from the box PKI: the first signer is the CA the box made', () => {
-    const signer = kubectl<Secret>('-n', Namespace, 'get', 'secret', 'machine-config-server-ca');
+    const signer = kubectl('-n', Namespace, 'get', 'secret', 'machine-config-server-ca') as Secret;
     expect(signer.type).toBe('kubernetes.io/tls');
     const all = bundle();
     oldSigner = all.at(-1)?.commonName ?? '';
@@ -148,7 +148,7 @@ describe('MCS certificate rotation in the box', { timeout: 12 * Minute }, () => 
 
   it('the MCS presents a certificate of the new signer once it propagated, with no restart', async () => {
     const bornAt = Date.parse(
-      kubectl<Secret>('-n', Namespace, 'get', 'secret', 'machine-config-server-ca').metadata
+      (kubectl('-n', Namespace, 'get', 'secret', 'machine-config-server-ca') as Secret).metadata
         .annotations?.['auth.openshift.io/certificate-not-before'] ?? '',
     );
     const cert = await until(
@@ -161,7 +161,13 @@ describe('MCS certificate rotation in the box', { timeout: 12 * Minute }, () => 
     );
     // a quarter of the 2m refresh: 30 s in the bundle before use (a second of clock rounding)
     expect(Date.parse(cert.valid_from)).toBeGreaterThanOrEqual(bornAt + 29_000);
-    const serving = kubectl<Secret>('-n', Namespace, 'get', 'secret', 'machine-config-server-tls');
+    const serving = kubectl(
+      '-n',
+      Namespace,
+      'get',
+      'secret',
+      'machine-config-server-tls',
+    ) as Secret;
     expect(serving.metadata.annotations?.['auth.openshift.io/certificate-hostnames']).toBe(
       '127.0.0.1',
     );
@@ -176,7 +182,7 @@ describe('MCS certificate rotation in the box', { timeout: 12 * Minute }, () => 
     const node = await until(
       'worker-1 to be Ready and Done',
       () => {
-        const n = kubectl<{ items: Node[] }>('get', 'nodes').items.find(
+        const n = (kubectl('get', 'nodes') as { items: Node[] }).items.find(
           (x) => x.metadata.name === 'worker-1',
         );
         const ready = n?.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True';

@@ -207,7 +207,11 @@ class McsCertRotator implements Reconciler {
       existing = undefined;
     }
     const current = keyPairOf(existing);
-    const renewal = servingRenewal(current?.facts, signer.facts, hosts, now, timing);
+    const renewal = servingRenewal(
+      { serving: current?.facts, signer: signer.facts, hosts },
+      now,
+      timing,
+    );
     if (current !== undefined && !renewal.renew) return current.facts;
     const pair = await issuer.newServing(signer.pair, hosts, this.#validity(now));
     const facts = readCertificates(pair.certPem)[0];

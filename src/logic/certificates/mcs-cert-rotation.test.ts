@@ -81,7 +81,11 @@ describe('servingRenewal', () => {
       'a new signer is in the bundle',
     ],
   ])('%s', (_name, current, currentSigner, wanted, now, reason) => {
-    const r = servingRenewal(current, currentSigner, wanted, now, timing);
+    const r = servingRenewal(
+      { serving: current, signer: currentSigner, hosts: wanted },
+      now,
+      timing,
+    );
     expect(r.renew ? r.reason : undefined).toBe(reason);
   });
 

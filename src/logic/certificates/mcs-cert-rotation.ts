@@ -89,10 +89,15 @@ export function nextCaBundle(
 const sameHosts = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && [...a].sort().join(',') === [...b].sort().join(',');
 
+/** The serving certificate there is, the signer there is and the host names it must name. */
+export interface ServingState {
+  readonly serving: CertificateFacts | undefined;
+  readonly signer: CertificateFacts;
+  readonly hosts: readonly string[];
+}
+
 export function servingRenewal(
-  serving: CertificateFacts | undefined,
-  signer: CertificateFacts,
-  hosts: readonly string[],
+  { serving, signer, hosts }: ServingState,
   now: number,
   timing: RotationTiming,
 ): Renewal {
