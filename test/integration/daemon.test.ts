@@ -451,12 +451,19 @@ describe('the daemon against a real API server', () => {
       /^failed to write file "\/etc\/locked\/x\.conf": open \/etc\/locked\/\.x\.conf\.[0-9a-f]+\.tmp: operation not permitted$/,
     );
     await sleep(2000); // a few retries, each rolled back
-    // every file the failed attempts wrote is back as it was
-    expect(existsSync(join(p.root, 'etc/locked/x.conf'))).toBe(false);
-    expect(read('/etc/mco-test/new.conf')).toBe('hello\n');
-    expect(existsSync(join(p.root, 'etc/mco-test/added.conf'))).toBe(false);
-    expect(existsSync(join(p.root, 'etc/mco-test/added.conf.mcdnoorig'))).toBe(false);
-    expect(read('/etc/containers/registries.conf')).toBe(regs3);
+    // Between attempts every file the failed ones wrote is back as it was. The daemon keeps
+    // retrying, so a single look may land inside an attempt: the rolled-back state must be seen.
+    const rolledBack = () =>
+      !existsSync(join(p.root, 'etc/locked/x.conf')) &&
+      read('/etc/mco-test/new.conf') === 'hello\n' &&
+      !existsSync(join(p.root, 'etc/mco-test/added.conf')) &&
+      !existsSync(join(p.root, 'etc/mco-test/added.conf.mcdnoorig')) &&
+      read('/etc/containers/registries.conf') === regs3;
+    await until(
+      'the failed attempt rolled back',
+      () => Promise.resolve(rolledBack() ? true : undefined),
+      { timeoutMs: 10_000, intervalMs: 20 },
+    );
     expect(await annotation(Annotation.currentConfig)).toBe('rendered-worker-4');
     expect(await annotation(Annotation.state)).toBe('Degraded');
     execFileSync('chattr', ['-i', join(p.root, 'etc/locked')]);
