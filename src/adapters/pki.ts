@@ -89,29 +89,18 @@ interface Ca {
 }
 
 async function createCa(dir: string, now: number): Promise<Ca> {
-  const keys = await generateKeys();
-  const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: serial(),
-    name: 'CN=mco-apiserver-ca',
-    notBefore: new Date(now - 60_000),
-    notAfter: new Date(now + CaValidityDays * DayMs),
-    signingAlgorithm: SigningAlgorithm,
-    keys,
-    extensions: [
-      new x509.BasicConstraintsExtension(true, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.keyCertSign |
-          x509.KeyUsageFlags.cRLSign |
-          x509.KeyUsageFlags.digitalSignature,
-        true,
-      ),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-    ],
+  const signer = await webCryptoCertificateIssuer.newSigner('mco-apiserver-ca', {
+    notBefore: now - 60_000,
+    notAfter: now + CaValidityDays * DayMs,
   });
-  const certPem = cert.toString('pem');
-  writeAtomically(join(dir, PkiFile.caKey), await privateKeyPem(keys.privateKey), 0o600);
+  const certPem = signer.certPem.trim();
+  writeAtomically(join(dir, PkiFile.caKey), signer.keyPem, 0o600);
   writeAtomically(join(dir, PkiFile.caCert), `${certPem}\n`, 0o644);
-  return { cert, certPem, key: keys.privateKey };
+  return {
+    cert: new x509.X509Certificate(certPem),
+    certPem,
+    key: await importPrivateKey(signer.keyPem),
+  };
 }
 
 async function loadCa(dir: string): Promise<Ca | undefined> {
