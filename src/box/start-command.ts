@@ -34,6 +34,7 @@ import {
   readFileSync,
   writeFileSync,
 } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -710,6 +711,20 @@ function banner(ctx: Ctx): string {
   ].join('\n');
 }
 
+/** Whether the dashboard answers its page with 200. */
+function dashboardAnswers(ctx: Ctx): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = httpGet({ host: '127.0.0.1', port: ctx.ports.dashboard, path: '/' }, (res) => {
+      res.resume();
+      resolve(res.statusCode === 200);
+    });
+    req.on('error', () => {
+      resolve(false);
+    });
+    req.setTimeout(2000, () => req.destroy(new Error('timeout')));
+  });
+}
+
 async function watchProgress(ctx: Ctx, client: ResourceClient, expected: number): Promise<void> {
   let last = '';
   let announced = false;
@@ -724,7 +739,8 @@ async function watchProgress(ctx: Ctx, client: ResourceClient, expected: number)
         ctx.io.out(`${p.line}\n`);
         last = p.line;
       }
-      if (p.ready && !announced) {
+      // The banner sends the user to the dashboard: it must answer first (it may be restarting).
+      if (p.ready && !announced && (await dashboardAnswers(ctx))) {
         announced = true;
         writeFileSync(
           join(ctx.layout.dir, MetricsTargetsFile),

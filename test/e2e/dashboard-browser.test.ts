@@ -19,11 +19,11 @@
  * - no console error but the 403s answered to requests that carried the read-only token.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseTokenFile } from '../../src/apiserver/auth/token-file.js';
 import { McoBin, RepoRoot } from '../support/run-mco.js';
 import { freePortBase } from '../support/ports.js';
@@ -160,6 +160,11 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
     });
   }, 9 * Minute);
 
+  let failed = false;
+  afterEach((ctx) => {
+    if (ctx.task.result?.state === 'fail') failed = true;
+  });
+
   afterAll(async () => {
     await browser?.close().catch(() => undefined);
     if (profile !== '') rmSync(profile, { recursive: true, force: true });
@@ -172,6 +177,8 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
       clearTimeout(timer);
     }
     if (work !== '') {
+      // the components' logs outlive a failed run, for whoever reads the failure
+      if (failed) cpSync(join(dataDir, 'logs'), join(OutputDir, 'logs'), { recursive: true });
       // OSTree deployments are immutable: no check.
       spawnSync('chattr', ['-R', '-i', work], { stdio: 'ignore' });
       rmSync(work, { recursive: true, force: true });
