@@ -124,10 +124,18 @@ describe('os_image_url_override', () => {
     await eventually('override counted', async () =>
       Promise.resolve(h.metrics.osImageUrlOverrides.get(poolName) === true),
     );
-    const rendered = await h.get<MachineConfig>(Resources.machineConfig, await targetOf(poolName));
-    expect(
-      rendered.metadata.annotations?.['machineconfiguration.openshift.io/os-image-url-overridden'],
-    ).toBe('true');
+    // The metric is set when the config is rendered, a moment before the pool targets it.
+    await eventually('the pool to target the overridden config', async () => {
+      const rendered = await h.tryGet<MachineConfig>(
+        Resources.machineConfig,
+        await targetOf(poolName),
+      );
+      return (
+        rendered?.metadata.annotations?.[
+          'machineconfiguration.openshift.io/os-image-url-overridden'
+        ] === 'true'
+      );
+    });
     await h.admin.delete(Resources.machineConfig, '99-override-os');
     await eventually('override cleared', async () =>
       Promise.resolve(h.metrics.osImageUrlOverrides.get(poolName) === false),
