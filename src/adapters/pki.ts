@@ -144,6 +144,25 @@ function servingCertStillGood(
   return sanEntries(hosts).every((e) => present.has(sanText(e))) ? pem : undefined;
 }
 
+/** A TLS server certificate's extensions: server auth for `sans`, keyed to its CA and itself. */
+async function servingExtensions(
+  sans: { type: 'ip' | 'dns'; value: string }[],
+  caPublicKey: x509.PublicKey | CryptoKey,
+  publicKey: CryptoKey,
+): Promise<x509.Extension[]> {
+  return [
+    new x509.BasicConstraintsExtension(false, undefined, true),
+    new x509.KeyUsagesExtension(
+      x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
+      true,
+    ),
+    new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+    new x509.SubjectAlternativeNameExtension(sans),
+    await x509.AuthorityKeyIdentifierExtension.create(caPublicKey),
+    await x509.SubjectKeyIdentifierExtension.create(publicKey),
+  ];
+}
+
 async function issueServing(
   dir: string,
   ca: Ca,
@@ -160,17 +179,7 @@ async function issueServing(
     signingAlgorithm: SigningAlgorithm,
     publicKey: keys.publicKey,
     signingKey: ca.key,
-    extensions: [
-      new x509.BasicConstraintsExtension(false, undefined, true),
-      new x509.KeyUsagesExtension(
-        x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
-        true,
-      ),
-      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-      new x509.SubjectAlternativeNameExtension(sanEntries(hosts)),
-      await x509.AuthorityKeyIdentifierExtension.create(ca.cert.publicKey),
-      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-    ],
+    extensions: await servingExtensions(sanEntries(hosts), ca.cert.publicKey, keys.publicKey),
   });
   const pem = `${cert.toString('pem')}\n${ca.certPem}\n`;
   writeAtomically(join(dir, PkiFile.servingKey), await privateKeyPem(keys.privateKey), 0o600);
@@ -322,8 +331,9 @@ export const webCryptoCertificateIssuer: CertificateIssuer = {
     hosts: readonly string[],
     validity: Validity,
   ): Promise<KeyPairPem> {
-    const ca = await certificateAuthority(signer.certPem, signer.keyPem);
-    const caCert = new x509.X509Certificate(ca.certificatePem);
+    if (!new NodeX509(signer.certPem).checkPrivateKey(createPrivateKey(signer.keyPem)))
+      throw new Error('the signer key does not match the signer certificate');
+    const caCert = new x509.X509Certificate(signer.certPem);
     const algorithms = signingAlgorithmsOf(signer.keyPem);
     const signingKey = await webcrypto.subtle.importKey(
       'pkcs8',
@@ -342,19 +352,11 @@ export const webCryptoCertificateIssuer: CertificateIssuer = {
       signingAlgorithm: algorithms.sign,
       publicKey: keys.publicKey,
       signingKey,
-      extensions: [
-        new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(
-          x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment,
-          true,
-        ),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-        new x509.SubjectAlternativeNameExtension(
-          hosts.map((h) => ({ type: isIP(h) === 0 ? 'dns' : 'ip', value: h })),
-        ),
-        await x509.AuthorityKeyIdentifierExtension.create(caCert.publicKey),
-        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
-      ],
+      extensions: await servingExtensions(
+        hosts.map((h) => ({ type: isIP(h) === 0 ? 'dns' : 'ip', value: h })),
+        caCert.publicKey,
+        keys.publicKey,
+      ),
     });
     return { certPem: `${cert.toString('pem')}\n`, keyPem: await privateKeyPem(keys.privateKey) };
   },
