@@ -276,6 +276,15 @@ beforeAll(async () => {
     async () => ready(await getNode())?.status === 'True',
     60_000,
   );
+  // The kubelet registers the Node before the supervisor syncs the daemon's pod and starts it.
+  await eventually(
+    'the daemon to start',
+    () => {
+      const pid = daemonPid();
+      return pid !== undefined && alive(pid);
+    },
+    60_000,
+  );
 }, 240_000);
 
 afterAll(async () => {
