@@ -157,6 +157,8 @@ export class LayeringReconciler {
     const phase = buildPhase(mosb);
     if (phase === 'Prepared' && !this.#running.has(request.name))
       mosb = await this.#runBuild(mosb, request, signal);
+    else if (phase === 'Building' && !this.#running.has(request.name))
+      mosb = await this.#orphaned(mosb, signal);
     if (buildPhase(mosb) === 'Succeeded')
       await this.#rollTo({ mosc, mosb, request, override, signal });
   }
@@ -276,6 +278,25 @@ export class LayeringReconciler {
     } finally {
       this.#running.delete(request.name);
     }
+  }
+
+  /**
+   * Building, but not in this process: the controller that ran it was killed (its build process
+   * went with it, in its process group) or it ran on a leader that is gone. Nothing will finish
+   * it, so it is recorded as upstream records a build whose Job vanished: Interrupted.
+   */
+  async #orphaned(mosb: MachineOSBuild, signal: AbortSignal): Promise<MachineOSBuild> {
+    this.#d.log.warn('MachineOSBuild was building in a controller that is gone: interrupted', {
+      build: mosb.metadata.name,
+    });
+    return this.#setStatus(
+      mosb,
+      {
+        conditions: buildConditions('Interrupted', this.#now(), mosb.status?.conditions),
+        buildEnd: this.#now(),
+      },
+      signal,
+    );
   }
 
   async #rollTo({
