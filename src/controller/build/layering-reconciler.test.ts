@@ -167,6 +167,32 @@ describe('LayeringReconciler', () => {
     expect(builder.builds).toHaveLength(1);
   });
 
+  it('the rebuild annotation builds a failed build’s inputs again and is cleared', async () => {
+    const { client, builder, reconciler } = setup();
+    builder.fail = true;
+    await reconciler.reconcile('worker', signal);
+    const [failed] = await builds(client);
+    expect(failed === undefined ? undefined : buildPhase(failed)).toBe('Failed');
+    builder.fail = false;
+    const mosc = await client.get<MachineOSConfig>(Resources.machineOSConfig, 'worker');
+    await client.update(Resources.machineOSConfig, {
+      ...mosc,
+      metadata: { ...mosc.metadata, annotations: { [BuildAnnotation.rebuild]: '' } },
+    });
+    await reconciler.reconcile('worker', signal);
+    expect(builder.builds).toHaveLength(2);
+    const [again] = await builds(client);
+    // The same inputs, so the same name: a new object, Succeeded.
+    expect(again?.metadata.name).toBe(failed?.metadata.name);
+    expect(again === undefined ? undefined : buildPhase(again)).toBe('Succeeded');
+    const after = await client.get<MachineOSConfig>(Resources.machineOSConfig, 'worker');
+    expect(after.metadata.annotations?.[BuildAnnotation.rebuild]).toBeUndefined();
+    expect(after.status?.currentImagePullSpec).toBe(`127.0.0.1:5000/layered@${Digest}`);
+    // Cleared: reconciling again builds nothing.
+    await reconciler.reconcile('worker', signal);
+    expect(builder.builds).toHaveLength(2);
+  });
+
   it('a build left Building by a controller that is gone is Interrupted, not waited for forever', async () => {
     const { client, builder, reconciler } = setup();
     builder.fail = true;
