@@ -17,7 +17,7 @@ const CurrentBuildAnnotation = 'machineconfiguration.openshift.io/current-machin
 /** The MachineOSBuild's label naming its pool. */
 const PoolLabel = 'machineconfiguration.openshift.io/target-machine-config-pool';
 
-export interface MachineOSConfigView {
+interface MachineOSConfigView {
   readonly name: string;
   readonly pool: string;
   readonly pushSpec: string;
