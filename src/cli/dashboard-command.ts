@@ -1,8 +1,9 @@
 /**
  * `mco dashboard`: the dashboard process. Watches pools, nodes, MachineConfigNodes, MachineConfigs
  * and events through a kubeconfig (or in-cluster), reads On-Cluster Layering builds (and, with
- * `--build-logs-dir`, their logs) when the page asks, and serves the page (dist/web, built from web/),
- * its snapshot stream and `/metrics` on its own port (docs/dashboard.md). Stops on SIGTERM/SIGINT.
+ * `--build-logs-dir`, their logs) when the page asks, and serves the page (dist/web, built from
+ * web/), its snapshot stream and `/metrics` on its own port (docs/dashboard.md). Stops on
+ * SIGTERM/SIGINT.
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
 import { logFormatOption } from '../shell/log-format-option.js';

@@ -2,7 +2,8 @@
  * The dashboard's On-Cluster Layering routes (docs/dashboard.md), read with the caller's token when
  * one is given, else the dashboard's identity, as the other on-demand reads:
  *
- * - `GET /api/builds`: every MachineOSConfig and MachineOSBuild (build-view.ts), newest build first;
+ * - `GET /api/builds`: every MachineOSConfig and MachineOSBuild (build-view.ts), newest build
+ *   first;
  * - `GET /api/builds/NAME/log`: that build's log (the last 256 KiB, from a line start) as plain
  *   text, once the API server has answered the MachineOSBuild to the caller: a build the caller may
  *   not read, or that does not exist, gets the API server's own 403 or 404 and no log.

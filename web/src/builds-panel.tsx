@@ -61,28 +61,30 @@ function BuildDetail({
   }, [build.name, token, live ? tick : -1, build.phase]);
   return (
     <div class="build-detail" data-testid={`build-detail-${build.name}`}>
-      <table class="conditions">
-        <thead>
-          <tr>
-            <th>condition</th>
-            <th>status</th>
-            <th>reason</th>
-            <th>message</th>
-            <th>since</th>
-          </tr>
-        </thead>
-        <tbody>
-          {build.conditions.map((c) => (
-            <tr key={c.type} class={c.status === 'True' ? 'cond-true' : ''}>
-              <td>{c.type}</td>
-              <td>{c.status}</td>
-              <td>{c.reason}</td>
-              <td class="wrap">{c.message}</td>
-              <td class="nowrap">{c.lastTransitionTime}</td>
+      <div class="scroll-x">
+        <table class="conditions">
+          <thead>
+            <tr>
+              <th>condition</th>
+              <th>status</th>
+              <th>reason</th>
+              <th>message</th>
+              <th>since</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {build.conditions.map((c) => (
+              <tr key={c.type} class={c.status === 'True' ? 'cond-true' : ''}>
+                <td>{c.type}</td>
+                <td>{c.status}</td>
+                <td>{c.reason}</td>
+                <td class="wrap">{c.message}</td>
+                <td class="nowrap">{c.lastTransitionTime}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       <p class="meta wrap">
         push spec <span class="mono">{build.pushSpec}</span>
         {log.truncated === true ? ' · the log is long: its end is shown' : ''}

@@ -1,8 +1,8 @@
 /**
  * The dashboard page: the cluster's release, pools (with their actions), nodes, image builds, the
- * config diff and events, kept live by the snapshot stream (no reload); `#/nodes/NAME` is one node's detail.
- * Everything it shows is computed by the server (src/dashboard); this only lays it out. Actions go
- * with the token the user gives in the header, kept for this tab only.
+ * config diff and events, kept live by the snapshot stream (no reload); `#/nodes/NAME` is one
+ * node's detail. Everything it shows is computed by the server (src/dashboard); this only lays it
+ * out. Actions go with the token the user gives in the header, kept for this tab only.
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
