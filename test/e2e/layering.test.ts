@@ -359,6 +359,15 @@ describe('On-Cluster Layering on the box', { timeout: 10 * Minute }, () => {
       );
       mkdirSync(OutputDir, { recursive: true });
       await page.getByTestId('builds').screenshot({ path: join(OutputDir, 'failed-build.png') });
+      // A phone's width: the build's long names, conditions and log scroll or wrap in place.
+      await page.setViewportSize({ width: 400, height: 900 });
+      await page.waitForTimeout(300);
+      const [scroll, client] = await page.evaluate<[number, number]>(
+        '[document.documentElement.scrollWidth, document.documentElement.clientWidth]',
+      );
+      expect(scroll, `the page is ${scroll} px wide in a ${client} px window`).toBeLessThanOrEqual(
+        client,
+      );
     } finally {
       await browser?.close().catch(() => undefined);
       rmSync(profile, { recursive: true, force: true });
