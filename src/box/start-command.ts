@@ -460,6 +460,9 @@ function startControlPlane(ctx: Ctx): void {
     // the node detail reads each node's deployments from its folder
     '--nodes-dir',
     layout.nodesDir,
+    // the builds panel shows the build controller's logs
+    '--build-logs-dir',
+    layout.buildLogsDir,
     '--listen',
     `127.0.0.1:${ports.dashboard}`,
   ]);

@@ -1,7 +1,9 @@
 /**
  * `mco dashboard`: the dashboard process. Watches pools, nodes, MachineConfigNodes, MachineConfigs
- * and events through a kubeconfig (or in-cluster), and serves the page (dist/web, built from web/),
- * its snapshot stream and `/metrics` on its own port (docs/dashboard.md). Stops on SIGTERM/SIGINT.
+ * and events through a kubeconfig (or in-cluster), reads On-Cluster Layering builds (and, with
+ * `--build-logs-dir`, their logs) when the page asks, and serves the page (dist/web, built from
+ * web/), its snapshot stream and `/metrics` on its own port (docs/dashboard.md). Stops on
+ * SIGTERM/SIGINT.
  */
 import type { LogFormat } from '../adapters/pino-logger.js';
 import { logFormatOption } from '../shell/log-format-option.js';
@@ -19,6 +21,7 @@ import { KubeconfigApiAccess } from '../adapters/kubeconfig-api-access.js';
 import { DashboardCache } from '../dashboard/dashboard-cache.js';
 import { nodeFolderDeployments } from '../adapters/node-folder-deployments.js';
 import { nodeFolderForcefile } from '../adapters/node-folder-forcefile.js';
+import { buildLogsFolder } from '../adapters/build-logs-folder.js';
 import {
   parseKubeconfig,
   selectKubeconfigContext,
@@ -37,6 +40,7 @@ export const DefaultAssetsDir = join(
 interface DashboardOptions {
   readonly kubeconfig?: string;
   readonly nodesDir?: string;
+  readonly buildLogsDir?: string;
   readonly listen: string;
   readonly assetsDir: string;
   readonly logLevel: string;
@@ -117,6 +121,9 @@ export async function startDashboard(options: DashboardOptions): Promise<Running
           deployments: nodeFolderDeployments(resolve(options.nodesDir)),
           forcefile: nodeFolderForcefile(resolve(options.nodesDir)),
         }),
+    ...(options.buildLogsDir === undefined
+      ? {}
+      : { buildLogs: buildLogsFolder(resolve(options.buildLogsDir)) }),
   });
   const server = createAdaptorServer({ fetch: app.fetch });
   const bound = await new Promise<number>((ok, fail) => {
@@ -165,6 +172,10 @@ export function dashboardCommand(): Command {
     .option(
       '--nodes-dir <dir>',
       "the cluster in a box's node folders: each node's deployments are read there, forcefiles written",
+    )
+    .option(
+      '--build-logs-dir <dir>',
+      "the build controller's logs folder (--build-dir's logs/): the page shows each MachineOSBuild's log",
     )
     .option(
       '--listen <host:port>',

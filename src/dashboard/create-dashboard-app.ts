@@ -16,6 +16,7 @@
  *   with the caller's `Authorization: Bearer` token and only with it (401 without one): the API
  *   server decides, and its refusal (403, 422) comes back with its code and message. A header the
  *   browser never adds by itself is also what keeps another site from posting in the user's name.
+ * - `GET /api/builds`, `GET /api/builds/NAME/log`: On-Cluster Layering (build-routes.ts);
  * - `POST /api/nodes/NAME/forcefile`: the forcefile on that node, with the caller's token only:
  *   first a dry-run PATCH of the Node as the caller (the API server authorizes it as a real one
  *   and writes nothing), then the file (ports/node-forcefile.ts);
@@ -37,10 +38,12 @@ import type { ClusterOperator } from '../api/config/v1/cluster-operator.js';
 import type { ClusterVersion } from '../api/config/v1/cluster-version.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
 import type { Pod } from '../api/core/v1/pod.js';
-import { StatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import type { UserApiAccess } from '../ports/user-api-access.js';
+import { refusal } from './api-refusal.js';
 import { bearerToken } from './bearer-token.js';
+import { addBuildRoutes } from './build-routes.js';
+import type { BuildLogSource } from '../ports/build-log-source.js';
 import { clusterView, type Read } from './cluster-view.js';
 import type { SnapshotInputs } from './dashboard-snapshot.js';
 import { parseEventQuery, queryEvents } from './event-query.js';
@@ -80,6 +83,8 @@ export interface DashboardAppOptions {
   readonly forcefile?: NodeForcefile;
   /** Where the node detail's deployments come from (default: nowhere, the page says so). */
   readonly deployments?: NodeDeploymentsSource;
+  /** Where build logs come from (default: nowhere, the page says where to look). */
+  readonly buildLogs?: BuildLogSource;
 }
 
 /** The daemon pods: the DaemonSet's pods in the MCO namespace (src/simulator/daemon-pod.ts). */
@@ -90,12 +95,6 @@ const LogTailLines = 200;
 const MaxActionBody = 1024;
 const NeedsToken =
   'actions need your own token (Authorization: Bearer …); the dashboard acts for no one';
-
-/** An API server refusal as the page shows it: its code and message. */
-function refusal(e: unknown): { code: number; message: string } {
-  if (e instanceof StatusError) return { code: e.code === 0 ? 500 : e.code, message: e.message };
-  return { code: 502, message: `the API server could not be reached: ${String(e)}` };
-}
 
 async function readObject<T>(get: () => Promise<T>): Promise<Read<T>> {
   try {
@@ -350,6 +349,8 @@ export function createDashboardApp(options: DashboardAppOptions): Hono {
       return c.json({ error: r.message }, r.code as ContentfulStatusCode);
     }
   });
+
+  addBuildRoutes(app, options);
 
   app.get('/metrics', (c) =>
     c.body(poolMetricsText(source.snapshot()), 200, { 'Content-Type': MetricsContentType }),

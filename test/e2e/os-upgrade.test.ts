@@ -16,7 +16,7 @@
  *
  * The `it`s build on each other, in order.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,14 +28,14 @@ import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../../src/api/resource-refs.js';
+import { mcoOutput, pushOsImage, pushRelease, testosTree } from '../support/os-images.js';
 import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
 import { DaemonCluster, Minute, sleep, until, type SimNode } from './daemon-harness.js';
-import { McoBin, RepoRoot, requireBuilt } from './mcs-support.js';
+import { requireBuilt } from './mcs-support.js';
 
 const V1Release = '4.17.0';
 const BadRelease = '4.99.1';
 const V2Release = '4.99.2';
-const Timestamp = '1767225600';
 const MissingDigest = `sha256:${'0'.repeat(64)}`;
 
 let work: TmpDir;
@@ -43,49 +43,22 @@ let registry: DistributionRegistry;
 let cluster: DaemonCluster;
 const images = { v1: '', v2: '', v1Commit: '', v2Commit: '', v1Release: '' };
 
-function mco(args: readonly string[]): string {
-  const r = spawnSync(process.execPath, [McoBin, ...args], { encoding: 'utf8', timeout: 120_000 });
-  if (r.status !== 0)
-    throw new Error(`mco ${args.join(' ')} exited ${String(r.status)}:\n${r.stderr}`);
-  return r.stdout;
-}
-
 function buildOsImage(tree: string, version: string): string {
-  return mco([
-    'os-image',
-    'build',
-    '--rootfs',
-    join(RepoRoot, `images/rootfs/${tree}`),
-    '--modes',
-    join(RepoRoot, `images/rootfs/${tree}.modes.json`),
-    '--version',
-    version,
-    '--timestamp',
-    Timestamp,
-    '--output',
-    `docker://${registry.address}/testos:${version}`,
-  ]).trim();
+  return pushOsImage({ registry: registry.address, ...testosTree(tree), version });
 }
 
 function buildRelease(version: string, osImage: string): string {
-  return mco([
-    'release',
-    'build',
-    '--version',
-    version,
-    '--os-image',
-    osImage,
-    '--boot-image',
-    images.v1,
-    '--timestamp',
-    Timestamp,
-    '--output',
-    `docker://${registry.address}/release:${version}`,
-  ]).trim();
+  return pushRelease({ registry: registry.address, version, osImage, bootImage: images.v1 });
 }
 
 function upgrade(release: string): string {
-  return mco(['upgrade', '--to-image', release, '--kubeconfig', cluster.api.kubeconfig('admin')]);
+  return mcoOutput([
+    'upgrade',
+    '--to-image',
+    release,
+    '--kubeconfig',
+    cluster.api.kubeconfig('admin'),
+  ]);
 }
 
 function ostreeStatus(node: SimNode): string[] {
@@ -144,7 +117,7 @@ beforeAll(async () => {
   // The boot image: v1 imported into a repository as a node imports it (same merge commit).
   const pull = (image: string) =>
     JSON.parse(
-      mco(['os-image', 'pull', image, '--dest', join(work.path, 'boot-repo'), '-o', 'json']),
+      mcoOutput(['os-image', 'pull', image, '--dest', join(work.path, 'boot-repo'), '-o', 'json']),
     ) as { repo: string; commit: string; ref: string; layersImported: number };
   const pulled = pull(images.v1);
   images.v1Commit = pulled.commit;
@@ -175,11 +148,11 @@ describe(
     it('v1 and v2 are bootable container images in the registry, pulled by digest', () => {
       expect(images.v1).toMatch(new RegExp(`^${registry.address}/testos@sha256:[0-9a-f]{64}$`));
       expect(images.v2).toMatch(new RegExp(`^${registry.address}/testos@sha256:[0-9a-f]{64}$`));
-      const v1 = JSON.parse(mco(['os-image', 'inspect', images.v1, '-o', 'json'])) as Record<
+      const v1 = JSON.parse(mcoOutput(['os-image', 'inspect', images.v1, '-o', 'json'])) as Record<
         string,
         unknown
       >;
-      const v2 = JSON.parse(mco(['os-image', 'inspect', images.v2, '-o', 'json'])) as Record<
+      const v2 = JSON.parse(mcoOutput(['os-image', 'inspect', images.v2, '-o', 'json'])) as Record<
         string,
         unknown
       >;

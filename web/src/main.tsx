@@ -1,8 +1,8 @@
 /**
- * The dashboard page: the cluster's release, pools (with their actions), nodes, the config diff
- * and events, kept live by the snapshot stream (no reload); `#/nodes/NAME` is one node's detail.
- * Everything it shows is computed by the server (src/dashboard); this only lays it out. Actions go
- * with the token the user gives in the header, kept for this tab only.
+ * The dashboard page: the cluster's release, pools (with their actions), nodes, image builds, the
+ * config diff and events, kept live by the snapshot stream (no reload); `#/nodes/NAME` is one
+ * node's detail. Everything it shows is computed by the server (src/dashboard); this only lays it
+ * out. Actions go with the token the user gives in the header, kept for this tab only.
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -13,6 +13,7 @@ import {
   type Connection,
   type DashboardSnapshot,
 } from './api.js';
+import { BuildsPanel } from './builds-panel.js';
 import { ClusterPanel } from './cluster-panel.js';
 import { DiffView } from './diff-view.js';
 import { Events } from './events.js';
@@ -88,6 +89,10 @@ function App() {
             <div class="scroll-x">
               <Nodes nodes={snapshot.nodes} />
             </div>
+          </section>
+          <section>
+            <h2>Image builds</h2>
+            <BuildsPanel token={token} />
           </section>
           <section>
             <h2>Rendered config diff</h2>

@@ -6,9 +6,10 @@
  * RUN fails the build with its output in the log and pushes nothing.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testosTree, testosWithShell } from '../../../test/support/os-images.js';
 import { makeTmpDir, type TmpDir } from '../../../test/support/tmp-dir.js';
 import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
 import type { MachineOSConfig } from '../../api/machineconfiguration/v1/machine-os-config.js';
@@ -26,7 +27,6 @@ import { OciLayout } from './oci-layout.js';
 import { buildOsImage } from './os-image.js';
 import { RegistryClient } from './registry-client.js';
 
-const RepoRoot = join(import.meta.dirname, '../../..');
 const ostree = new OstreeCli(createExecCommandRunner());
 
 let work: TmpDir;
@@ -61,19 +61,12 @@ beforeAll(async () => {
   registry = await DistributionRegistry.start({ dir: join(work.path, 'registry') });
   client = new RegistryClient();
   // TestOS has no shell; RUN needs one inside the image.
-  const rootfs = join(work.path, 'rootfs');
-  cpSync(join(RepoRoot, 'images/rootfs/testos'), rootfs, {
-    recursive: true,
-    verbatimSymlinks: true,
-  });
-  cpSync('/bin/busybox', join(rootfs, 'usr/bin/busybox'));
-  for (const applet of ['sh', 'mkdir', 'echo', 'cat', 'false'])
-    symlinkSync('busybox', join(rootfs, 'usr/bin', applet));
+  const rootfs = testosWithShell(join(work.path, 'rootfs'));
   const layout = new OciLayout(join(work.path, 'layout'));
   const built = await buildOsImage(layout, {
     rootfs,
     version: '1',
-    modes: await readModesFile(join(RepoRoot, 'images/rootfs/testos.modes.json')),
+    modes: await readModesFile(testosTree('testos').modes),
     timestamp: 1_700_000_000,
   });
   baseImage = await publishImage({

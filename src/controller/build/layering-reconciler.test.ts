@@ -167,6 +167,67 @@ describe('LayeringReconciler', () => {
     expect(builder.builds).toHaveLength(1);
   });
 
+  it('the rebuild annotation builds a failed build’s inputs again and is cleared', async () => {
+    const { client, builder, reconciler } = setup();
+    builder.fail = true;
+    await reconciler.reconcile('worker', signal);
+    const [failed] = await builds(client);
+    expect(failed === undefined ? undefined : buildPhase(failed)).toBe('Failed');
+    builder.fail = false;
+    const mosc = await client.get<MachineOSConfig>(Resources.machineOSConfig, 'worker');
+    await client.update(Resources.machineOSConfig, {
+      ...mosc,
+      metadata: { ...mosc.metadata, annotations: { [BuildAnnotation.rebuild]: '' } },
+    });
+    await reconciler.reconcile('worker', signal);
+    expect(builder.builds).toHaveLength(2);
+    const [again] = await builds(client);
+    // The same inputs, so the same name: a new object, Succeeded.
+    expect(again?.metadata.name).toBe(failed?.metadata.name);
+    expect(again === undefined ? undefined : buildPhase(again)).toBe('Succeeded');
+    const after = await client.get<MachineOSConfig>(Resources.machineOSConfig, 'worker');
+    expect(after.metadata.annotations?.[BuildAnnotation.rebuild]).toBeUndefined();
+    expect(after.status?.currentImagePullSpec).toBe(`127.0.0.1:5000/layered@${Digest}`);
+    // Cleared: reconciling again builds nothing.
+    await reconciler.reconcile('worker', signal);
+    expect(builder.builds).toHaveLength(2);
+  });
+
+  it('a build left Building by a controller that is gone is Interrupted, not waited for forever', async () => {
+    const { client, builder, reconciler } = setup();
+    builder.fail = true;
+    await reconciler.reconcile('worker', signal);
+    const [mosb] = await builds(client);
+    if (mosb === undefined) throw new Error('no build');
+    // As a killed controller leaves it: Building, with a start and no end.
+    await client.updateStatus(Resources.machineOSBuild, {
+      ...mosb,
+      status: {
+        buildStart: '2026-12-02T04:00:00Z',
+        conditions: (mosb.status?.conditions ?? []).map((c) => ({
+          ...c,
+          status: c.type === 'Building' ? ('True' as const) : ('False' as const),
+        })),
+      },
+    });
+    const restarted = new LayeringReconciler({ client, builder, clock, log: silent });
+    await restarted.reconcile('worker', signal);
+    const [after] = await builds(client);
+    expect(after === undefined ? undefined : buildPhase(after)).toBe('Interrupted');
+    expect(after?.status?.buildStart).toBe('2026-12-02T04:00:00Z');
+    expect(after?.status?.buildEnd).toBe('2026-12-02T05:00:00Z');
+    expect(after?.status?.conditions?.find((c) => c.type === 'Interrupted')).toMatchObject({
+      status: 'True',
+      reason: 'Interrupted',
+      message: 'Build Interrupted',
+    });
+    // Nothing rolled, nothing built again.
+    expect(builder.builds).toHaveLength(1);
+    await expect(
+      client.get(Resources.machineConfig, layeredImageConfigName('worker')),
+    ).rejects.toThrow();
+  });
+
   it('deleting the MachineOSConfig deletes the override and the builds: the pool renders its plain image', async () => {
     const { client, reconciler } = setup();
     await reconciler.reconcile('worker', signal);

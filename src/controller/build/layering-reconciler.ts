@@ -43,6 +43,8 @@ const BuildLabel = {
 
 export const BuildAnnotation = {
   currentBuild: 'machineconfiguration.openshift.io/current-machine-os-build',
+  /** On a MachineOSConfig: build its current inputs again (cleared once the new build exists). */
+  rebuild: 'machineconfiguration.openshift.io/rebuild',
   /** On the layered-image MachineConfig: the image its build was FROM. */
   baseImage: 'machineconfiguration.openshift.io/base-os-image',
 } as const;
@@ -153,12 +155,18 @@ export class LayeringReconciler {
       override.spec.osImageURL === rendered.spec?.osImageURL;
     const base = ours ? override.metadata.annotations?.[BuildAnnotation.baseImage] : undefined;
     const request = buildRequest(mosc, rendered, base);
-    let mosb = await this.#ensureBuild(mosc, request, signal);
+    const wanted =
+      mosc.metadata.annotations?.[BuildAnnotation.rebuild] === undefined
+        ? mosc
+        : await this.#startOver(mosc, request.name, signal);
+    let mosb = await this.#ensureBuild(wanted, request, signal);
     const phase = buildPhase(mosb);
     if (phase === 'Prepared' && !this.#running.has(request.name))
       mosb = await this.#runBuild(mosb, request, signal);
+    else if (phase === 'Building' && !this.#running.has(request.name))
+      mosb = await this.#orphaned(mosb, signal);
     if (buildPhase(mosb) === 'Succeeded')
-      await this.#rollTo({ mosc, mosb, request, override, signal });
+      await this.#rollTo({ mosc: wanted, mosb, request, override, signal });
   }
 
   async #ensureBuild(
@@ -276,6 +284,58 @@ export class LayeringReconciler {
     } finally {
       this.#running.delete(request.name);
     }
+  }
+
+  /**
+   * The administrator asked for a rebuild: the build of these inputs goes (unless it is running
+   * here, which the rebuild then waits for), so a new one is prepared and run; the annotation is
+   * cleared, as upstream clears it. The MachineOSConfig as updated.
+   */
+  async #startOver(
+    mosc: MachineOSConfig,
+    build: string,
+    signal: AbortSignal,
+  ): Promise<MachineOSConfig> {
+    const { client, log } = this.#d;
+    if (this.#running.has(build)) return mosc;
+    await client
+      .delete(Resources.machineOSBuild, build, undefined, { signal })
+      .catch((e: unknown) => {
+        if (!isStatusError(e, 'NotFound')) throw e;
+      });
+    const annotations = Object.fromEntries(
+      Object.entries(mosc.metadata.annotations ?? {}).filter(
+        ([k]) => k !== BuildAnnotation.rebuild,
+      ),
+    );
+    log.info('rebuild requested: building again', {
+      build,
+      pool: mosc.spec.machineConfigPool.name,
+    });
+    return client.update<MachineOSConfig>(
+      Resources.machineOSConfig,
+      { ...mosc, metadata: { ...mosc.metadata, annotations } },
+      { signal },
+    );
+  }
+
+  /**
+   * Building, but not in this process: the controller that ran it was killed (its build process
+   * went with it, in its process group) or it ran on a leader that is gone. Nothing will finish
+   * it, so it is recorded as upstream records a build whose Job vanished: Interrupted.
+   */
+  async #orphaned(mosb: MachineOSBuild, signal: AbortSignal): Promise<MachineOSBuild> {
+    this.#d.log.warn('MachineOSBuild was building in a controller that is gone: interrupted', {
+      build: mosb.metadata.name,
+    });
+    return this.#setStatus(
+      mosb,
+      {
+        conditions: buildConditions('Interrupted', this.#now(), mosb.status?.conditions),
+        buildEnd: this.#now(),
+      },
+      signal,
+    );
   }
 
   async #rollTo({
