@@ -16,6 +16,8 @@
  *   with the caller's `Authorization: Bearer` token and only with it (401 without one): the API
  *   server decides, and its refusal (403, 422) comes back with its code and message. A header the
  *   browser never adds by itself is also what keeps another site from posting in the user's name.
+ * - `POST /api/pools/NAME/rollout/{resume,undo}`: `mco rollout resume` and `mco rollout undo
+ *   [--to-revision N]` (body `{"toRevision": N}`), with the caller's token only (rollout-routes.ts);
  * - `POST /api/nodes/NAME/forcefile`: the forcefile on that node, with the caller's token only:
  *   first a dry-run PATCH of the Node as the caller (the API server authorizes it as a real one
  *   and writes nothing), then the file (ports/node-forcefile.ts);
@@ -37,9 +39,9 @@ import type { ClusterOperator } from '../api/config/v1/cluster-operator.js';
 import type { ClusterVersion } from '../api/config/v1/cluster-version.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
 import type { Pod } from '../api/core/v1/pod.js';
-import { StatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import type { UserApiAccess } from '../ports/user-api-access.js';
+import { NeedsToken, refusal } from './api-refusal.js';
 import { bearerToken } from './bearer-token.js';
 import { clusterView, type Read } from './cluster-view.js';
 import type { SnapshotInputs } from './dashboard-snapshot.js';
@@ -51,6 +53,7 @@ import {
 import { nodeDetail } from './node-detail.js';
 import { NoNodeForcefile, type NodeForcefile } from '../ports/node-forcefile.js';
 import { isObjectName, poolActionPatch } from './pool-actions.js';
+import { addRolloutRoutes } from './rollout-routes.js';
 
 /** What the app reads: the watches' view (DashboardCache, or a fixed one in tests). */
 export interface SnapshotSource {
@@ -88,14 +91,6 @@ const DaemonPodSelector = 'k8s-app=machine-config-daemon';
 const DaemonContainer = 'machine-config-daemon';
 const LogTailLines = 200;
 const MaxActionBody = 1024;
-const NeedsToken =
-  'actions need your own token (Authorization: Bearer …); the dashboard acts for no one';
-
-/** An API server refusal as the page shows it: its code and message. */
-function refusal(e: unknown): { code: number; message: string } {
-  if (e instanceof StatusError) return { code: e.code === 0 ? 500 : e.code, message: e.message };
-  return { code: 502, message: `the API server could not be reached: ${String(e)}` };
-}
 
 async function readObject<T>(get: () => Promise<T>): Promise<Read<T>> {
   try {
@@ -310,6 +305,11 @@ export function createDashboardApp(options: DashboardAppOptions): Hono {
     if (!written.ok) return c.json({ error: written.error }, 501);
     log.info('forcefile written', { node: name, path: written.value });
     return c.json({ node: name, path: written.value });
+  });
+
+  addRolloutRoutes(app, {
+    log,
+    ...(options.access === undefined ? {} : { access: options.access }),
   });
 
   app.post('/api/pools/:name/:action', async (c) => {
