@@ -38,9 +38,9 @@ export interface OpeningView {
   readonly end: string;
 }
 
-export type CanaryState = 'updating' | 'waiting' | 'released' | 'complete';
+type CanaryState = 'updating' | 'waiting' | 'released' | 'complete';
 
-export interface CanaryView {
+interface CanaryView {
   /** `1 node`, `3 nodes`, or `nodes matching example.com/canary=true`. */
   readonly size: string;
   /** How many canary nodes there are (count, or how many match the selector). */
@@ -52,7 +52,7 @@ export interface CanaryView {
   readonly state: CanaryState;
 }
 
-export interface HeldView {
+interface HeldView {
   readonly status: string;
   readonly reason: string;
   readonly message: string;

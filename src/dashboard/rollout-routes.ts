@@ -28,7 +28,7 @@ import { isObjectName } from './pool-actions.js';
 
 const MaxBody = 1024;
 
-export type RolloutVerb = 'resume' | 'undo';
+type RolloutVerb = 'resume' | 'undo';
 
 /** What the page is told after a rollout action. */
 export type RolloutActionAnswer =
