@@ -103,9 +103,9 @@ function Revisions({ name, r }: { name: string; r: PoolRolloutView }): JSX.Eleme
           <tr>
             <th>revision</th>
             <th>rendered config</th>
-            <th>created</th>
             <th>nodes</th>
             <th>notes</th>
+            <th>created</th>
           </tr>
         </thead>
         <tbody>
@@ -113,9 +113,9 @@ function Revisions({ name, r }: { name: string; r: PoolRolloutView }): JSX.Eleme
             <tr key={v.name} data-testid={`rollout-revision-${name}-${v.revision}`}>
               <td>{v.revision}</td>
               <td class="mono">{v.name}</td>
-              <td class="nowrap">{v.created.replace('T', ' ').replace('Z', '')}</td>
               <td>{v.nodes}</td>
               <td>{v.notes.join(', ')}</td>
+              <td class="nowrap">{v.created.replace('T', ' ').replace('Z', '')}</td>
             </tr>
           ))}
         </tbody>
