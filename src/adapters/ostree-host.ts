@@ -48,7 +48,7 @@ import {
   type StagedRecord,
 } from './ostree-boot.js';
 import type { NodeRoot } from './node-root.js';
-import { OstreeCli } from './ostree.js';
+import { deploymentPath, OstreeCli } from './ostree.js';
 import {
   commitExtensions,
   layerExtensions,
@@ -283,6 +283,27 @@ function osUpdaterOf(o: {
     await writeStaged(o.root, next);
   };
 
+  /**
+   * A deployment still on the node (the one kept for rollback, typically) that came from `image`
+   * with no extensions layered on it: going back to that image is a rollback to its commit, not a
+   * new pull. The commit is the one the node ran, even if a tag has moved since, and it is there
+   * as long as the deployment is, so neither the registry nor the image's source is needed. It is
+   * deployed again at the reboot (merging /etc from the booted deployment, where the daemon wrote
+   * the config's files), rather than booted as it is: its own /etc holds what the daemon wrote
+   * before the reboot that left it, the files of the config now being reverted.
+   */
+  const keptDeployment = async (
+    image: string,
+  ): Promise<{ checksum: string; version?: string } | undefined> => {
+    for (const d of await o.ostree.status(sysroot)) {
+      const origin = await readOrigin(o.root, deploymentPath(d.osname, d.checksum, d.serial));
+      if (origin[OriginImageKey] !== image) continue;
+      if ((await extensionsOf(d.checksum)).length > 0) continue;
+      return { checksum: d.checksum, ...(d.version === undefined ? {} : { version: d.version }) };
+    }
+    return undefined;
+  };
+
   /** What the next boot uses: the staged change, else the booted deployment. */
   const nextBoot = async (b: BootedRecord): Promise<StagedRecord> =>
     (await readStaged(o.root)) ?? {
@@ -324,12 +345,15 @@ function osUpdaterOf(o: {
     },
 
     async prefetchImage(image, signal) {
+      if ((await keptDeployment(image)) !== undefined) return;
       await o.fetcher.fetch(image, { repo, ostree: o.ostree }, signal);
     },
 
     async stageImage(image, signal) {
       const b = await booted();
-      const fetched = await o.fetcher.fetch(image, { repo, ostree: o.ostree }, signal);
+      const fetched =
+        (await keptDeployment(image)) ??
+        (await o.fetcher.fetch(image, { repo, ostree: o.ostree }, signal));
       const current = await readStaged(o.root);
       await stage(b, {
         checksum: fetched.checksum,

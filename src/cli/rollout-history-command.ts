@@ -1,17 +1,16 @@
 /**
  * `mco rollout history mcp/NAME`: the pool's revisions (src/logic/rollout-policy/pool-revisions.ts)
  * as `kubectl rollout history` lists a Deployment's: one row per rendered config the pool kept,
- * oldest first, with how many of its nodes run each and which one the pool rolls out now.
+ * oldest first, with how many of its nodes run each and which one the pool rolls out now (read by
+ * src/runtime/pool-rollout-actions.ts, as the dashboard reads it).
  */
 import { Command, Option } from 'commander';
-import type { Node } from '../api/core/v1/node.js';
-import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
-import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
-import { isStatusError } from '../api/meta/v1/status-error.js';
-import { Resources } from '../api/resource-refs.js';
-import { nodesForPool } from '../logic/rollout/pool-membership.js';
-import { poolRevisions, type PoolRevision } from '../logic/rollout-policy/pool-revisions.js';
 import type { ResourceClient } from '../ports/resource-client.js';
+import {
+  RolloutActionRefused,
+  readPoolHistory,
+  type PoolHistory,
+} from '../runtime/pool-rollout-actions.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
 import {
   connect,
@@ -21,30 +20,13 @@ import {
 } from './kubeconfig-loading.js';
 import { parsePoolArgument } from './rollout-command.js';
 
-export interface PoolHistory {
-  readonly pool: MachineConfigPool;
-  readonly revisions: PoolRevision[];
-}
-
-/** Reads the pool, its rendered configs and its nodes. */
-export async function readPoolHistory(client: ResourceClient, name: string): Promise<PoolHistory> {
-  let pool: MachineConfigPool;
+async function readHistory(client: ResourceClient, name: string): Promise<PoolHistory> {
   try {
-    pool = await client.get<MachineConfigPool>(Resources.machineConfigPool, name);
+    return await readPoolHistory(client, name);
   } catch (e) {
-    if (isStatusError(e, 'NotFound'))
-      throw new CliError(
-        `machineconfigpools.machineconfiguration.openshift.io "${name}" not found`,
-      );
+    if (e instanceof RolloutActionRefused) throw new CliError(e.message);
     throw e;
   }
-  const [mcs, pools, nodes] = await Promise.all([
-    client.list<MachineConfig>(Resources.machineConfig),
-    client.list<MachineConfigPool>(Resources.machineConfigPool),
-    client.list<Node>(Resources.node),
-  ]);
-  const members = nodesForPool(pool, pools.items, nodes.items);
-  return { pool, revisions: poolRevisions(pool, mcs.items, members) };
 }
 
 function historyTable(h: PoolHistory): string {
@@ -85,7 +67,7 @@ export function rolloutHistoryCommand(io: CliIo, env: KubeconfigEnvironment): Co
     .action(async (args: string[], options: HistoryOptions) => {
       const name = parsePoolArgument(args);
       const client = await connect(options, env);
-      const h = await readPoolHistory(client, name);
+      const h = await readHistory(client, name);
       io.out(
         options.output === 'json' ? `${JSON.stringify(h.revisions, null, 2)}\n` : historyTable(h),
       );

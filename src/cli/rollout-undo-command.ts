@@ -3,15 +3,13 @@
  * that still exists (the previous revision by default, as `kubectl rollout undo`). It writes the
  * pool's rollback annotation (src/logic/rollout-policy/pool-rollback.ts), which the node controller
  * rolls out with the pool's maxUnavailable and its rollout policy (windows, gates); undoing to the
- * rendered target itself removes the rollback. The write carries the pool's resourceVersion, so a
- * render landing in between makes it fail rather than pin the wrong pair.
+ * rendered target itself removes the rollback. The write itself is
+ * src/runtime/pool-rollout-actions.ts, which the dashboard's undo button calls too.
  */
 import { Command } from 'commander';
-import { RolloutAnnotation } from '../api/machineconfiguration/v1/rollout-policy.js';
-import { isStatusError } from '../api/meta/v1/status-error.js';
-import { Resources } from '../api/resource-refs.js';
-import { undoRevision } from '../logic/rollout-policy/pool-revisions.js';
+import { parseRevisionNumber } from '../logic/rollout-policy/pool-revisions.js';
 import type { ResourceClient } from '../ports/resource-client.js';
+import { RolloutActionRefused, undoPoolRollout } from '../runtime/pool-rollout-actions.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
 import {
   connect,
@@ -19,7 +17,6 @@ import {
   type KubeconfigEnvironment,
   type KubeconfigFlags,
 } from './kubeconfig-loading.js';
-import { readPoolHistory } from './rollout-history-command.js';
 import { parsePoolArgument } from './rollout-command.js';
 
 /** Writes the rollback; the line to print. */
@@ -28,33 +25,13 @@ async function undoPool(
   name: string,
   toRevision: number | undefined,
 ): Promise<string> {
-  const { pool, revisions } = await readPoolHistory(client, name);
-  const target = pool.spec.configuration?.name ?? '';
-  if (target === '') throw new CliError(`mcp/${name} has no rendered config yet`);
-  const chosen = undoRevision(pool, revisions, toRevision);
-  if (!chosen.ok) throw new CliError(chosen.error);
-  const to = chosen.value.name;
-  const rollback = to === target ? null : JSON.stringify({ to, from: target });
   try {
-    await client.patch(
-      Resources.machineConfigPool,
-      name,
-      {
-        metadata: {
-          resourceVersion: pool.metadata.resourceVersion,
-          annotations: { [RolloutAnnotation.rollback]: rollback },
-        },
-      },
-      'merge',
-    );
+    const r = await undoPoolRollout(client, name, toRevision);
+    return `machineconfigpool.machineconfiguration.openshift.io/${name} rolled back to revision ${r.revision} (${r.to})\n`;
   } catch (e) {
-    if (isStatusError(e, 'Conflict'))
-      throw new CliError(
-        `mcp/${name} changed while undoing (a new render?): look at the history again`,
-      );
+    if (e instanceof RolloutActionRefused) throw new CliError(e.message);
     throw e;
   }
-  return `machineconfigpool.machineconfiguration.openshift.io/${name} rolled back to revision ${chosen.value.revision} (${to})\n`;
 }
 
 interface UndoOptions extends KubeconfigFlags {
@@ -72,11 +49,11 @@ export function rolloutUndoCommand(io: CliIo, env: KubeconfigEnvironment): Comma
       const name = parsePoolArgument(args);
       let revision: number | undefined;
       if (options.toRevision !== undefined) {
-        if (!/^[1-9]\d{0,8}$/.test(options.toRevision))
+        revision = parseRevisionNumber(options.toRevision);
+        if (revision === undefined)
           throw new CliError(
             `--to-revision ${options.toRevision}: expected a revision number from mco rollout history`,
           );
-        revision = Number(options.toRevision);
       }
       const client = await connect(options, env);
       io.out(await undoPool(client, name, revision));

@@ -17,6 +17,8 @@
  *   server decides, and its refusal (403, 422) comes back with its code and message. A header the
  *   browser never adds by itself is also what keeps another site from posting in the user's name.
  * - `GET /api/builds`, `GET /api/builds/NAME/log`: On-Cluster Layering (build-routes.ts);
+ * - `POST /api/pools/NAME/rollout/{resume,undo}`: `mco rollout resume` and `mco rollout undo
+ *   [--to-revision N]` (body `{"toRevision": N}`), with the caller's token only (rollout-routes.ts);
  * - `POST /api/nodes/NAME/forcefile`: the forcefile on that node, with the caller's token only:
  *   first a dry-run PATCH of the Node as the caller (the API server authorizes it as a real one
  *   and writes nothing), then the file (ports/node-forcefile.ts);
@@ -40,7 +42,7 @@ import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-c
 import type { Pod } from '../api/core/v1/pod.js';
 import { Resources } from '../api/resource-refs.js';
 import type { UserApiAccess } from '../ports/user-api-access.js';
-import { refusal } from './api-refusal.js';
+import { NeedsToken, refusal } from './api-refusal.js';
 import { bearerToken } from './bearer-token.js';
 import { addBuildRoutes } from './build-routes.js';
 import type { BuildLogSource } from '../ports/build-log-source.js';
@@ -54,6 +56,7 @@ import {
 import { nodeDetail } from './node-detail.js';
 import { NoNodeForcefile, type NodeForcefile } from '../ports/node-forcefile.js';
 import { isObjectName, poolActionPatch } from './pool-actions.js';
+import { addRolloutRoutes } from './rollout-routes.js';
 
 /** What the app reads: the watches' view (DashboardCache, or a fixed one in tests). */
 export interface SnapshotSource {
@@ -93,8 +96,6 @@ const DaemonPodSelector = 'k8s-app=machine-config-daemon';
 const DaemonContainer = 'machine-config-daemon';
 const LogTailLines = 200;
 const MaxActionBody = 1024;
-const NeedsToken =
-  'actions need your own token (Authorization: Bearer …); the dashboard acts for no one';
 
 async function readObject<T>(get: () => Promise<T>): Promise<Read<T>> {
   try {
@@ -309,6 +310,11 @@ export function createDashboardApp(options: DashboardAppOptions): Hono {
     if (!written.ok) return c.json({ error: written.error }, 501);
     log.info('forcefile written', { node: name, path: written.value });
     return c.json({ node: name, path: written.value });
+  });
+
+  addRolloutRoutes(app, {
+    log,
+    ...(options.access === undefined ? {} : { access: options.access }),
   });
 
   app.post('/api/pools/:name/:action', async (c) => {

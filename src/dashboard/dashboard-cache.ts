@@ -96,6 +96,7 @@ export class DashboardCache {
       machineConfigNodes: this.#mcns.list(),
       machineConfigs: this.#configs.list(),
       events: this.#events.list(),
+      now: this.#o.clock.now(),
     };
   }
 

@@ -12,6 +12,7 @@ import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-c
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
 import { poolsForNode } from '../logic/rollout/pool-membership.js';
 import { machineConfigNodePhase } from './machine-config-node-phase.js';
+import { poolRolloutView, type PoolRolloutView } from './pool-rollout-view.js';
 import { rolloutStatus, type RolloutOutcome } from './rollout-status.js';
 
 export interface ConditionView {
@@ -46,6 +47,8 @@ export interface PoolView {
   readonly renderedConfigList: readonly RenderedConfigView[];
   /** Labelled required-for-upgrade: a release is not deployed until this pool is updated. */
   readonly requiredForUpgrade: boolean;
+  /** Its rollout policy, hold, stop, rollback and revisions (pool-rollout-view.ts). */
+  readonly rollout: PoolRolloutView;
 }
 
 export interface RenderedConfigView {
@@ -92,6 +95,8 @@ export interface SnapshotInputs {
   readonly machineConfigNodes: readonly MachineConfigNode[];
   readonly machineConfigs: readonly MachineConfig[];
   readonly events: readonly Event[];
+  /** When the snapshot is taken (ms): the maintenance windows' next openings are counted from it. */
+  readonly now?: number;
 }
 
 /** How many events the page shows, newest first. */
@@ -172,6 +177,13 @@ function poolView(
       target: mc.metadata.name === target,
     })),
     requiredForUpgrade: pool.metadata.labels?.[Label.requiredForUpgrade] !== undefined,
+    rollout: poolRolloutView({
+      pool,
+      pools: inputs.pools,
+      nodes: inputs.nodes,
+      machineConfigs: inputs.machineConfigs,
+      now: inputs.now,
+    }),
   };
 }
 

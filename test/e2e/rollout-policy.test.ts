@@ -15,13 +15,13 @@
  * invalid policy holds the pool.
  */
 import { spawn } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient } from '../../src/adapters/kube-client.js';
 import type { Event } from '../../src/api/core/v1/event.js';
 import type { Node } from '../../src/api/core/v1/node.js';
 import type { ConfigMap } from '../../src/api/core/v1/config-map.js';
+import type { Pod } from '../../src/api/core/v1/pod.js';
+import type { DaemonSet } from '../../src/api/apps/v1/daemon-set.js';
 import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
 import {
@@ -33,6 +33,7 @@ import { Resources } from '../../src/api/resource-refs.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { hasMcoCommand, McoBin, McoProcess } from '../support/mco-processes.js';
 import { NodeAgents } from '../support/node-agents.js';
+import { QueryServer } from '../support/query-server.js';
 import { Sampler } from '../support/unavailable-sampler.js';
 import { sleep, until } from '../support/until.js';
 import { kubectl, startApiServer, type ApiServerProcess } from './apiserver-harness.js';
@@ -50,50 +51,11 @@ const Priorities: Readonly<Record<string, string>> = {
   'worker-4': '30',
 };
 const Minute = 60_000;
+/** The node condition the node-condition gate reads. */
+const Healthy = 'example.com/Healthy';
 
 function condition(pool: MachineConfigPool | undefined, type: string) {
   return pool?.status?.conditions?.find((c) => c.type === type);
-}
-
-/** A Prometheus-style query endpoint: answers every instant query with `series` (firing or not). */
-class QueryServer {
-  readonly queries: string[] = [];
-  series: Record<string, string>[] = [];
-  readonly #server: Server;
-
-  constructor() {
-    this.#server = createServer((req, res) => {
-      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-      if (url.pathname !== '/api/v1/query') {
-        res.writeHead(404).end();
-        return;
-      }
-      this.queries.push(url.searchParams.get('query') ?? '');
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          status: 'success',
-          data: {
-            resultType: 'vector',
-            result: this.series.map((metric) => ({ metric, value: [Date.now() / 1000, '1'] })),
-          },
-        }),
-      );
-    });
-  }
-
-  async listen(): Promise<string> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${String((this.#server.address() as AddressInfo).port)}`;
-  }
-
-  close(): Promise<void> {
-    return new Promise((resolve) => {
-      this.#server.close(() => {
-        resolve();
-      });
-    });
-  }
 }
 
 /** `mco ARGS` without blocking this process (the node agents run in it). */
@@ -196,6 +158,34 @@ describe('rollout policy through real processes', () => {
           : undefined;
       },
       3 * Minute,
+    );
+  }
+
+  /** Sets one condition of a worker's status, keeping the others (Ready). */
+  async function setNodeCondition(name: string, type: string, status: 'True' | 'False') {
+    const n = await admin.get<Node>(Resources.node, name);
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const conditions = [
+      ...(n.status?.conditions ?? []).filter((c) => c.type !== type),
+      { type, status, reason: `Probe${status}`, lastHeartbeatTime: now, lastTransitionTime: now },
+    ];
+    await admin.patch(Resources.node, name, { status: { conditions } }, 'merge', {
+      subresource: 'status',
+    });
+  }
+
+  async function setPodReady(node: string, ready: 'True' | 'False') {
+    await admin.patch(
+      Resources.pod,
+      `web-agent-${node}`,
+      {
+        status: {
+          phase: 'Running',
+          conditions: [{ type: 'Ready', status: ready }],
+        },
+      },
+      'merge',
+      { namespace: 'default', subresource: 'status' },
     );
   }
 
@@ -394,6 +384,125 @@ describe('rollout policy through real processes', () => {
       } finally {
         await prometheus.close();
       }
+    },
+    5 * Minute,
+  );
+
+  it(
+    'a node-condition gate holds the next node while the updated node reports the condition wrong',
+    async () => {
+      // GIVEN every worker reports example.com/Healthy=True, and a gate on it with a 4 s soak
+      for (const w of workers()) await setNodeCondition(w, Healthy, 'True');
+      await setPolicy({
+        gates: { soak: '4s', nodeCondition: { type: Healthy, status: 'True' } },
+        order: { priorityLabel: PriorityLabel },
+      });
+      const target = await applyWorkerConfig();
+      // WHEN the first node is done and, within its soak, reports the condition False
+      await until(
+        'the first node on the change',
+        () =>
+          Promise.resolve(
+            agents.updates.some((u) => u.to === target && u.doneAt !== undefined)
+              ? true
+              : undefined,
+          ),
+        { timeoutMs: 60_000, intervalMs: 50 },
+      );
+      await setNodeCondition('worker-3', Healthy, 'False');
+      // THEN once its soak is over the gate fails with the reason, and no other node starts
+      const held = await until('the pool to report the failing node condition', async () => {
+        const c = condition(await getPool(), RolloutHeldCondition);
+        return c?.reason === 'HealthGateFailed' ? c : undefined;
+      });
+      expect(held.message).toBe(
+        `Health gate failed: node worker-3 condition ${Healthy} is False, expected True`,
+      );
+      for (let i = 0; i < 8; i++) {
+        expect(await targeted(target)).toEqual(['worker-3']);
+        await sleep(500);
+      }
+      const warning = await until('the Warning event', async () =>
+        (await events('RolloutHealthGateFailed')).find((e) => e.message === held.message),
+      );
+      expect(warning.type).toBe('Warning');
+      // WHEN it reports True again THEN the rollout goes on to the end
+      await setNodeCondition('worker-3', Healthy, 'True');
+      await waitUpdated(target);
+      expect(sampler.maxUnavailable, sampler.worst.join('\n')).toBeLessThanOrEqual(1);
+    },
+    5 * Minute,
+  );
+
+  it(
+    'a pods gate holds the next node until the selected pods on the updated node are Ready',
+    async () => {
+      // GIVEN a DaemonSet-owned pod labelled app=web-agent on every worker (a drain leaves
+      // DaemonSet pods in place, as kubectl drain --ignore-daemonsets does), all Ready
+      const ds = await admin.create<DaemonSet>(Resources.daemonSet, {
+        apiVersion: 'apps/v1',
+        kind: 'DaemonSet',
+        metadata: { name: 'web-agent', namespace: 'default' },
+        spec: {
+          selector: { matchLabels: { app: 'web-agent' } },
+          template: {
+            metadata: { labels: { app: 'web-agent' } },
+            spec: { containers: [{ name: 'agent', image: 'quay.io/example/agent:1' }] },
+          },
+        },
+      });
+      for (const w of workers()) {
+        await admin.create<Pod>(Resources.pod, {
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: {
+            name: `web-agent-${w}`,
+            namespace: 'default',
+            labels: { app: 'web-agent' },
+            ownerReferences: [
+              {
+                apiVersion: 'apps/v1',
+                kind: 'DaemonSet',
+                name: 'web-agent',
+                uid: ds.metadata.uid ?? '',
+                controller: true,
+              },
+            ],
+          },
+          spec: { nodeName: w, containers: [{ name: 'agent', image: 'quay.io/example/agent:1' }] },
+        });
+        await setPodReady(w, 'True');
+      }
+      await setPolicy({
+        gates: { soak: '2s', podSelector: { matchLabels: { app: 'web-agent' } } },
+        order: { priorityLabel: PriorityLabel },
+      });
+      const target = await applyWorkerConfig();
+      // WHEN the first node to update has its pod NotReady (it restarts with the node)
+      await until(
+        'the first node to start',
+        () => Promise.resolve(agents.updates.some((u) => u.to === target) ? true : undefined),
+        { timeoutMs: 60_000, intervalMs: 50 },
+      );
+      await setPodReady('worker-3', 'False');
+      // THEN the node soaks, then the gate fails naming the pod, and no other node starts
+      const held = await until('the pool to report the pod that is not ready', async () => {
+        const c = condition(await getPool(), RolloutHeldCondition);
+        return c?.reason === 'HealthGateFailed' ? c : undefined;
+      });
+      expect(held.message).toBe(
+        'Health gate failed: pods not ready on worker-3: default/web-agent-worker-3',
+      );
+      for (let i = 0; i < 8; i++) {
+        expect(await targeted(target)).toEqual(['worker-3']);
+        await sleep(500);
+      }
+      const soaking = (await events('RolloutSoaking')).map((e) => e.message ?? '');
+      expect(soaking.some((m) => m.includes('pods not ready on worker-3'))).toBe(true);
+      // WHEN the pod is Ready again THEN the rollout goes on to the end
+      await setPodReady('worker-3', 'True');
+      await waitUpdated(target);
+      expect(sampler.maxUnavailable, sampler.worst.join('\n')).toBeLessThanOrEqual(1);
     },
     5 * Minute,
   );

@@ -307,3 +307,61 @@ describe('ostree host: what only OSTree shows', () => {
     ).toBe('640');
   });
 });
+
+describe('ostree host: going back to the image a kept deployment came from', () => {
+  it('stages the kept commit without pulling (its source is gone) and merges /etc from the booted deployment', async () => {
+    // GIVEN a node booted from v1 out of a source repository of its own, updated to v2
+    const source = join(work.path, 'v1-source');
+    execFileSync('ostree', ['init', `--repo=${source}`, '--mode=archive']);
+    execFileSync('ostree', [`--repo=${source}`, 'pull-local', repo, 'testos/v1']);
+    const v1Image = `ostree-local:${source}#testos/v1`;
+    const v2Image = `ostree-local:${repo}#testos/v2`;
+    nodes += 1;
+    const dir = join(work.path, `node-${nodes}`);
+    const machine = createOstreeNodeMachine({ dir, runner });
+    await machine.install({
+      name: `node-${nodes}`,
+      labels: {},
+      bootImage: { repo: source, ref: 'testos/v1', image: v1Image },
+      kernelArguments: ['console=ttyS0'],
+      pods: 0,
+    });
+    await machine.boot();
+    const host = createOstreeHost({ root: machine.root, runner });
+    const sysroot = nodeLayout(dir).sysroot;
+    try {
+      const v1 = (await host.os.status()).booted.checksum;
+      await host.os.stageImage(v2Image);
+      await machine.shutdown();
+      await machine.boot();
+      expect((await host.os.status()).booted).toMatchObject({
+        checksum: v2Checksum,
+        image: v2Image,
+      });
+      // WHEN the v1 image's source is gone and the node goes back to v1, writing a file first
+      execFileSync('rm', ['-rf', source]);
+      await host.os.prefetchImage?.(v1Image);
+      await host.os.stageImage(v1Image);
+      await host.files.writeAtomic('/etc/reverted.conf', text('back=1\n'), { mode: 0o644 });
+      expect((await host.os.status()).pending).toMatchObject({ checksum: v1, image: v1Image });
+      await machine.shutdown();
+      await machine.boot();
+      // THEN it boots the v1 commit again, with the /etc written on v2, and v2 kept behind it
+      expect(await readBooted(nodeLayout(dir).state)).toMatchObject({
+        checksum: v1,
+        version: '1',
+        image: v1Image,
+      });
+      expect(decode(await host.files.read('/etc/reverted.conf'))).toBe('back=1\n');
+      expect(decode(await host.files.read('/etc/os-release'))).toContain('VERSION_ID=1');
+      const status = ostreeStatus(sysroot)
+        .split('\n')
+        .filter((l) => /^ {2}testos /.test(l));
+      expect(status).toEqual([`  testos ${v1}.1`, `  testos ${v2Checksum}.0`]);
+      // An image no deployment came from is still pulled, and fails without its source.
+      await expect(host.os.stageImage(`ostree-local:${source}#testos/v1-other`)).rejects.toThrow();
+    } finally {
+      await machine.destroy();
+    }
+  }, 180_000);
+});

@@ -72,13 +72,13 @@ export function saveToken(token: string): void {
   }
 }
 
-function authHeaders(token: string): Record<string, string> {
+export function authHeaders(token: string): Record<string, string> {
   return token === '' ? {} : { Authorization: `Bearer ${token}` };
 }
 
 export type Answer<T> = { ok: true; value: T } | { ok: false; code: number; error: string };
 
-async function answerOf<T>(res: Response): Promise<Answer<T>> {
+export async function answerOf<T>(res: Response): Promise<Answer<T>> {
   let body: T | { error: string };
   try {
     body = (await res.json()) as T | { error: string };

@@ -2,6 +2,7 @@
 import type { JSX } from 'preact';
 import type { PoolView } from './api.js';
 import { PoolActions } from './pool-actions.js';
+import { RolloutPanel } from './rollout-panel.js';
 
 const OutcomeLabel = { Done: 'Updated', Progressing: 'Updating', Degraded: 'Degraded' } as const;
 
@@ -74,6 +75,7 @@ function PoolCard({ pool, token }: { pool: PoolView; token: string }) {
       </dl>
       <p class="message">{pool.message}</p>
       <PoolActions pool={pool} token={token} />
+      <RolloutPanel pool={pool} token={token} />
       <details>
         <summary>conditions</summary>
         <table class="conditions">

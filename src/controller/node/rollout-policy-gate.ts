@@ -20,6 +20,7 @@ import { Resources } from '../../api/resource-refs.js';
 import { setMcoCondition } from '../../api/meta/v1/condition-list.js';
 import { isNodeDone } from '../../logic/rollout/node-state.js';
 import { parseRolloutPolicy } from '../../logic/rollout-policy/parse-rollout-policy.js';
+import { readRolloutStop } from '../../logic/rollout-policy/rollout-stop.js';
 import {
   decideRollout,
   HoldReason,
@@ -41,26 +42,6 @@ const RolloutEventReason = {
   [HoldReason.reverted]: 'RolloutReverted',
   [HoldReason.stopped]: 'RolloutStopped',
 } as const;
-
-/** The stop on the pool; a stop that does not parse is no stop (the controller wrote it). */
-function readStop(pool: MachineConfigPool): RolloutStop | undefined {
-  const text = pool.metadata.annotations?.[RolloutAnnotation.stopped];
-  if (text === undefined) return undefined;
-  try {
-    const v = JSON.parse(text) as Record<string, unknown> | null;
-    const field = (k: string): string => (typeof v?.[k] === 'string' ? v[k] : '');
-    return typeof v?.['target'] === 'string'
-      ? {
-          target: v['target'],
-          node: field('node'),
-          revertTo: field('revertTo'),
-          reason: field('reason'),
-        }
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 export function hasRolloutPolicy(pool: MachineConfigPool): boolean {
   return pool.metadata.annotations?.[RolloutAnnotation.policy] !== undefined;
@@ -146,7 +127,7 @@ export class RolloutPolicyGate {
           pending && prom !== undefined
             ? await queryPrometheus(prom.url, prom.query, signal)
             : undefined,
-        stop: readStop(pool),
+        stop: readRolloutStop(pool),
       });
     }
     if (decision.hold && decision.revert !== undefined)

@@ -119,3 +119,25 @@ export function windowState(windows: readonly ParsedWindow[], now: number): Wind
   }
   return closesAt !== undefined ? { open: true, closesAt } : { open: false, opensAt };
 }
+
+/**
+ * The openings from `now` on (one still open first), overlapping ones merged, at most `max`, as
+ * [start, end) instants: what a page lists so its reader sees when nodes may next move.
+ */
+export function upcomingOpenings(
+  windows: readonly ParsedWindow[],
+  now: number,
+  max: number,
+): [number, number][] {
+  const all = windows
+    .flatMap((w) => openings(w, now))
+    .filter(([, end]) => end > now)
+    .sort((a, b) => a[0] - b[0]);
+  const merged: [number, number][] = [];
+  for (const [start, end] of all) {
+    const last = merged.at(-1);
+    if (last !== undefined && start <= last[1]) last[1] = Math.max(last[1], end);
+    else merged.push([start, end]);
+  }
+  return merged.slice(0, max);
+}

@@ -80,3 +80,8 @@ export function undoRevision(
     return err(`no revision before the current target ${current || '(none)'} to go back to`);
   return ok(previous);
 }
+
+/** A revision number as a user types it (`--to-revision N`, the dashboard's field), or undefined. */
+export function parseRevisionNumber(text: string): number | undefined {
+  return /^[1-9]\d{0,8}$/.test(text) ? Number(text) : undefined;
+}

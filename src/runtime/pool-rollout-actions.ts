@@ -1,0 +1,193 @@
+/**
+ * What an administrator does to a pool's rollout beyond upstream's pause: read its revisions
+ * (`mco rollout history`), release its canary or lift the stop of a revert (`mco rollout resume`),
+ * and send it back to an earlier rendered config (`mco rollout undo`). The CLI and the dashboard
+ * both call these, each with the caller's own client (the dashboard's carries the user's token),
+ * so the API server authorizes every read and write as the user's, and both say the same things.
+ *
+ * Every write carries the pool's resourceVersion: a target that moved between the read and the
+ * write makes the server refuse it (Conflict), rather than release or pin the wrong render.
+ */
+import type { Node } from '../api/core/v1/node.js';
+import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
+import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
+import { RolloutAnnotation } from '../api/machineconfiguration/v1/rollout-policy.js';
+import { isStatusError } from '../api/meta/v1/status-error.js';
+import { Resources } from '../api/resource-refs.js';
+import { nodesForPool } from '../logic/rollout/pool-membership.js';
+import {
+  poolRevisions,
+  undoRevision,
+  type PoolRevision,
+} from '../logic/rollout-policy/pool-revisions.js';
+import type { ResourceClient } from '../ports/resource-client.js';
+
+/** Why an action changed nothing: the pool's state or the request, not the server, refused it. */
+export type RolloutRefusalKind = 'NotFound' | 'Invalid' | 'Conflict';
+
+export class RolloutActionRefused extends Error {
+  override readonly name = 'RolloutActionRefused';
+  readonly kind: RolloutRefusalKind;
+
+  constructor(kind: RolloutRefusalKind, message: string) {
+    super(message);
+    this.kind = kind;
+  }
+}
+
+export interface PoolHistory {
+  readonly pool: MachineConfigPool;
+  readonly revisions: PoolRevision[];
+}
+
+const poolNotFound = (name: string) =>
+  new RolloutActionRefused(
+    'NotFound',
+    `machineconfigpools.machineconfiguration.openshift.io "${name}" not found`,
+  );
+
+async function getPool(
+  client: ResourceClient,
+  name: string,
+  signal: AbortSignal | undefined,
+): Promise<MachineConfigPool> {
+  try {
+    return await client.get<MachineConfigPool>(
+      Resources.machineConfigPool,
+      name,
+      undefined,
+      signal,
+    );
+  } catch (e) {
+    if (isStatusError(e, 'NotFound')) throw poolNotFound(name);
+    throw e;
+  }
+}
+
+/** Reads the pool, its rendered configs and its nodes: its revisions as history lists them. */
+export async function readPoolHistory(
+  client: ResourceClient,
+  name: string,
+  signal?: AbortSignal,
+): Promise<PoolHistory> {
+  const pool = await getPool(client, name, signal);
+  const options = signal === undefined ? {} : { signal };
+  const [mcs, pools, nodes] = await Promise.all([
+    client.list<MachineConfig>(Resources.machineConfig, options),
+    client.list<MachineConfigPool>(Resources.machineConfigPool, options),
+    client.list<Node>(Resources.node, options),
+  ]);
+  const members = nodesForPool(pool, pools.items, nodes.items);
+  return { pool, revisions: poolRevisions(pool, mcs.items, members) };
+}
+
+export interface ResumeResult {
+  readonly pool: string;
+  /** The rendered config the release holds for. */
+  readonly target: string;
+  /** False when the pool was already resumed for it and nothing was written. */
+  readonly changed: boolean;
+}
+
+/**
+ * Writes the pool's target into its resume annotation (the canary is released for that render
+ * only: the next one is a new rollout with a new canary) and lifts the stop the node controller
+ * wrote when it reverted a node.
+ */
+export async function resumePoolRollout(
+  client: ResourceClient,
+  name: string,
+  signal?: AbortSignal,
+): Promise<ResumeResult> {
+  const pool = await getPool(client, name, signal);
+  const target = pool.spec.configuration?.name ?? '';
+  if (target === '')
+    throw new RolloutActionRefused('Invalid', `mcp/${name} has no rendered config to resume yet`);
+  const annotations = pool.metadata.annotations ?? {};
+  if (annotations[RolloutAnnotation.policy] === undefined)
+    throw new RolloutActionRefused(
+      'Invalid',
+      `mcp/${name} has no rollout policy (annotation ${RolloutAnnotation.policy}): nothing to resume`,
+    );
+  const stopped = annotations[RolloutAnnotation.stopped] !== undefined;
+  if (annotations[RolloutAnnotation.resume] === target && !stopped)
+    return { pool: name, target, changed: false };
+  try {
+    await client.patch(
+      Resources.machineConfigPool,
+      name,
+      {
+        metadata: {
+          resourceVersion: pool.metadata.resourceVersion,
+          annotations: {
+            [RolloutAnnotation.resume]: target,
+            ...(stopped ? { [RolloutAnnotation.stopped]: null } : {}),
+          },
+        },
+      },
+      'merge',
+      signal === undefined ? undefined : { signal },
+    );
+  } catch (e) {
+    if (isStatusError(e, 'Conflict'))
+      throw new RolloutActionRefused(
+        'Conflict',
+        `mcp/${name} changed while resuming (its target may have moved): try again`,
+      );
+    throw e;
+  }
+  return { pool: name, target, changed: true };
+}
+
+export interface UndoResult {
+  readonly pool: string;
+  readonly revision: number;
+  /** The rendered config the pool now rolls out. */
+  readonly to: string;
+  /** True when `to` is the rendered target itself: the rollback was removed. */
+  readonly cleared: boolean;
+}
+
+/**
+ * Sends the pool back to revision `toRevision` (the one before its current target by default)
+ * by writing its rollback annotation; undoing to the rendered target itself removes the rollback.
+ */
+export async function undoPoolRollout(
+  client: ResourceClient,
+  name: string,
+  toRevision: number | undefined,
+  signal?: AbortSignal,
+): Promise<UndoResult> {
+  const { pool, revisions } = await readPoolHistory(client, name, signal);
+  const target = pool.spec.configuration?.name ?? '';
+  if (target === '')
+    throw new RolloutActionRefused('Invalid', `mcp/${name} has no rendered config yet`);
+  const chosen = undoRevision(pool, revisions, toRevision);
+  if (!chosen.ok) throw new RolloutActionRefused('Invalid', chosen.error);
+  const to = chosen.value.name;
+  const cleared = to === target;
+  try {
+    await client.patch(
+      Resources.machineConfigPool,
+      name,
+      {
+        metadata: {
+          resourceVersion: pool.metadata.resourceVersion,
+          annotations: {
+            [RolloutAnnotation.rollback]: cleared ? null : JSON.stringify({ to, from: target }),
+          },
+        },
+      },
+      'merge',
+      signal === undefined ? undefined : { signal },
+    );
+  } catch (e) {
+    if (isStatusError(e, 'Conflict'))
+      throw new RolloutActionRefused(
+        'Conflict',
+        `mcp/${name} changed while undoing (a new render?): look at the history again`,
+      );
+    throw e;
+  }
+  return { pool: name, revision: chosen.value.revision, to, cleared };
+}
