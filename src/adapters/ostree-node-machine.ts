@@ -31,6 +31,7 @@ import {
   type BootedRecord,
 } from './ostree-boot.js';
 import { OstreeCli } from './ostree.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Where Debian's ignition package puts the binary (it is meant for an initramfs, not PATH). */
 const DefaultIgnitionBinary = '/usr/lib/dracut/modules.d/30ignition/ignition';
@@ -302,8 +303,7 @@ export function createOstreeNodeMachine(options: OstreeNodeMachineOptions): Node
       for (const pid of Object.values(recorded)) {
         if (!(await alive(pid))) continue;
         kill(pid, 'SIGTERM');
-        for (let i = 0; i < 50 && (await alive(pid)); i++)
-          await new Promise((r) => setTimeout(r, 100));
+        for (let i = 0; i < 50 && (await alive(pid)); i++) await sleep(100);
         if (await alive(pid)) kill(pid, 'SIGKILL');
         reaped.push(pid);
       }

@@ -15,6 +15,7 @@ import { createPinoLogger } from '../adapters/pino-logger.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
 import { HaControlPlane } from './ha-control-plane.js';
 import { errorText } from '../lib/error-text.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export const HaPidFileName = 'ha.pid';
 
@@ -134,7 +135,7 @@ async function down(io: CliIo, dataDir: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (alive(pid)) {
     if (Date.now() > deadline) throw new CliError(`PID ${String(pid)} did not stop in 60 s`);
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
   io.out(`stopped (PID ${String(pid)})\n`);
 }

@@ -24,6 +24,7 @@ import { Command } from 'commander';
 import { Counter, Gauge, Registry } from 'prom-client';
 import { createCoreosHost } from '../adapters/coreos-host.js';
 import { createExecCommandRunner } from '../adapters/exec-command-runner.js';
+import { createLoggingCommandRunner } from '../adapters/logging-command-runner.js';
 import { fsFileWatcher } from '../adapters/fs-file-watcher.js';
 import { httpHealthzProbe } from '../adapters/http-healthz-probe.js';
 import { HttpsResourceClient, credentialsInCluster } from '../adapters/https-resource-client.js';
@@ -202,7 +203,7 @@ function ostreeBoot(root: string): 'system' | 'supervisor' {
 }
 
 function createHost(kind: string, root: string, log: Logger): Host {
-  const runner = createExecCommandRunner();
+  const runner = createLoggingCommandRunner(createExecCommandRunner(), log);
   // OS images from a registry (pull by digest, cached under the node's /var) or a local repo.
   if (kind === 'ostree')
     return createOstreeHost({

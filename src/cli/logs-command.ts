@@ -14,6 +14,7 @@ import { Command } from 'commander';
 import { fieldsText, levelName } from '../adapters/log-text.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
 import { clusterLayout, DefaultDataDir } from '../box/cluster-layout.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** One pino JSON line as text; any other line as it is. */
 export function formatLogLine(line: string): string {
@@ -113,7 +114,7 @@ export async function runLogs({
   if (existsSync(path)) offset = await printFrom(path, 0, io, format);
   else if (!options.follow) return;
   while (options.follow && signal?.aborted !== true) {
-    await new Promise((r) => setTimeout(r, 250));
+    await sleep(250);
     const exists = await stat(path).then(
       () => true,
       () => false,

@@ -36,6 +36,7 @@ import {
   type KubeconfigFlags,
 } from './kubeconfig-loading.js';
 import { lookAt, RolloutFollower, type Look } from './rollout-follower.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 const PoolKinds = new Set([
   'mcp',
@@ -269,7 +270,7 @@ async function follow(name: string, w: Watches, io: CliIo, options: FollowOption
     if (j.kind === 'failed') throw new CliError(j.message);
     print(j.settling ? formatSettling(s, options.settleMs) : formatProgress(s));
     if (Date.now() >= deadline) throw new CliError('timed out waiting for the condition');
-    await new Promise((r) => setTimeout(r, 200));
+    await sleep(200);
   }
 }
 

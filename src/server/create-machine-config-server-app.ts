@@ -25,7 +25,8 @@ import {
   type ConfigSource,
   type ServingInputs,
 } from './config-source.js';
-import { cleanPath, pathBase, splitRequestUrl, unescapePath } from './go-http-path.js';
+import { goPathBase } from '../lib/go/path.js';
+import { cleanPath, splitRequestUrl, unescapePath } from './go-http-path.js';
 import type { McsMetrics } from '../ports/mcs-metrics.js';
 import { noMetrics } from './mcs-metrics.js';
 
@@ -149,7 +150,7 @@ export function createMachineConfigServerApp(options: MachineConfigServerOptions
         return outcome(empty(403));
       }
     }
-    const pool = pathBase(path);
+    const pool = goPathBase(path);
     const negotiated = negotiate(req.headers.get('accept') ?? undefined);
     if (!negotiated.ok) {
       log.error(describeNegotiateError(negotiated.error));
@@ -189,7 +190,7 @@ export function createMachineConfigServerApp(options: MachineConfigServerOptions
   function refuseConfig(req: Request, path: string): Response {
     if (path.startsWith(ConfigPrefix) || path === '/config')
       log.info('refused a config request on a port that serves no configs', {
-        pool: pathBase(path),
+        pool: goPathBase(path),
         method: req.method,
       });
     return empty(404);
@@ -217,7 +218,7 @@ export function createMachineConfigServerApp(options: MachineConfigServerOptions
     const seconds = (now() - started) / 1000;
     metrics.observeConfigRequest({ pool, status: response.status, version, seconds });
     log.info('config request', {
-      pool: pathBase(path),
+      pool: goPathBase(path),
       version,
       status: response.status,
       bytes,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cleanPath, pathBase, splitRequestUrl, unescapePath } from './go-http-path.js';
+import { cleanPath, splitRequestUrl, unescapePath } from './go-http-path.js';
 
 describe('Go request path helpers', () => {
   it.each([
@@ -30,16 +30,5 @@ describe('Go request path helpers', () => {
     ['config', '/config'],
   ])('cleanPath(%s) = %s', (p, expected) => {
     expect(cleanPath(p)).toBe(expected);
-  });
-
-  it.each([
-    ['', '.'],
-    ['/', '/'],
-    ['///', '/'],
-    ['/config/worker', 'worker'],
-    ['/config/worker//', 'worker'],
-    ['worker', 'worker'],
-  ])('pathBase(%s) = %s', (p, expected) => {
-    expect(pathBase(p)).toBe(expected);
   });
 });

@@ -1,6 +1,6 @@
 /**
  * How upstream's Go server sees a request path: `URL.Path` (percent-decoded), ServeMux's
- * canonical-path redirect (`cleanPath`), and `path.Base` for the pool name. Reproduced so that
+ * canonical-path redirect (`cleanPath`); `path.Base` for the pool name is lib/go's. Reproduced so that
  * odd paths (`//config/worker`, `/config/a/worker/`, `/config`) get the same answers.
  */
 import { goPathClean } from '../lib/go/path.js';
@@ -45,12 +45,4 @@ export function cleanPath(p: string): string {
   let np = goPathClean(rooted);
   if (rooted.endsWith('/') && np !== '/') np += '/';
   return np;
-}
-
-/** Go's `path.Base`. */
-export function pathBase(p: string): string {
-  if (p === '') return '.';
-  const trimmed = p.replace(/\/+$/, '');
-  if (trimmed === '') return '/';
-  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
 }

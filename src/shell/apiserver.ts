@@ -61,6 +61,7 @@ import { CliError } from './cli-io.js';
 import type { Logger } from '../ports/logger.js';
 import type { Storage } from '../ports/storage.js';
 import { errorText } from '../lib/error-text.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface ApiServerConfig {
   readonly dataDir: string;
@@ -391,7 +392,7 @@ async function startApiServer(config: ApiServerConfig, log: Logger): Promise<Run
       const deadline = Date.now() + ShutdownGraceMs;
       while (!done && Date.now() < deadline) {
         server.closeIdleConnections();
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await sleep(20);
       }
       server.closeAllConnections();
       await closed;

@@ -317,6 +317,8 @@ describe('the box observed: Prometheus and kubectl logs', () => {
       clearTimeout(timer);
       const seen = parse(followed).map((l) => l.msg);
       expect(seen).toContain('Rebooting node');
+      // the host commands the update ran, as upstream's daemon logs them
+      expect(seen.filter((m) => m?.startsWith('Running: ') === true)).not.toEqual([]);
       expect(seen.at(-1)).toBe('machine-config-daemon stopped');
 
       await until(

@@ -2,13 +2,16 @@
  * Hostile MachineConfigs in the cluster in a box: a real `mco apiserver` (SQLite) and a real
  * `mco daemon --host ostree` on a node root under a temp folder with a sentinel folder next to it.
  *
- * 1. Through the API, each hostile config is refused at admission (422, the reason per field).
+ * 1. Through the API, each hostile config is refused at admission (422, the reason per field): the
+ *    table below, and the bad parts the daemon's own property test generates (hostile-configs.ts).
  * 2. A real API server stores whatever it is given, so the same configs are then written past
  *    admission, into the storage itself (the server stopped meanwhile), and the node is pointed at
- *    each in turn: the daemon refuses it, the node goes Degraded with the reason, and the node's
+ *    each in turn (the table and a sample of the generated ones, two of each kind): the daemon
+ *    refuses it, the node goes Degraded with the reason, and the node's
  *    root and the sentinel are exactly as they were (paths, modes, owners, contents, mtimes).
  * 3. Pointed back at its good config, the node is Done again.
  */
+import fc from 'fast-check';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +29,7 @@ import { KubeletKubeconfigPath } from '../../src/simulator/kubelet-credentials.j
 import type { IgnitionConfig } from '../../src/ignition/types.js';
 import { startApiServerProcess, type ApiServerHandle } from '../support/apiserver-process.js';
 import { mc } from '../support/daemon-fixtures.js';
+import { badPart, hostileIgnition, Refusals, type BadPart } from '../support/hostile-configs.js';
 import {
   HostileOsImage,
   makeHostileLayout,
@@ -97,6 +101,42 @@ const Hostile: readonly {
 
 const machineConfig = (name: string, config: Omit<IgnitionConfig, 'ignition'>): MachineConfig =>
   mc(name, config, { osImageURL: HostileOsImage });
+
+const generatedConfig = (name: string, bad: BadPart): MachineConfig => ({
+  apiVersion: 'machineconfiguration.openshift.io/v1',
+  kind: 'MachineConfig',
+  metadata: { name },
+  spec: { osImageURL: HostileOsImage, config: hostileIgnition([], bad) },
+});
+
+/** A config written past admission, and the reason the daemon must refuse it with. */
+interface PastAdmission {
+  readonly name: string;
+  readonly config: MachineConfig;
+  readonly reason: string | RegExp;
+}
+
+/** Two generated bad parts of each kind, the same on every run. */
+function generatedSample(sentinel: string): BadPart[] {
+  const all = fc.sample(badPart(sentinel), { numRuns: 400, seed: 20261205 });
+  return (Object.keys(Refusals) as BadPart['kind'][]).flatMap((kind) =>
+    all.filter((b) => b.kind === kind).slice(0, 2),
+  );
+}
+
+async function refusedAtAdmission(name: string, config: MachineConfig): Promise<StatusError> {
+  const refused = await admin.create(Resources.machineConfig, config).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(refused, name).toBeInstanceOf(StatusError);
+  const status = refused as StatusError;
+  expect(status.code).toBe(422);
+  expect(status.message).toContain(
+    `MachineConfig.machineconfiguration.openshift.io "${name}" is invalid: `,
+  );
+  return status;
+}
 
 let server: ApiServerHandle;
 let admin: HttpsResourceClient;
@@ -196,34 +236,49 @@ afterAll(async () => {
 
 describe('hostile MachineConfigs in the cluster in a box', () => {
   it.each(Hostile)('admission refuses $name with the reason', async ({ name, config, reason }) => {
-    const refused = await admin.create(Resources.machineConfig, machineConfig(name, config)).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(refused).toBeInstanceOf(StatusError);
-    const status = refused as StatusError;
-    expect(status.code).toBe(422);
-    expect(status.message).toContain(
-      `MachineConfig.machineconfiguration.openshift.io "${name}" is invalid: `,
-    );
+    const status = await refusedAtAdmission(name, machineConfig(name, config));
     expect(status.message).toContain(reason);
   });
 
+  it('admission refuses every generated hostile config with the reason', async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(badPart(layout.sentinel), async (bad) => {
+        const name = `rendered-worker-generated-${String(n++)}`;
+        const status = await refusedAtAdmission(name, generatedConfig(name, bad));
+        expect(status.message, JSON.stringify(bad)).toMatch(Refusals[bad.kind]);
+      }),
+      { numRuns: 100 },
+    );
+  }, 120_000);
+
   it('written past admission, each is refused by the daemon: Degraded with the reason, the node untouched', async () => {
     // what a real API server would hold: the objects as given, straight into storage
+    const pastAdmission: PastAdmission[] = [
+      ...Hostile.map((h) => ({
+        name: h.name,
+        config: machineConfig(h.name, h.config),
+        reason: h.reason,
+      })),
+      ...generatedSample(layout.sentinel).map((bad, i) => {
+        const name = `rendered-worker-generated-${bad.kind}-${String(i)}`;
+        return { name, config: generatedConfig(name, bad), reason: Refusals[bad.kind] };
+      }),
+    ];
     await server.stop();
     const storage = await SqliteStorage.open(join(server.dataDir, 'state.db'));
-    for (const [i, h] of Hostile.entries()) {
-      const mc = machineConfig(h.name, h.config);
+    for (const [i, h] of pastAdmission.entries()) {
+      const mc = h.config;
+      const name = h.name;
       await storage.create(
-        `/registry/machineconfiguration.openshift.io/machineconfigs/${h.name}`,
+        `/registry/machineconfiguration.openshift.io/machineconfigs/${name}`,
         encodeObject({
           apiVersion: 'machineconfiguration.openshift.io/v1',
           kind: 'MachineConfig',
           spec: mc.spec,
           metadata: {
             ...mc.metadata,
-            uid: `00000000-0000-0000-0000-00000000000${String(i)}`,
+            uid: `00000000-0000-0000-0000-${String(i).padStart(12, '0')}`,
             generation: 1,
             creationTimestamp: '2024-01-01T00:00:00Z',
           },
@@ -234,9 +289,9 @@ describe('hostile MachineConfigs in the cluster in a box', () => {
     await server.restart();
     admin.close();
     admin = HttpsResourceClient.fromKubeconfig(server.kubeconfigPath);
-    for (const h of Hostile)
-      expect((await admin.get<MachineConfig>(Resources.machineConfig, h.name)).metadata.name).toBe(
-        h.name,
+    for (const { name } of pastAdmission)
+      expect((await admin.get<MachineConfig>(Resources.machineConfig, name)).metadata.name).toBe(
+        name,
       );
 
     // As upstream's DaemonSet: reads as machine-config-daemon, writes its Node with the kubelet's
@@ -276,22 +331,39 @@ describe('hostile MachineConfigs in the cluster in a box', () => {
       outside: snapshotOutside(layout, []),
     });
     const before = snapshot();
-    for (const h of Hostile) {
-      await target(h.name);
+    // A generated reason need not name its config (Ignition's own parse errors do not), so the
+    // node goes back to Done between those cases: a Degraded seen next is the next case's.
+    const refusal = (name: string, reason: string | RegExp) => (text: string | undefined) =>
+      typeof reason === 'string'
+        ? text === `refusing to apply config ${name}: ${reason}`
+        : reason.test(text ?? '');
+    for (const { name, reason } of pastAdmission) {
+      const refused = refusal(name, reason);
+      let unchanged = before;
+      if (typeof reason !== 'string') {
+        await target(Good);
+        await annotationsWhen(
+          `Done on ${Good} before ${name}`,
+          (a) => a[Annotation.state] === 'Done' && a[Annotation.reason] === '',
+        );
+        // (being Done again rewrites the daemon's own records in the root; nothing outside it)
+        unchanged = snapshot();
+        expect(unchanged.outside, name).toEqual(before.outside);
+      }
+      await target(name);
       const a = await annotationsWhen(
-        `Degraded refusing ${h.name}`,
-        (x) =>
-          x[Annotation.state] === 'Degraded' && (x[Annotation.reason] ?? '').includes(h.reason),
+        `Degraded refusing ${name}`,
+        (x) => x[Annotation.state] === 'Degraded' && refused(x[Annotation.reason]),
       ).catch((e: unknown) => {
         throw new Error(`${String(e)}\n${daemon?.output() ?? ''}`);
       });
-      expect(a[Annotation.reason]).toBe(`refusing to apply config ${h.name}: ${h.reason}`);
       expect(a[Annotation.currentConfig]).toBe(Good);
-      expect(snapshot(), h.name).toEqual(before);
+      expect(snapshot(), name).toEqual(unchanged);
     }
     const mcn = await admin.get<MachineConfigNode>(Resources.machineConfigNode, NodeName);
-    expect(mcn.status?.conditions?.find((c) => c.type === 'NodeDegraded')?.message).toContain(
-      (Hostile.at(-1) as (typeof Hostile)[number]).reason,
+    const last = pastAdmission.at(-1) as PastAdmission;
+    expect(mcn.status?.conditions?.find((c) => c.type === 'NodeDegraded')?.message).toMatch(
+      last.reason,
     );
 
     // pointed back at its config, the node recovers

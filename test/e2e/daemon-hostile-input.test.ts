@@ -34,6 +34,7 @@ import {
   type HostileLayout,
   type PlantedEntry,
 } from '../support/hostile-roots.js';
+import { badPart, hostileIgnition, Refusals, type BadPart } from '../support/hostile-configs.js';
 import { Openat2Oracle } from '../support/openat2-oracle.js';
 import { runMco } from '../support/run-mco.js';
 import { snapshotTree } from '../support/tree-snapshot.js';
@@ -47,66 +48,6 @@ interface HostileCase {
   readonly planted: readonly PlantedEntry[];
   readonly files: readonly { readonly path: string; readonly data: string }[];
   readonly bad?: BadPart;
-}
-
-type BadPart =
-  | { readonly kind: 'unit'; readonly name: string }
-  | { readonly kind: 'dropin'; readonly name: string }
-  | { readonly kind: 'file'; readonly path: string }
-  | { readonly kind: 'link'; readonly path: string; readonly target: string };
-
-/** The clear error each kind of bad input must give. */
-const Refusals: Readonly<Record<BadPart['kind'], RegExp>> = {
-  unit: /invalid systemd unit name .*: must not (contain "\/"|contain "\.\."|be empty)|invalid systemd unit extension/,
-  dropin:
-    /invalid systemd drop-in name .*: must not contain "\/"|invalid systemd drop-in extension/,
-  file: /path not absolute|path is not fully simplified/,
-  link: /ignition links section contains changes|file path includes link in config/,
-};
-
-const climb = fc.integer({ min: 1, max: 12 }).map((n) => '../'.repeat(n));
-
-function badPart(sentinel: string): fc.Arbitrary<BadPart> {
-  return fc.oneof(
-    fc
-      .oneof(
-        fc.constant('a/../../../../srv/x.service'),
-        climb.map((c) => `${c}srv/x.service`),
-        climb.map((c) => `${c}sentinel/x.service`),
-        fc.constant(`${sentinel}/x.service`),
-        fc.constant('x/y.service'),
-        fc.constant('..service'),
-        fc.constant(''),
-      )
-      .map((name) => ({ kind: 'unit' as const, name })),
-    fc
-      .oneof(
-        fc.constant('../../../../../../../../srv/evil.conf'),
-        climb.map((c) => `${c}sentinel/evil.conf`),
-        climb.map((c) => `${c}srv/evil.conf`),
-        fc.constant(`${sentinel}/evil.conf`),
-        fc.constant('a/b.conf'),
-      )
-      .map((name) => ({ kind: 'dropin' as const, name })),
-    fc
-      .oneof(
-        fc.constant('etc/relative.conf'),
-        climb.map((c) => `/etc/${c}srv/evil.conf`),
-        fc.constant('/etc/./x.conf'),
-        fc.constant('/etc//x.conf'),
-        fc.constant('/etc/x/'),
-      )
-      .map((path) => ({ kind: 'file' as const, path })),
-    fc
-      .record({
-        path: fc.constantFrom('/etc/l', '/srv/l'),
-        target: fc.oneof(
-          fc.constant(sentinel),
-          climb.map((c) => `${c}sentinel`),
-        ),
-      })
-      .map((r) => ({ kind: 'link' as const, ...r })),
-  );
 }
 
 const goodFile = fc
@@ -128,53 +69,16 @@ function hostileCase(sentinel: string): fc.Arbitrary<HostileCase> {
 }
 
 function machineConfig(c: HostileCase, n: number): MachineConfig {
-  const files: Record<string, unknown>[] = c.files.map((f) => ({
+  const files = c.files.map((f) => ({
     path: f.path,
     mode: 0o644,
     contents: { source: `data:,${encodeURIComponent(f.data)}` },
   }));
-  const units: Record<string, unknown>[] = [];
-  const links: Record<string, unknown>[] = [];
-  switch (c.bad?.kind) {
-    case 'unit':
-      units.push({
-        name: c.bad.name,
-        enabled: true,
-        contents: '[Unit]\n[Install]\nWantedBy=multi-user.target\n',
-      });
-      break;
-    case 'dropin':
-      units.push({
-        name: 'kubelet.service',
-        dropins: [{ name: c.bad.name, contents: '[Service]\n' }],
-      });
-      break;
-    case 'file':
-      files.push({ path: c.bad.path, mode: 0o644, contents: { source: 'data:,evil' } });
-      break;
-    case 'link':
-      links.push({ path: c.bad.path, target: c.bad.target });
-      files.push({
-        path: `${c.bad.path}/evil.conf`,
-        mode: 0o644,
-        contents: { source: 'data:,evil' },
-      });
-      break;
-    case undefined:
-      break;
-  }
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
     kind: 'MachineConfig',
     metadata: { name: `rendered-hostile-${String(n)}` },
-    spec: {
-      osImageURL: OsImage,
-      config: {
-        ignition: { version: '3.4.0' },
-        storage: { files, ...(links.length > 0 ? { links } : {}) },
-        ...(units.length > 0 ? { systemd: { units } } : {}),
-      },
-    },
+    spec: { osImageURL: OsImage, config: hostileIgnition(files, c.bad) },
   };
 }
 

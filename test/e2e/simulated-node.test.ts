@@ -98,12 +98,32 @@ function daemonPid(): number | undefined {
 }
 
 function alive(pid: number): boolean {
+  // kill(0 or a negative PID) signals a process group, or every process: never a recorded daemon
+  if (pid <= 0) return false;
   try {
     process.kill(pid, 0);
     return true;
   } catch {
     return false;
   }
+}
+
+/**
+ * The running daemon's PID, once the supervisor has started it and recorded it: the kubelet
+ * registers the Node (and reports it Ready) before the supervisor syncs the daemon's pod and
+ * starts the daemon.
+ */
+async function runningDaemon(other = -1): Promise<number> {
+  let pid = -1;
+  await eventually(
+    'the daemon to start',
+    () => {
+      pid = daemonPid() ?? -1;
+      return pid !== other && alive(pid);
+    },
+    60_000,
+  );
+  return pid;
 }
 
 function ostreeStatus(): string {
@@ -276,15 +296,7 @@ beforeAll(async () => {
     async () => ready(await getNode())?.status === 'True',
     60_000,
   );
-  // The kubelet registers the Node before the supervisor syncs the daemon's pod and starts it.
-  await eventually(
-    'the daemon to start',
-    () => {
-      const pid = daemonPid();
-      return pid !== undefined && alive(pid);
-    },
-    60_000,
-  );
+  await runningDaemon();
 }, 240_000);
 
 afterAll(async () => {
@@ -434,7 +446,7 @@ describe('a simulated node provisioned by the real Ignition from the MCS', () =>
   it('the daemon runs with the node’s name and root, its output in daemon.log', () => {
     const pid = daemonPid();
     expect(pid).toBeDefined();
-    expect(alive(pid ?? -1)).toBe(true);
+    expect(alive(pid ?? 0)).toBe(true);
     expect(readFileSync(join(nodeDir, 'daemon.log'), 'utf8')).toContain(
       `stand-in daemon for ${NodeName} on ${root}`,
     );
@@ -442,7 +454,7 @@ describe('a simulated node provisioned by the real Ignition from the MCS', () =>
 
   it('a reboot with a new kernel argument switches to a new deployment; the Node was NotReady meanwhile', async () => {
     const before = booted();
-    const oldDaemon = daemonPid() ?? -1;
+    const oldDaemon = await runningDaemon();
     const readyBefore = ready(await getNode());
     expect(mco(['node', 'kargs', '--dir', nodeDir, '--append', 'mco.e2e=1']).trim()).toBe(
       'console=ttyS0 firstboot.pivot=1 mco.e2e=1',
@@ -478,7 +490,7 @@ describe('a simulated node provisioned by the real Ignition from the MCS', () =>
     expect(readFileSync(join(root, 'etc/e2e/worker-hello.conf'), 'utf8')).toBe('hello worker\n');
 
     expect(alive(oldDaemon)).toBe(false);
-    expect(alive(daemonPid() ?? -1)).toBe(true);
+    await runningDaemon(oldDaemon);
     expect(ready(await getNode())?.lastTransitionTime).not.toBe(readyBefore?.lastTransitionTime);
     expect(supervisorLog).toContain(
       '"message":"rebooting: e2e kernel argument","msg":"node not ready"',
@@ -486,8 +498,8 @@ describe('a simulated node provisioned by the real Ignition from the MCS', () =>
   });
 
   it('SIGTERM stops the supervisor and its daemon; the Node reports NotReady', async () => {
-    const daemon = daemonPid() ?? -1;
-    const pid = supervisor.pid ?? -1;
+    const daemon = await runningDaemon();
+    const pid = supervisor.pid ?? 0;
     process.kill(pid, 'SIGTERM');
     expect(await supervisorExit).toBe(0);
     expect(alive(pid)).toBe(false);

@@ -12,6 +12,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { createServer, type AddressInfo } from 'node:net';
 import { posix } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface DistributionRegistryOptions {
   /** Scratch folder for the config, the storage and the log. */
@@ -121,7 +122,7 @@ export class DistributionRegistry {
     for (let i = 0; i < 200; i++) {
       if (!registry.running) throw new Error(`docker-registry exited; see ${logFile}`);
       if (await answers(url, o.tls !== undefined)) return registry;
-      await new Promise((r) => setTimeout(r, 50));
+      await sleep(50);
     }
     await registry.stop();
     throw new Error(`docker-registry did not answer on ${url} within 10 s; see ${logFile}`);

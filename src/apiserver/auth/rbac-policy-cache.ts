@@ -17,6 +17,7 @@ import type { KubeObject, ResourceStore, WatchEventType } from '../resource-stor
 import type { ResourceType } from '../resource-type.js';
 import type { RbacPolicy } from './rbac-authorizer.js';
 import { errorText } from '../../lib/error-text.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export const RbacGroup = 'rbac.authorization.k8s.io';
 const RbacKinds = ['ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding'] as const;
@@ -182,7 +183,7 @@ export class RbacPolicyCache implements RbacPolicy {
           kind,
           error: errorText(e),
         });
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        await sleep(1000);
         ended = Promise.resolve();
       }
     }

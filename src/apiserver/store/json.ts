@@ -1,10 +1,8 @@
 /**
  * Small helpers for objects as the API server handles them: untyped JSON trees decoded from
- * request bodies and storage. Comparison is by canonical JSON, so key order never makes two equal
- * objects differ (a no-op write must be recognised whatever order the client sent).
+ * request bodies and storage. (Their equality is lib/json-equal.ts's: key order never makes two
+ * equal objects differ, so a no-op write is recognised whatever order the client sent.)
  */
-import { stringify } from 'safe-stable-stringify';
-
 export type JsonMap = Record<string, unknown>;
 
 export function isJsonMap(value: unknown): value is JsonMap {
@@ -14,11 +12,6 @@ export function isJsonMap(value: unknown): value is JsonMap {
 /** A deep copy of a JSON value. */
 export function cloneJson<T>(value: T): T {
   return structuredClone(value);
-}
-
-/** Equal as JSON values, ignoring key order. */
-export function jsonEqual(a: unknown, b: unknown): boolean {
-  return stringify(a) === stringify(b);
 }
 
 /** Reads a dotted path of map keys; undefined when any step is missing or not a map. */

@@ -17,7 +17,8 @@ import { rfc3339 } from '../../api/meta/v1/time.js';
 import type { KubeObject } from '../resource-store.js';
 import { apiVersionOf, type ResourceType } from '../resource-type.js';
 import { FieldSet, printPath } from './field-set.js';
-import { cloneJson, isJsonMap, jsonEqual, type JsonMap } from './json.js';
+import { cloneJson, isJsonMap, type JsonMap } from './json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 import { hasStatusSubresource } from './strategy.js';
 import { compare, merge, removePaths, rootType, toFieldSet, type TypeRef } from './typed-value.js';
 

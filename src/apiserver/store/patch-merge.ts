@@ -3,7 +3,8 @@
  * deletes a key, anything else (lists included) replaces. `createMergePatch` computes the patch
  * that turns one document into another (what `kubectl apply` sends for custom resources).
  */
-import { cloneJson, isJsonMap, jsonEqual, type JsonMap } from './json.js';
+import { cloneJson, isJsonMap, type JsonMap } from './json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 
 /** The result of applying `patch` to `target`; neither input is modified. */
 export function applyMergePatch(target: unknown, patch: unknown): unknown {

@@ -8,7 +8,8 @@
  */
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { ResourceType } from '../resource-type.js';
-import { cloneJson, goJsonKind, isJsonMap, jsonEqual, type JsonMap } from './json.js';
+import { cloneJson, goJsonKind, isJsonMap, type JsonMap } from './json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 import { listStrategy, type ListStrategy } from './strategic-merge-keys.js';
 
 const SET_ELEMENT_ORDER = '$setElementOrder/';

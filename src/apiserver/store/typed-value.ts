@@ -13,7 +13,8 @@ import { ObjectMetaSchema } from '../../api/meta/v1/object-meta.js';
 import { plainJson } from '../../api/schema.js';
 import type { ResourceType } from '../resource-type.js';
 import { FieldSet } from './field-set.js';
-import { cloneJson, isJsonMap, jsonEqual, type JsonMap } from './json.js';
+import { cloneJson, isJsonMap, type JsonMap } from './json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 import { listStrategy } from './strategic-merge-keys.js';
 
 const ObjectMeta = plainJson(ObjectMetaSchema) as JsonMap;

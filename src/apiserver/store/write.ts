@@ -15,7 +15,7 @@ import { decodeObject, encodeObject } from './codec.js';
 import type { StoreContext } from './context.js';
 import { MaxStoredObjectBytes } from '../request-limits.js';
 import { fromStorageError, groupResource, objectTooLarge } from './errors.js';
-import { jsonEqual } from './json.js';
+import { jsonEqual } from '../../lib/json-equal.js';
 import { objectKey } from './keys.js';
 import { strategyFor } from './strategy.js';
 

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { goPathClean, goPathExt, goPathIsAbs, goPathIsCleanAbs, goPathJoin } from './path.js';
+import {
+  goPathBase,
+  goPathClean,
+  goPathExt,
+  goPathIsAbs,
+  goPathIsCleanAbs,
+  goPathJoin,
+} from './path.js';
 
 describe('goPathClean (Go path.Clean)', () => {
   it.each<[string, string]>([
@@ -104,5 +111,18 @@ describe('goPathJoin of several elements', () => {
     [['a', '..', '..', 'b'], '../b'],
   ])('%j → %j', (elems, expected) => {
     expect(goPathJoin(...elems)).toBe(expected);
+  });
+});
+
+describe('goPathBase (Go path.Base)', () => {
+  it.each([
+    ['', '.'],
+    ['/', '/'],
+    ['///', '/'],
+    ['/config/worker', 'worker'],
+    ['/config/worker//', 'worker'],
+    ['worker', 'worker'],
+  ])('%j → %j', (p, expected) => {
+    expect(goPathBase(p)).toBe(expected);
   });
 });

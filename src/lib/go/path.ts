@@ -1,7 +1,8 @@
 /**
  * Go's `path` package (slash-separated, lexical): Ignition's validation uses Clean to decide
  * whether a config path is "fully simplified" and Ext for unit and drop-in name suffixes; the
- * config translation joins paths with Join; the MCS cleans request paths as net/http does.
+ * config translation joins paths with Join; the MCS cleans request paths as net/http does and
+ * takes the pool name from a request path with Base.
  */
 
 /** Go's path.Clean: the shortest equivalent path, by purely lexical processing. */
@@ -60,4 +61,12 @@ export function goPathIsCleanAbs(p: string): boolean {
     start = i + 1;
   }
   return true;
+}
+
+/** Go's path.Base: the last element, trailing slashes removed; "." for "", "/" for slashes only. */
+export function goPathBase(p: string): string {
+  if (p === '') return '.';
+  const trimmed = p.replace(/\/+$/, '');
+  if (trimmed === '') return '/';
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
 }
