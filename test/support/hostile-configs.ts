@@ -69,13 +69,13 @@ export function badPart(sentinel: string): fc.Arbitrary<BadPart> {
 }
 
 /** The Ignition sections that carry a bad part, to add to a config's own. */
-export interface BadSections {
+interface BadSections {
   readonly files: readonly Record<string, unknown>[];
   readonly links: readonly Record<string, unknown>[];
   readonly units: readonly Record<string, unknown>[];
 }
 
-export function badSections(bad: BadPart | undefined): BadSections {
+function badSections(bad: BadPart | undefined): BadSections {
   switch (bad?.kind) {
     case 'unit':
       return {
