@@ -178,6 +178,20 @@ export const Resources = {
     plural: 'imagetagmirrorsets',
     namespaced: false,
   }),
+  clusterImagePolicy: ref({
+    group: 'config.openshift.io',
+    version: 'v1',
+    kind: 'ClusterImagePolicy',
+    plural: 'clusterimagepolicies',
+    namespaced: false,
+  }),
+  imagePolicy: ref({
+    group: 'config.openshift.io',
+    version: 'v1',
+    kind: 'ImagePolicy',
+    plural: 'imagepolicies',
+    namespaced: true,
+  }),
   imageContentSourcePolicy: ref({
     group: 'operator.openshift.io',
     version: 'v1alpha1',
