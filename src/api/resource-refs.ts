@@ -157,6 +157,27 @@ export const Resources = {
     plural: 'infrastructures',
     namespaced: false,
   }),
+  network: ref({
+    group: 'config.openshift.io',
+    version: 'v1',
+    kind: 'Network',
+    plural: 'networks',
+    namespaced: false,
+  }),
+  proxy: ref({
+    group: 'config.openshift.io',
+    version: 'v1',
+    kind: 'Proxy',
+    plural: 'proxies',
+    namespaced: false,
+  }),
+  dns: ref({
+    group: 'config.openshift.io',
+    version: 'v1',
+    kind: 'DNS',
+    plural: 'dnses',
+    namespaced: false,
+  }),
   image: ref({
     group: 'config.openshift.io',
     version: 'v1',

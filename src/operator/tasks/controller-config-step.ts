@@ -54,6 +54,7 @@ export class ControllerConfigStep implements OperatorStep {
       kubeAPIServerServingCAData: kubeAPIServerServingCAData ?? config.kubeAPIServerServingCAData,
       certificates,
       ...(config.cluster === undefined ? {} : { cluster: config.cluster }),
+      discovered: ctx.discovered,
     });
     if (desired !== undefined) {
       const written =
