@@ -10,7 +10,8 @@
  *   `/etc/kubernetes/apiserver-url.env` of the rendered worker config follow;
  * - a Proxy whose status is set (as the network operator sets it): the ControllerConfig's `proxy`
  *   is that status (not the spec), and the worker pool's rendered config gets it in proxy.env;
- * - the Proxy's status changes: so do the ControllerConfig and the rendered config.
+ * - the Proxy's status changes: so do the ControllerConfig and the rendered config, and then the
+ *   operator writes nothing more.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient } from '../../src/adapters/kube-client.js';
@@ -28,7 +29,7 @@ import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { startApiServer, type ApiServerProcess } from '../e2e/apiserver-harness.js';
 import { requireBuilt } from '../e2e/mcs-support.js';
 import { McoProcess } from '../support/mco-processes.js';
-import { until } from '../support/until.js';
+import { sleep, until } from '../support/until.js';
 
 const Namespace = 'openshift-machine-config-operator';
 const Release = '4.17.0';
@@ -232,6 +233,12 @@ describe(
       expect((await controllerConfig()).spec.proxy).toEqual({
         httpsProxy: 'https://proxy2.example.com:3129',
       });
+    });
+
+    it('then the operator leaves the ControllerConfig alone (the embedded objects round-trip)', async () => {
+      const before = (await controllerConfig()).metadata.generation;
+      await sleep(3000);
+      expect((await controllerConfig()).metadata.generation).toBe(before);
     });
   },
 );
