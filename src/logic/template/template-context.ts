@@ -55,8 +55,9 @@ function infraValues(cc: ControllerConfig): Record<string, TemplateValue> {
 
 /** Present only when the ControllerConfig has a proxy (upstream's `.Proxy` is a pointer). */
 function proxyValues(cc: ControllerConfig): Record<string, TemplateValue> {
-  const proxy = cc.spec.proxy;
-  if (proxy === null) return {};
+  // a ControllerConfig read from manifests (mco bootstrap) may leave the field out
+  const proxy = cc.spec.proxy as ControllerConfig['spec']['proxy'] | undefined;
+  if (proxy === null || proxy === undefined) return {};
   return {
     Proxy: {
       HTTPProxy: proxy.httpProxy ?? '',
