@@ -88,7 +88,6 @@ class RegistriesReconciler implements Reconciler {
           tagMirrorSets: informers.imageTagMirrorSets.list(),
           contentSourcePolicies: informers.imageContentSourcePolicies.list(),
           releaseImage: clusterVersion.status?.desired?.image ?? '',
-          baseRegistriesConf: '',
           scopePolicies: policies.value,
         },
         signal,
@@ -97,7 +96,11 @@ class RegistriesReconciler implements Reconciler {
   }
 
   /** One pool's `99-<pool>-generated-registries`, written when it changed. */
-  async #syncPool(poolName: string, shared: RegistriesInputs, signal: AbortSignal): Promise<void> {
+  async #syncPool(
+    poolName: string,
+    shared: Omit<RegistriesInputs, 'baseRegistriesConf'>,
+    signal: AbortSignal,
+  ): Promise<void> {
     const { informers, client, log, version, templates } = this.#o;
     const generated = generateRegistriesIgnition({
       ...shared,
