@@ -9,7 +9,8 @@
  *   service network and its IP families reach the ControllerConfig, and the kubelet config and
  *   `/etc/kubernetes/apiserver-url.env` of the rendered worker config follow;
  * - a Proxy whose status is set (as the network operator sets it): the ControllerConfig's `proxy`
- *   is that status (not the spec), and the worker pool's rendered config gets it in proxy.env;
+ *   is that status (not the spec), its `trustedCA` bundle joins `additionalTrustBundle`, and the
+ *   worker pool's rendered config gets the proxy in proxy.env;
  * - the Proxy's status changes: so do the ControllerConfig and the rendered config, and then the
  *   operator writes nothing more.
  */
@@ -200,11 +201,26 @@ describe(
     });
 
     it('a Proxy: its status, not its spec, reaches the ControllerConfig and the rendered proxy.env', async () => {
+      await admin
+        .create(Resources.namespace, {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: { name: 'openshift-config' },
+        })
+        .catch(() => undefined);
+      await admin.create<ConfigMap>(Resources.configMap, {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'proxy-ca', namespace: 'openshift-config' },
+        data: {
+          'ca-bundle.crt': '-----BEGIN CERTIFICATE-----\nPROXY\n-----END CERTIFICATE-----\n',
+        },
+      });
       await admin.create<Proxy>(Resources.proxy, {
         apiVersion: 'config.openshift.io/v1',
         kind: 'Proxy',
         metadata: { name: 'cluster' },
-        spec: { httpProxy: 'http://spec-only.example.com:3128' },
+        spec: { httpProxy: 'http://spec-only.example.com:3128', trustedCA: { name: 'proxy-ca' } },
       });
       await setProxyStatus({
         httpProxy: 'http://proxy.example.com:3128',
@@ -222,6 +238,13 @@ describe(
         httpProxy: 'http://proxy.example.com:3128',
         noProxy: '.cluster.local,172.31.0.0/16',
       });
+      // the Proxy's trusted CA joins the additional trust bundle
+      expect(
+        Buffer.from(
+          (await controllerConfig()).spec.additionalTrustBundle ?? '',
+          'base64',
+        ).toString(),
+      ).toBe('-----BEGIN CERTIFICATE-----\nPROXY\n-----END CERTIFICATE-----\n');
     });
 
     it('the Proxy’s status changes: the ControllerConfig and the rendered config follow', async () => {
