@@ -120,9 +120,12 @@ beforeAll(async () => {
 }, 2 * Minute);
 
 afterAll(async () => {
+  // each is unset when beforeAll failed before starting it
+  /* eslint-disable @typescript-eslint/no-unnecessary-condition */
   await operator?.stop('SIGKILL');
   await controller?.stop('SIGKILL');
   await api?.dispose();
+  /* eslint-enable @typescript-eslint/no-unnecessary-condition */
 });
 
 describe(
