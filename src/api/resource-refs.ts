@@ -157,6 +157,27 @@ export const Resources = {
     plural: 'infrastructures',
     namespaced: false,
   }),
+  network: ref({
+    group: 'config.openshift.io',
+    version: 'v1',
+    kind: 'Network',
+    plural: 'networks',
+    namespaced: false,
+  }),
+  proxy: ref({
+    group: 'config.openshift.io',
+    version: 'v1',
+    kind: 'Proxy',
+    plural: 'proxies',
+    namespaced: false,
+  }),
+  dns: ref({
+    group: 'config.openshift.io',
+    version: 'v1',
+    kind: 'DNS',
+    plural: 'dnses',
+    namespaced: false,
+  }),
   image: ref({
     group: 'config.openshift.io',
     version: 'v1',
@@ -177,6 +198,20 @@ export const Resources = {
     kind: 'ImageTagMirrorSet',
     plural: 'imagetagmirrorsets',
     namespaced: false,
+  }),
+  clusterImagePolicy: ref({
+    group: 'config.openshift.io',
+    version: 'v1',
+    kind: 'ClusterImagePolicy',
+    plural: 'clusterimagepolicies',
+    namespaced: false,
+  }),
+  imagePolicy: ref({
+    group: 'config.openshift.io',
+    version: 'v1',
+    kind: 'ImagePolicy',
+    plural: 'imagepolicies',
+    namespaced: true,
   }),
   imageContentSourcePolicy: ref({
     group: 'operator.openshift.io',

@@ -32,6 +32,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  renameSync,
   writeFileSync,
 } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -506,7 +507,9 @@ function writePointerConfig(ctx: Ctx, pool: string): string {
   });
   if (!r.ok) throw new CliError(describePointerConfigError(r.error));
   mkdirSync(ctx.layout.pointerDir, { recursive: true });
-  writeFileSync(path, `${r.value}\n`);
+  // written aside and renamed: a node created while the bundle rotates reads a whole file
+  writeFileSync(`${path}.tmp`, `${r.value}\n`);
+  renameSync(`${path}.tmp`, path);
   return path;
 }
 

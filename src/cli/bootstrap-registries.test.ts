@@ -66,4 +66,65 @@ describe('mco bootstrap with registries documents', () => {
       expect(conf).toContain('pull-from-mirror = "digest-only"');
     }
   });
+
+  it('a ClusterImagePolicy and an ImagePolicy: sigstore requirements, registries.d and the namespace policy', () => {
+    const keyData = Buffer.from(
+      '-----BEGIN PUBLIC KEY-----\nkey\n-----END PUBLIC KEY-----\n',
+    ).toString('base64');
+    const policy = { rootOfTrust: { policyType: 'PublicKey', publicKey: { keyData } } };
+    const cip = {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterImagePolicy',
+      metadata: { name: 'release' },
+      spec: { scopes: ['quay.io/openshift-release-dev'], policy },
+    } as unknown as ManifestObject;
+    const ip = {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ImagePolicy',
+      metadata: { name: 'apps', namespace: 'team-a' },
+      spec: { scopes: ['apps.example.com'], policy },
+    } as unknown as ManifestObject;
+    const files = renderedFiles([controllerConfig, idms, cip, ip], 'worker');
+    const signed = [
+      { type: 'sigstoreSigned', keyData, signedIdentity: { type: 'matchRepoDigestOrExact' } },
+    ];
+    expect(JSON.parse(files.get('/etc/containers/policy.json') ?? '')).toMatchObject({
+      transports: { docker: { 'quay.io/openshift-release-dev': signed } },
+    });
+    expect(files.get('/etc/containers/registries.d/sigstore-registries.yaml')).toBe(
+      [
+        'docker:',
+        '  127.0.0.1:5000/mirror:',
+        '    use-sigstore-attachments: true',
+        '  apps.example.com:',
+        '    use-sigstore-attachments: true',
+        '  quay.io/openshift-release-dev:',
+        '    use-sigstore-attachments: true',
+        '',
+      ].join('\n'),
+    );
+    expect(JSON.parse(files.get('/etc/crio/policies/team-a.json') ?? '')).toMatchObject({
+      transports: { docker: { 'apps.example.com': signed } },
+    });
+  });
+
+  it('a bad policy object fails bootstrap with containers/image’s error', () => {
+    const cip = {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterImagePolicy',
+      metadata: { name: 'bad' },
+      spec: {
+        scopes: ['quay.io'],
+        policy: {
+          rootOfTrust: {
+            policyType: 'PKI',
+            pki: { caRootsData: 'Y2E=', pkiCertificateSubject: {} },
+          },
+        },
+      },
+    } as unknown as ManifestObject;
+    expect(() => renderedFiles([controllerConfig, cip], 'worker')).toThrow(
+      'At least one of subjectEmail, subjectHostname must be specified',
+    );
+  });
 });

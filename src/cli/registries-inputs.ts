@@ -3,7 +3,9 @@
  * `99-<pool>-generated-registries` configs they give (docs/reference/registries.md §7), so the
  * offline tools render the mirror config the cluster would.
  */
+import type { ClusterImagePolicy } from '../api/config/v1/cluster-image-policy.js';
 import type { ClusterVersion } from '../api/config/v1/cluster-version.js';
+import type { ImagePolicy } from '../api/config/v1/image-policy.js';
 import type { ImageDigestMirrorSet } from '../api/config/v1/image-digest-mirror-set.js';
 import type { ImageTagMirrorSet } from '../api/config/v1/image-tag-mirror-set.js';
 import type { Image } from '../api/config/v1/image.js';
@@ -29,6 +31,8 @@ function registriesDocumentsOf(objects: readonly ManifestObject[]): RegistriesDo
     digestMirrorSets: ofKind<ImageDigestMirrorSet>(objects, 'ImageDigestMirrorSet'),
     tagMirrorSets: ofKind<ImageTagMirrorSet>(objects, 'ImageTagMirrorSet'),
     contentSourcePolicies: ofKind<ImageContentSourcePolicy>(objects, 'ImageContentSourcePolicy'),
+    clusterImagePolicies: ofKind<ClusterImagePolicy>(objects, 'ClusterImagePolicy'),
+    imagePolicies: ofKind<ImagePolicy>(objects, 'ImagePolicy'),
   };
 }
 

@@ -3,7 +3,9 @@
  * that reads it, as upstream's shared informer factories are. The manager runs them whether or not
  * this process leads, so a standby has warm caches when it takes over.
  */
+import type { ClusterImagePolicy } from '../api/config/v1/cluster-image-policy.js';
 import type { ClusterVersion } from '../api/config/v1/cluster-version.js';
+import type { ImagePolicy } from '../api/config/v1/image-policy.js';
 import type { ImageDigestMirrorSet } from '../api/config/v1/image-digest-mirror-set.js';
 import type { ImageTagMirrorSet } from '../api/config/v1/image-tag-mirror-set.js';
 import type { Image } from '../api/config/v1/image.js';
@@ -56,6 +58,9 @@ export interface McoInformers {
   readonly imageDigestMirrorSets: Informer<ImageDigestMirrorSet>;
   readonly imageTagMirrorSets: Informer<ImageTagMirrorSet>;
   readonly imageContentSourcePolicies: Informer<ImageContentSourcePolicy>;
+  readonly clusterImagePolicies: Informer<ClusterImagePolicy>;
+  /** ImagePolicies of every namespace. */
+  readonly imagePolicies: Informer<ImagePolicy>;
   readonly clusterVersions: Informer<ClusterVersion>;
 }
 
@@ -97,6 +102,8 @@ export function createMcoInformers(options: McoInformerOptions): McoInformers {
     imageDigestMirrorSets: make(Resources.imageDigestMirrorSet),
     imageTagMirrorSets: make(Resources.imageTagMirrorSet),
     imageContentSourcePolicies: make(Resources.imageContentSourcePolicy),
+    clusterImagePolicies: make(Resources.clusterImagePolicy),
+    imagePolicies: make(Resources.imagePolicy),
     clusterVersions: make(Resources.clusterVersion),
   };
 }

@@ -80,6 +80,8 @@ function controllerRbac(): Manifest[] {
       rule([MC], ['*'], ['*']),
       rule([''], ['secrets'], ['get', 'list', 'watch', 'create', 'update', 'delete']),
       rule(['config.openshift.io'], ['*'], Read),
+      // the ImagePolicy condition of scopes a ClusterImagePolicy takes (registries controller)
+      rule(['config.openshift.io'], ['imagepolicies/status'], [...Read, 'update']),
       rule(
         ['operator.openshift.io'],
         ['machineconfigurations', 'etcds', 'imagecontentsourcepolicies'],

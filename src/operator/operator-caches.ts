@@ -3,7 +3,11 @@
  * the round never lists from the server.
  */
 import type { ClusterOperator } from '../api/config/v1/cluster-operator.js';
+import type { DNS } from '../api/config/v1/dns.js';
 import type { Image } from '../api/config/v1/image.js';
+import type { Infrastructure } from '../api/config/v1/infrastructure.js';
+import type { Network } from '../api/config/v1/network.js';
+import type { Proxy } from '../api/config/v1/proxy.js';
 import type { ConfigMap } from '../api/core/v1/config-map.js';
 import type { Node } from '../api/core/v1/node.js';
 import type { Secret } from '../api/core/v1/secret.js';
@@ -32,6 +36,11 @@ export interface OperatorCaches {
   readonly managedConfigMaps: Informer<ConfigMap>;
   readonly userConfigMaps: Informer<ConfigMap>;
   readonly images: Informer<Image>;
+  // the cluster configuration the ControllerConfig is discovered from
+  readonly infrastructures: Informer<Infrastructure>;
+  readonly networks: Informer<Network>;
+  readonly proxies: Informer<Proxy>;
+  readonly dnses: Informer<DNS>;
   /** Secrets of `openshift-machine-api` (the pointer configs). */
   readonly userDataSecrets: Informer<Secret>;
   readonly clusterOperators: Informer<ClusterOperator>;
@@ -74,6 +83,10 @@ export function createOperatorCaches(deps: {
       namespace: ConfigNamespace,
     }),
     images: new Informer<Image>({ ...base, ref: Resources.image }),
+    infrastructures: new Informer<Infrastructure>({ ...base, ref: Resources.infrastructure }),
+    networks: new Informer<Network>({ ...base, ref: Resources.network }),
+    proxies: new Informer<Proxy>({ ...base, ref: Resources.proxy }),
+    dnses: new Informer<DNS>({ ...base, ref: Resources.dns }),
     userDataSecrets: new Informer<Secret>({
       ...base,
       ref: Resources.secret,
@@ -99,6 +112,10 @@ export function allCaches(c: OperatorCaches): readonly Informer[] {
     c.managedConfigMaps,
     c.userConfigMaps,
     c.images,
+    c.infrastructures,
+    c.networks,
+    c.proxies,
+    c.dnses,
     c.userDataSecrets,
     c.clusterOperators,
     c.machineConfigurations,

@@ -69,6 +69,7 @@ export class OperatorReconciler implements Reconciler {
       deps: this.#deps,
       signal,
       osImages: undefined,
+      discovered: undefined,
       notices: this.#notices,
     };
     for (const step of this.#steps) {

@@ -3,6 +3,7 @@
  * steps. A step either finishes, fails (the round stops and the operator is Degraded with
  * `<Task>Failed`), or is still waiting (the round stops and is looked at again later).
  */
+import type { DiscoveredSpec } from '../logic/operator/discovered-cluster-config.js';
 import type { OperatorTask } from '../logic/operator/cluster-operator-status.js';
 import type { OsImageUrls } from '../logic/operator/os-image-urls.js';
 import type { Clock } from '../ports/clock.js';
@@ -34,6 +35,8 @@ export interface RoundContext {
   readonly deps: OperatorDeps;
   readonly signal: AbortSignal;
   osImages: OsImageUrls | undefined;
+  /** What the cluster's Infrastructure, Network, DNS and Proxy decide (RenderConfig). */
+  discovered: DiscoveredSpec | undefined;
   /** The ClusterOperator's notices (`status.extension`); kept from round to round. */
   readonly notices: Record<string, string>;
 }

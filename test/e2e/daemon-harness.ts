@@ -38,7 +38,7 @@ import {
 import { sleep, until } from '../support/until.js';
 export { sleep, until };
 
-export const Namespace = 'openshift-machine-config-operator';
+const Namespace = 'openshift-machine-config-operator';
 export const Minute = 60_000;
 const BootRef = 'testos/x86_64/stable';
 const InitialSshKey = 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIInitialKeyOfTheDaemonE2e core@install';

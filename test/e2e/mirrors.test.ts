@@ -1,38 +1,53 @@
 /**
- * Image mirrors end to end on loopback: two Distribution registries (`docker-registry`, started
- * here, stopped by PID), the source holding the TestOS 1 OS image and the mirror holding TestOS
- * 2 (built reproducibly, so its digest is the same wherever it is pushed); a cluster of real
- * processes (daemon-harness.ts) whose two workers boot TestOS 1 from the source. Then:
+ * Image mirrors end to end on the cluster in a box (`mco start`: 1 master, 1 worker, booted from
+ * the box's own TestOS image) and two Distribution registries on loopback (`docker-registry`,
+ * started here, stopped by PID): the mirror holds TestOS 2 (built reproducibly), the source does
+ * not. Then:
  *
  * 1. Image/cluster and ClusterVersion/version appear, the latter with the release image in its
  *    status as the cluster version operator reports it (the registries controller's inputs): the
- *    generated registries config has nothing to change yet, so nothing rolls out;
- * 2. an ImageDigestMirrorSet mirrors the source repository to the mirror: every worker gets
+ *    generated registries configs have nothing to change yet, so nothing rolls out;
+ * 2. an ImageDigestMirrorSet mirrors the source repository to the mirror: every node gets
  *    `/etc/containers/registries.conf` with the mirror (`pull-from-mirror = "digest-only"`),
  *    reloads crio, and neither drains nor reboots;
  * 3. the cluster's OS image becomes TestOS 2 *named in the source registry*, which does not have
- *    it: every worker pulls it through the mirror and reboots into the TestOS 2 commit.
+ *    it: every node pulls it through the mirror and reboots into the TestOS 2 commit.
  *
  * The `it`s build on each other, in order.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKubeClient } from '../../src/adapters/kube-client.js';
 import { DistributionRegistry } from '../../src/adapters/oci/distribution-registry.js';
-import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
+import type { Node } from '../../src/api/core/v1/node.js';
+import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
+import { Resources } from '../../src/api/resource-refs.js';
+import { clusterLayout } from '../../src/box/cluster-layout.js';
+import type { ResourceClient } from '../../src/ports/resource-client.js';
+import { BoxProcess } from '../support/box-process.js';
+import { freePortBase } from '../support/ports.js';
 import { until } from '../support/until.js';
-import { DaemonCluster, Minute, Namespace, type SimNode } from './daemon-harness.js';
+import { kubectl as runKubectl } from './apiserver-harness.js';
 import { McoBin, RepoRoot, requireBuilt } from './mcs-support.js';
 
+const Minute = 60_000;
+const Namespace = 'openshift-machine-config-operator';
 const Timestamp = '1767225600';
 const ReleaseImage =
   'quay.io/openshift-release-dev/ocp-release@sha256:0000000000000000000000000000000000000000000000000000000000000001';
-let work: TmpDir;
-let source: DistributionRegistry;
-let mirror: DistributionRegistry;
-let cluster: DaemonCluster;
-const images = { v1: '', v2InMirror: '', v2AtSource: '', v1Commit: '', v2Commit: '' };
+const Nodes = ['master-0', 'worker-0'] as const;
+const Pools = ['master', 'worker'] as const;
+
+let work = '';
+let dataDir = '';
+let box: BoxProcess | undefined;
+let admin: ResourceClient;
+let source: DistributionRegistry | undefined;
+let mirror: DistributionRegistry | undefined;
+const images = { v2InMirror: '', v2AtSource: '', v2Commit: '' };
 
 function mco(args: readonly string[]): string {
   const r = spawnSync(process.execPath, [McoBin, ...args], { encoding: 'utf8', timeout: 120_000 });
@@ -41,56 +56,71 @@ function mco(args: readonly string[]): string {
   return r.stdout;
 }
 
-const buildOsImage = (tree: string, version: string, registry: DistributionRegistry) =>
-  mco([
-    'os-image',
-    'build',
-    '--rootfs',
-    join(RepoRoot, `images/rootfs/${tree}`),
-    '--modes',
-    join(RepoRoot, `images/rootfs/${tree}.modes.json`),
-    '--version',
-    version,
-    '--timestamp',
-    Timestamp,
-    '--output',
-    `docker://${registry.address}/testos:${version}`,
-  ]).trim();
+const kubectl = (args: readonly string[], input?: string) =>
+  runKubectl(args, {
+    kubeconfig: clusterLayout(dataDir).adminKubeconfig,
+    cacheDir: join(work, 'kubectl-cache'),
+    ...(input === undefined ? {} : { input }),
+  });
+
+async function apply(object: unknown): Promise<void> {
+  const r = await kubectl(['apply', '-f', '-'], JSON.stringify(object));
+  if (r.code !== 0) throw new Error(r.stderr);
+}
 
 interface Booted {
   readonly checksum: string;
   readonly bootId: string;
 }
-const booted = (n: SimNode): Booted =>
-  JSON.parse(readFileSync(join(n.dir, 'state/booted.json'), 'utf8')) as Booted;
-const workers = () => cluster.nodes.filter((n) => n.role === 'worker');
+const nodeDir = (name: string) => clusterLayout(dataDir).nodeDir(name);
+const booted = (name: string): Booted =>
+  JSON.parse(readFileSync(join(nodeDir(name), 'state/booted.json'), 'utf8')) as Booted;
+const daemonLog = (name: string): string => {
+  const f = clusterLayout(dataDir).daemonLog(name);
+  return existsSync(f) ? readFileSync(f, 'utf8') : '';
+};
+const pool = (name: string) => admin.get<MachineConfigPool>(Resources.machineConfigPool, name);
+const targets = async () =>
+  Object.fromEntries(
+    await Promise.all(Pools.map(async (p) => [p, (await pool(p)).spec.configuration?.name ?? ''])),
+  ) as Record<(typeof Pools)[number], string>;
 
-async function apply(object: unknown): Promise<void> {
-  const r = await cluster.kubectl(['apply', '-f', '-'], JSON.stringify(object));
-  if (r.code !== 0) throw new Error(r.stderr);
-}
-
-async function rollOut(change: () => Promise<void>): Promise<string> {
-  const old = (await cluster.getPool('worker')).spec.configuration?.name ?? '';
-  await change();
-  const target = await cluster.newTarget('worker', old, 3 * Minute);
-  await cluster.waitPoolUpdated('worker', target, workers().length, 6 * Minute);
-  return target;
+/** Waits until each pool targets a config other than `old`'s and has every node updated to it. */
+async function rolledOut(old: Record<(typeof Pools)[number], string>): Promise<void> {
+  for (const p of Pools)
+    await until(
+      `pool ${p} to roll out a new config`,
+      async () => {
+        const status = (await pool(p)).status;
+        const updated = status?.conditions?.find((c) => c.type === 'Updated')?.status === 'True';
+        const target = status?.configuration?.name ?? '';
+        return updated && target !== old[p] && status.updatedMachineCount === 1 ? true : undefined;
+      },
+      { timeoutMs: 6 * Minute, intervalMs: 1000 },
+    );
 }
 
 beforeAll(async () => {
   requireBuilt();
-  work = makeTmpDir('mco-mirrors-e2e-');
-  source = await DistributionRegistry.start({ dir: join(work.path, 'source') });
-  mirror = await DistributionRegistry.start({ dir: join(work.path, 'mirror') });
-  images.v1 = buildOsImage('testos', '1', source);
-  images.v2InMirror = buildOsImage('testos-2', '2', mirror);
-  const digest = images.v2InMirror.slice(images.v2InMirror.indexOf('@'));
-  images.v2AtSource = `${source.address}/testos${digest}`;
-  const pulled = JSON.parse(
-    mco(['os-image', 'pull', images.v1, '--dest', join(work.path, 'boot-cache'), '-o', 'json']),
-  ) as { repo: string; ref: string; commit: string };
-  images.v1Commit = pulled.commit;
+  work = mkdtempSync(join(tmpdir(), 'mco-mirrors-e2e-'));
+  dataDir = join(work, 'cluster');
+  source = await DistributionRegistry.start({ dir: join(work, 'source') });
+  mirror = await DistributionRegistry.start({ dir: join(work, 'mirror') });
+  images.v2InMirror = mco([
+    'os-image',
+    'build',
+    '--rootfs',
+    join(RepoRoot, 'images/rootfs/testos-2'),
+    '--modes',
+    join(RepoRoot, 'images/rootfs/testos-2.modes.json'),
+    '--version',
+    '2',
+    '--timestamp',
+    Timestamp,
+    '--output',
+    `docker://${mirror.address}/testos:2`,
+  ]).trim();
+  images.v2AtSource = `${source.address}/testos${images.v2InMirror.slice(images.v2InMirror.indexOf('@'))}`;
   images.v2Commit = (
     JSON.parse(
       mco([
@@ -98,29 +128,40 @@ beforeAll(async () => {
         'pull',
         images.v2InMirror,
         '--dest',
-        join(work.path, 'mirror-cache'),
+        join(work, 'mirror-cache'),
         '-o',
         'json',
       ]),
     ) as { commit: string }
   ).commit;
-  cluster = await DaemonCluster.start({
-    nodes: 2,
-    maxUnavailable: 2,
-    pods: 1,
-    bootImage: { image: images.v1, repo: pulled.repo, ref: pulled.ref },
-  });
-}, 8 * Minute);
+  box = new BoxProcess([
+    '--data-dir',
+    dataDir,
+    '--masters',
+    '1',
+    '--workers',
+    '1',
+    '--port-base',
+    String(await freePortBase()),
+  ]);
+  await box.up(9 * Minute);
+  admin = createKubeClient({ kubeconfigPath: clusterLayout(dataDir).adminKubeconfig });
+}, 12 * Minute);
 
 afterAll(async () => {
-  await cluster?.dispose();
+  await box?.stop();
   await source?.stop();
   await mirror?.stop();
-  work?.remove();
+  if (work !== '') {
+    spawnSync('chattr', ['-R', '-i', work], { stdio: 'ignore' });
+    rmSync(work, { recursive: true, force: true });
+  }
 }, 3 * Minute);
 
 describe('image mirrors on the box', { timeout: 8 * Minute }, () => {
-  it('the source registry does not have TestOS 2; the mirror does', () => {
+  const firstBoot = new Map<string, Booted>();
+
+  it('the source registry does not have TestOS 2; the mirror does; the nodes run the box’s image', () => {
     const inspect = spawnSync(
       process.execPath,
       [McoBin, 'os-image', 'inspect', images.v2AtSource, '-o', 'json'],
@@ -128,11 +169,14 @@ describe('image mirrors on the box', { timeout: 8 * Minute }, () => {
     );
     expect(inspect.status).not.toBe(0);
     expect(images.v2Commit).toMatch(/^[0-9a-f]{64}$/);
-    for (const n of workers()) expect(booted(n).checksum).toBe(images.v1Commit);
+    for (const n of Nodes) {
+      firstBoot.set(n, booted(n));
+      expect(booted(n).checksum).not.toBe(images.v2Commit);
+    }
   });
 
-  it('Image/cluster and ClusterVersion/version: the generated registries config, with nothing to change, renders no new config', async () => {
-    const old = (await cluster.getPool('worker')).spec.configuration?.name ?? '';
+  it('Image/cluster and ClusterVersion/version: the generated registries configs, with nothing to change, render no new config', async () => {
+    const old = await targets();
     await apply({
       apiVersion: 'config.openshift.io/v1',
       kind: 'Image',
@@ -147,7 +191,7 @@ describe('image mirrors on the box', { timeout: 8 * Minute }, () => {
     });
     // What the cluster version operator reports: the registries controller needs the release
     // image's repository (it must stay pullable whatever the mirrors block).
-    const status = await cluster.kubectl([
+    const status = await kubectl([
       'patch',
       'clusterversion',
       'version',
@@ -157,74 +201,61 @@ describe('image mirrors on the box', { timeout: 8 * Minute }, () => {
       JSON.stringify({ status: { desired: { image: ReleaseImage } } }),
     ]);
     expect(status.code, status.stderr).toBe(0);
-    // With no mirror sets, insecure or blocked registries there is nothing to change in
-    // registries.conf: the generated config exists and carries no file.
-    const generated = await until(
-      '99-worker-generated-registries',
-      async () => {
-        const r = await cluster.kubectl([
-          'get',
-          'mc',
-          '99-worker-generated-registries',
-          '-o',
-          'jsonpath={.metadata.name} {.spec.config.storage.files[*].path}',
-        ]);
-        return r.code === 0 && r.stdout !== '' ? r.stdout.trim() : undefined;
-      },
-      2 * Minute,
-    );
-    expect(generated).toBe('99-worker-generated-registries');
-    // Once the render controller has taken it in, the pool's config lists it among its sources
-    // under the same rendered name: the name hashes the merged config, which gained nothing.
-    const pool = await until(
-      'the worker pool to render with 99-worker-generated-registries',
-      async () => {
-        const p = await cluster.getPool('worker');
-        return (p.spec.configuration?.source ?? []).some(
-          (s) => s.name === '99-worker-generated-registries',
-        )
-          ? p
-          : undefined;
-      },
-      Minute,
-    );
-    expect(pool.spec.configuration?.name).toBe(old);
-  });
-
-  it('an ImageDigestMirrorSet: every worker gets the mirror in registries.conf, no drain, no reboot', async () => {
-    const before = new Map(workers().map((n) => [n.name, booted(n).bootId]));
-    const logBefore = new Map(workers().map((n) => [n.name, cluster.daemonLog(n).length]));
-    await rollOut(() =>
-      apply({
-        apiVersion: 'config.openshift.io/v1',
-        kind: 'ImageDigestMirrorSet',
-        metadata: { name: 'testos-mirror' },
-        spec: {
-          imageDigestMirrors: [
-            { source: `${source.address}/testos`, mirrors: [`${mirror.address}/testos`] },
-          ],
+    // Once the render controller has taken them in, each pool's config lists its generated
+    // config among its sources under the same rendered name: it carries no file.
+    for (const p of Pools) {
+      const rendered = await until(
+        `the ${p} pool to render with 99-${p}-generated-registries`,
+        async () => {
+          const spec = (await pool(p)).spec.configuration;
+          return (spec?.source ?? []).some((s) => s.name === `99-${p}-generated-registries`)
+            ? spec?.name
+            : undefined;
         },
-      }),
-    );
-    for (const n of workers()) {
-      const conf = readFileSync(join(n.root, 'etc/containers/registries.conf'), 'utf8');
-      expect(conf).toContain(`location = "${source.address}/testos"`);
-      expect(conf).toContain(`location = "${mirror.address}/testos"`);
-      expect(conf).toContain('pull-from-mirror = "digest-only"');
-      expect(booted(n).bootId, `${n.name} did not reboot`).toBe(before.get(n.name));
-      const log = cluster.daemonLog(n).slice(logBefore.get(n.name));
-      expect(log).toContain('Changes do not require drain');
-      expect(log).not.toContain('Rebooting node');
-      const actions = join(n.root, 'run/mco-host/systemd-actions.jsonl');
-      expect(existsSync(actions) ? readFileSync(actions, 'utf8') : '').toContain(
-        '"action":"reload","unit":"crio"',
+        { timeoutMs: 2 * Minute, intervalMs: 500 },
       );
-      expect((await cluster.getNode(n.name)).spec?.unschedulable ?? false).toBe(false);
+      expect(rendered).toBe(old[p]);
     }
   });
 
-  it('the next OS image, named in the source, is pulled through the mirror', async () => {
-    const cm = await cluster.kubectl([
+  it('an ImageDigestMirrorSet: every node gets the mirror in registries.conf, no drain, no reboot', async () => {
+    const logBefore = new Map(Nodes.map((n) => [n, daemonLog(n).length]));
+    const old = await targets();
+    await apply({
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ImageDigestMirrorSet',
+      metadata: { name: 'testos-mirror' },
+      spec: {
+        imageDigestMirrors: [
+          {
+            source: `${source?.address ?? ''}/testos`,
+            mirrors: [`${mirror?.address ?? ''}/testos`],
+          },
+        ],
+      },
+    });
+    await rolledOut(old);
+    for (const n of Nodes) {
+      const root = join(nodeDir(n), 'rootfs');
+      const conf = readFileSync(join(root, 'etc/containers/registries.conf'), 'utf8');
+      expect(conf).toContain(`location = "${source?.address ?? ''}/testos"`);
+      expect(conf).toContain(`location = "${mirror?.address ?? ''}/testos"`);
+      expect(conf).toContain('pull-from-mirror = "digest-only"');
+      expect(booted(n).bootId, `${n} did not reboot`).toBe(firstBoot.get(n)?.bootId);
+      const log = daemonLog(n).slice(logBefore.get(n));
+      expect(log).toContain('Changes do not require drain');
+      expect(log).not.toContain('Rebooting node');
+      const actions = join(root, 'run/mco-host/systemd-actions.jsonl');
+      expect(existsSync(actions) ? readFileSync(actions, 'utf8') : '').toContain(
+        '"action":"reload","unit":"crio"',
+      );
+      expect((await admin.get<Node>(Resources.node, n)).spec?.unschedulable ?? false).toBe(false);
+    }
+  });
+
+  it('the next OS image, named in the source, is pulled through the mirror by every node', async () => {
+    const old = await targets();
+    const cm = await kubectl([
       'patch',
       'configmap',
       'machine-config-osimageurl',
@@ -235,12 +266,10 @@ describe('image mirrors on the box', { timeout: 8 * Minute }, () => {
       JSON.stringify({ data: { baseOSContainerImage: images.v2AtSource } }),
     ]);
     expect(cm.code, cm.stderr).toBe(0);
-    const old = (await cluster.getPool('worker')).spec.configuration?.name ?? '';
-    const target = await cluster.newTarget('worker', old, 3 * Minute);
-    await cluster.waitPoolUpdated('worker', target, workers().length, 6 * Minute);
-    for (const n of workers()) {
+    await rolledOut(old);
+    for (const n of Nodes) {
       expect(booted(n).checksum).toBe(images.v2Commit);
-      expect(cluster.daemonLog(n)).toContain('pulled OS image through a mirror');
+      expect(daemonLog(n)).toContain('pulled OS image through a mirror');
     }
   });
 });

@@ -269,6 +269,54 @@ describe('mco render with registries documents', () => {
     );
   });
 
+  it('a ClusterImagePolicy and an ImagePolicy put their sigstore files into the render', () => {
+    const keyData = Buffer.from(
+      '-----BEGIN PUBLIC KEY-----\nkey\n-----END PUBLIC KEY-----\n',
+    ).toString('base64');
+    const policy = { rootOfTrust: { policyType: 'PublicKey', publicKey: { keyData } } };
+    const cip = {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterImagePolicy',
+      metadata: { name: 'release' },
+      spec: { scopes: ['quay.io/openshift-release-dev'], policy },
+    };
+    const ip = {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ImagePolicy',
+      metadata: { name: 'apps', namespace: 'team-a' },
+      spec: { scopes: ['apps.example.com'], policy },
+    };
+    const r = runMco([
+      'render',
+      '--pool',
+      'worker',
+      writeObjects([cc, idms(), cip, ip, mc('50-x', 'worker')]),
+      '-o',
+      'json',
+    ]);
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const files = (JSON.parse(r.stdout) as { spec: { config: IgnitionConfig } }).spec.config.storage
+      ?.files;
+    const text = (path: string) =>
+      decode(files?.find((f) => f.path === path)?.contents?.source ?? '');
+    expect(JSON.parse(text('/etc/containers/policy.json'))).toMatchObject({
+      transports: {
+        docker: {
+          'quay.io/openshift-release-dev': [
+            { type: 'sigstoreSigned', keyData, signedIdentity: { type: 'matchRepoDigestOrExact' } },
+          ],
+        },
+      },
+    });
+    expect(text('/etc/containers/registries.d/sigstore-registries.yaml')).toContain(
+      '  127.0.0.1:5000/mirror:\n    use-sigstore-attachments: true\n',
+    );
+    expect(JSON.parse(text('/etc/crio/policies/team-a.json'))).toMatchObject({
+      transports: { docker: { 'apps.example.com': [{ type: 'sigstoreSigned' }] } },
+    });
+  });
+
   it('a conflicting mirror set fails with the controller’s error and prints nothing', () => {
     const icsp = {
       apiVersion: 'operator.openshift.io/v1alpha1',

@@ -3,11 +3,16 @@
  * Image `cluster` means no config; with it and the ClusterVersion, an ImageDigestMirrorSet becomes
  * `99-<pool>-generated-registries` for each built-in pool (role label, version annotation, the Image
  * as owner) holding registries.conf with digest-only mirrors; blocked registries add policy.json;
- * a bad mirror set changes nothing.
+ * a bad mirror set changes nothing; a ClusterImagePolicy and an ImagePolicy add sigstore
+ * requirements, registries.d and the namespace's crio policy, and the ImagePolicy whose scope the
+ * ClusterImagePolicy holds gets its `Pending` condition.
  */
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'smol-toml';
+import type { ClusterImagePolicy } from '../../src/api/config/v1/cluster-image-policy.js';
 import type { ClusterVersion } from '../../src/api/config/v1/cluster-version.js';
+import type { ImagePolicy } from '../../src/api/config/v1/image-policy.js';
 import type { ImageDigestMirrorSet } from '../../src/api/config/v1/image-digest-mirror-set.js';
 import type { Image } from '../../src/api/config/v1/image.js';
 import type { ImageContentSourcePolicy } from '../../src/api/operator/v1alpha1/image-content-source-policy.js';
@@ -198,5 +203,85 @@ describe('the registries controller', () => {
       '99-worker-generated-registries',
     );
     expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+
+  it('image policies: sigstore requirements, registries.d, the namespace policy, a Pending ImagePolicy', async () => {
+    await h.admin.delete(Resources.imageDigestMirrorSet, 'conflict');
+    const image = await h.get<Image>(Resources.image, 'cluster');
+    await h.admin.update(Resources.image, { ...image, spec: {} });
+    const keyData = Buffer.from(
+      generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        .publicKey.export({ type: 'spki', format: 'pem' })
+        .toString(),
+    ).toString('base64');
+    const policy = { rootOfTrust: { policyType: 'PublicKey' as const, publicKey: { keyData } } };
+    await h.create<ClusterImagePolicy>(Resources.clusterImagePolicy, {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterImagePolicy',
+      metadata: { name: 'signed-apps' },
+      spec: { scopes: ['registry.example.com/app'], policy },
+    });
+    await h.create(Resources.namespace, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'team-a' },
+    });
+    await h.create<ImagePolicy>(Resources.imagePolicy, {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ImagePolicy',
+      metadata: { name: 'team', namespace: 'team-a' },
+      spec: { scopes: ['registry.example.com/app/web', 'team.example.com'], policy },
+    });
+    const workerConfig = () =>
+      h.get<MachineConfig>(Resources.machineConfig, '99-worker-generated-registries');
+    await eventually(
+      'the team-a crio policy',
+      async () => fileText(await workerConfig(), '/etc/crio/policies/team-a.json') !== undefined,
+    );
+    const mc = await workerConfig();
+    const signed = [
+      { type: 'sigstoreSigned', keyData, signedIdentity: { type: 'matchRepoDigestOrExact' } },
+    ];
+    expect(JSON.parse(fileText(mc, '/etc/containers/policy.json') ?? '')).toEqual({
+      default: [{ type: 'insecureAcceptAnything' }],
+      transports: {
+        atomic: { 'registry.example.com/app': signed },
+        docker: { 'registry.example.com/app': signed },
+        'docker-daemon': { '': [{ type: 'insecureAcceptAnything' }] },
+      },
+    });
+    // the ICSP mirrors registry.example.com/app: signatures are looked up there too
+    expect(fileText(mc, '/etc/containers/registries.d/sigstore-registries.yaml')).toBe(
+      [
+        'docker:',
+        '  127.0.0.1:5000/app:',
+        '    use-sigstore-attachments: true',
+        '  registry.example.com/app:',
+        '    use-sigstore-attachments: true',
+        '  team.example.com:',
+        '    use-sigstore-attachments: true',
+        '',
+      ].join('\n'),
+    );
+    const team = JSON.parse(fileText(mc, '/etc/crio/policies/team-a.json') ?? '') as {
+      transports: { docker: Record<string, unknown> };
+    };
+    expect(Object.keys(team.transports.docker)).toEqual([
+      'registry.example.com/app',
+      'team.example.com',
+    ]);
+    const teamPolicy = () => h.get<ImagePolicy>(Resources.imagePolicy, 'team', 'team-a');
+    await eventually(
+      'the ImagePolicy condition',
+      async () => (await teamPolicy()).status?.conditions !== undefined,
+    );
+    expect((await teamPolicy()).status?.conditions?.[0]).toMatchObject({
+      type: 'Pending',
+      status: 'False',
+      reason: 'ConflictScopes',
+      message:
+        'has conflicting scope(s) ["registry.example.com/app/web"] that equal to or nest inside existing clusterimagepolicy, only policy from clusterimagepolicy scope(s) will be applied',
+      observedGeneration: 1,
+    });
   });
 });

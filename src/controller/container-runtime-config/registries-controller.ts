@@ -1,11 +1,14 @@
 /**
  * The registries half of upstream's container runtime config controller
- * (docs/reference/registries.md §1–§2, §8): Image `cluster`, every ImageDigestMirrorSet,
- * ImageTagMirrorSet and ImageContentSourcePolicy, and the release image become
- * `99-<pool>-generated-registries` for each built-in pool. One key, `openshift-config`, on a single
- * worker; no Image `cluster` or no ClusterVersion `version` means nothing to do. Errors are logged
- * and retried (no condition on the inputs, as upstream).
+ * (docs/reference/registries.md §1–§2, §5, §8): Image `cluster`, every ImageDigestMirrorSet,
+ * ImageTagMirrorSet, ImageContentSourcePolicy, ClusterImagePolicy and ImagePolicy, and the release
+ * image become `99-<pool>-generated-registries` for each built-in pool. One key,
+ * `openshift-config`, on a single worker; no Image `cluster` or no ClusterVersion `version` means
+ * nothing to do. Errors are logged and retried; the only condition written is an ImagePolicy's
+ * `Pending` when a ClusterImagePolicy takes some of its scopes, as upstream.
  */
+import type { ImagePolicy } from '../../api/config/v1/image-policy.js';
+import { rfc3339 } from '../../api/meta/v1/time.js';
 import { ImageConfigName } from '../../api/config/v1/image.js';
 import { Annotation, Label } from '../../api/machineconfiguration/v1/constants.js';
 import { Resources } from '../../api/resource-refs.js';
@@ -16,6 +19,13 @@ import {
 } from '../../logic/registries/generate-registries-config.js';
 import { describeSkippedBlocked } from '../../logic/registries/payload-block-lists.js';
 import {
+  ConflictScopesReason,
+  describeConflictScopes,
+  ImagePolicyPending,
+  scopePolicies,
+  type ImagePolicyConflict,
+} from '../../logic/registries/sigstore-policies.js';
+import {
   registriesConfigName,
   registriesMachineConfig,
   templateRegistriesConf,
@@ -23,8 +33,9 @@ import {
 import type { TemplateFile } from '../../logic/template/generate-template-configs.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
-import type { ResourceClient } from '../../ports/resource-client.js';
+import type { ApiObject, ResourceClient } from '../../ports/resource-client.js';
 import { Controller } from '../../runtime/controller.js';
+import { objectKey } from '../../runtime/informer.js';
 import type { Reconciler } from '../../runtime/reconciler.js';
 import type { RateLimiterOptions } from '../../runtime/work-queue.js';
 import { jsonEqual } from '../../lib/json-equal.js';
@@ -54,52 +65,113 @@ class RegistriesReconciler implements Reconciler {
   }
 
   async reconcile(_key: string, signal: AbortSignal): Promise<undefined> {
-    const { informers, client, log, version, templates } = this.#o;
+    const { informers } = this.#o;
     const image = informers.images.get(ImageConfigName);
     const clusterVersion = informers.clusterVersions.get('version');
     if (image === undefined || clusterVersion === undefined) return undefined;
+    const byName = (a: ApiObject, b: ApiObject): number => objectKey(a).localeCompare(objectKey(b));
+    const policies = scopePolicies(
+      informers.clusterImagePolicies.list().sort(byName),
+      informers.imagePolicies.list().sort(byName),
+    );
+    if (!policies.ok) throw new Error(policies.error);
+    for (const conflict of policies.value.conflicts) await this.#markPending(conflict, signal);
     const pools = informers.pools
       .list()
       .filter((p) => p.metadata.labels?.[Label.mcoBuiltIn] !== undefined);
-    for (const pool of pools) {
-      const poolName = pool.metadata.name ?? '';
-      const inputs: RegistriesInputs = {
-        image,
-        digestMirrorSets: informers.imageDigestMirrorSets.list(),
-        tagMirrorSets: informers.imageTagMirrorSets.list(),
-        contentSourcePolicies: informers.imageContentSourcePolicies.list(),
-        releaseImage: clusterVersion.status?.desired?.image ?? '',
-        baseRegistriesConf: templateRegistriesConf(templates, kubeletTemplateRole(poolName)),
-      };
-      const generated = generateRegistriesIgnition(inputs);
-      if (!generated.ok)
-        throw new Error(`could not Create/Update MachineConfig: ${generated.error}`);
-      if (generated.value.skippedBlocked.length > 0)
-        log.info(describeSkippedBlocked(generated.value.skippedBlocked));
-      const existing = informers.machineConfigs.get(registriesConfigName(poolName));
-      const ignition = generated.value.ignition as unknown as Record<string, unknown>;
-      if (
-        existing !== undefined &&
-        jsonEqual(existing.spec?.config, ignition) &&
-        existing.metadata.annotations?.[Annotation.generatedByControllerVersion] === version.hash
-      )
-        continue;
-      const mc = registriesMachineConfig({
-        pool: poolName,
-        image: { name: image.metadata.name ?? '', uid: image.metadata.uid ?? '' },
-        ignition,
-        versionHash: version.hash,
-        existing,
-      });
-      try {
-        if (existing === undefined) await client.create(Resources.machineConfig, mc, { signal });
-        else await client.update(Resources.machineConfig, mc, { signal });
-      } catch (e) {
-        throw new Error(`could not Create/Update MachineConfig: ${errorText(e)}`, { cause: e });
-      }
-      log.info('applied registries config', { pool: poolName, machineConfig: mc.metadata.name });
-    }
+    for (const pool of pools)
+      await this.#syncPool(
+        pool.metadata.name ?? '',
+        {
+          image,
+          digestMirrorSets: informers.imageDigestMirrorSets.list(),
+          tagMirrorSets: informers.imageTagMirrorSets.list(),
+          contentSourcePolicies: informers.imageContentSourcePolicies.list(),
+          releaseImage: clusterVersion.status?.desired?.image ?? '',
+          scopePolicies: policies.value,
+        },
+        signal,
+      );
     return undefined;
+  }
+
+  /** One pool's `99-<pool>-generated-registries`, written when it changed. */
+  async #syncPool(
+    poolName: string,
+    shared: Omit<RegistriesInputs, 'baseRegistriesConf'>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { informers, client, log, version, templates } = this.#o;
+    const generated = generateRegistriesIgnition({
+      ...shared,
+      baseRegistriesConf: templateRegistriesConf(templates, kubeletTemplateRole(poolName)),
+    });
+    if (!generated.ok) throw new Error(`could not Create/Update MachineConfig: ${generated.error}`);
+    if (generated.value.skippedBlocked.length > 0)
+      log.info(describeSkippedBlocked(generated.value.skippedBlocked));
+    const existing = informers.machineConfigs.get(registriesConfigName(poolName));
+    const ignition = generated.value.ignition as unknown as Record<string, unknown>;
+    if (
+      existing !== undefined &&
+      jsonEqual(existing.spec?.config, ignition) &&
+      existing.metadata.annotations?.[Annotation.generatedByControllerVersion] === version.hash
+    )
+      return;
+    const mc = registriesMachineConfig({
+      pool: poolName,
+      image: { name: shared.image.metadata.name ?? '', uid: shared.image.metadata.uid ?? '' },
+      ignition,
+      versionHash: version.hash,
+      existing,
+    });
+    try {
+      if (existing === undefined) await client.create(Resources.machineConfig, mc, { signal });
+      else await client.update(Resources.machineConfig, mc, { signal });
+    } catch (e) {
+      throw new Error(`could not Create/Update MachineConfig: ${errorText(e)}`, { cause: e });
+    }
+    log.info('applied registries config', { pool: poolName, machineConfig: mc.metadata.name });
+  }
+
+  /**
+   * Upstream's syncImagePolicyStatusOnly: the ImagePolicy's conditions become this one. Written
+   * only when it differs (upstream writes it on every sync, with a new transition time each time).
+   */
+  async #markPending(conflict: ImagePolicyConflict, signal: AbortSignal): Promise<void> {
+    const { informers, client, clock, log } = this.#o;
+    const cached = informers.imagePolicies.get(`${conflict.namespace}/${conflict.name}`);
+    if (cached === undefined) return;
+    const message = describeConflictScopes(conflict.scopes);
+    const generation = cached.metadata.generation ?? 0;
+    const current = cached.status?.conditions;
+    const same =
+      current?.length === 1 &&
+      current[0]?.type === ImagePolicyPending &&
+      current[0].status === 'False' &&
+      current[0].reason === ConflictScopesReason &&
+      current[0].message === message &&
+      current[0].observedGeneration === generation;
+    if (same) return;
+    const updated: ImagePolicy = {
+      ...cached,
+      status: {
+        conditions: [
+          {
+            type: ImagePolicyPending,
+            status: 'False',
+            reason: ConflictScopesReason,
+            message,
+            observedGeneration: generation,
+            lastTransitionTime: rfc3339(clock.now()),
+          },
+        ],
+      },
+    };
+    try {
+      await client.updateStatus(Resources.imagePolicy, updated, { signal });
+    } catch (e) {
+      log.warn(`error updating imagepolicy status: ${errorText(e)}`);
+    }
   }
 }
 
@@ -125,6 +197,8 @@ export function createRegistriesController(options: RegistriesControllerOptions)
     .watch(informers.imageDigestMirrorSets, toKey)
     .watch(informers.imageTagMirrorSets, toKey)
     .watch(informers.imageContentSourcePolicies, toKey)
+    .watch(informers.clusterImagePolicies, toKey)
+    .watch(informers.imagePolicies, toKey)
     .watch(informers.clusterVersions, toKey)
     .watch(informers.pools, toKey);
 }

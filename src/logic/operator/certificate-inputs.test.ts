@@ -17,10 +17,13 @@ const b64 = (s: string) => Buffer.from(s).toString('base64');
 describe('certificateInputs', () => {
   it('nothing in the cluster: no kubelet CA override, no bundles', () => {
     expect(certificateInputs({ managed: () => undefined, config: () => undefined })).toEqual({
-      cloudProviderCAData: null,
-      additionalTrustBundle: null,
-      imageRegistryBundleData: [],
-      imageRegistryBundleUserData: [],
+      ok: true,
+      value: {
+        cloudProviderCAData: null,
+        additionalTrustBundle: null,
+        imageRegistryBundleData: [],
+        imageRegistryBundleUserData: [],
+      },
     });
   });
 
@@ -43,7 +46,7 @@ describe('certificateInputs', () => {
       config: (n) => config.get(n),
       image,
     });
-    expect(r).toEqual({
+    expect(r.ok && r.value).toEqual({
       kubeAPIServerServingCAData: b64('KUBELET'),
       cloudProviderCAData: b64('CLOUD'),
       additionalTrustBundle: b64('USER'),
@@ -55,6 +58,34 @@ describe('certificateInputs', () => {
         { file: 'r..5000', data: b64('R') },
         { file: 'bin.example', data: b64('BIN') },
       ],
+    });
+  });
+
+  it('the Proxy’s trustedCA bundle follows user-ca-bundle; a missing one fails as upstream', () => {
+    const proxy = (name: string) =>
+      ({ spec: { trustedCA: { name } } }) as unknown as Parameters<
+        typeof certificateInputs
+      >[0]['proxy'];
+    const config = new Map([
+      ['user-ca-bundle', cm('user-ca-bundle', { 'ca-bundle.crt': 'USER\n' })],
+      ['proxy-ca', cm('proxy-ca', { 'ca-bundle.crt': 'PROXY\n' })],
+      ['no-key', cm('no-key', {})],
+    ]);
+    const read = (name: string) =>
+      certificateInputs({
+        managed: () => undefined,
+        config: (n) => config.get(n),
+        proxy: proxy(name),
+      });
+    const both = read('proxy-ca');
+    expect(both.ok && both.value.additionalTrustBundle).toBe(b64('USER\nPROXY\n'));
+    // naming user-ca-bundle itself adds nothing
+    const same = read('user-ca-bundle');
+    expect(same.ok && same.value.additionalTrustBundle).toBe(b64('USER\n'));
+    expect(read('absent')).toEqual({ ok: false, error: 'configmap "absent" not found' });
+    expect(read('no-key')).toEqual({
+      ok: false,
+      error: 'ca-bundle.crt not found in openshift-config/no-key',
     });
   });
 

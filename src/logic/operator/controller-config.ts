@@ -17,9 +17,13 @@ import type {
 import { stringify } from 'safe-stable-stringify';
 import { err, ok, type Result } from '../../lib/result.js';
 import type { CertificateInputs } from './certificate-inputs.js';
+import type { DiscoveredSpec } from './discovered-cluster-config.js';
 import type { OsImageUrls } from './os-image-urls.js';
 
-/** Cluster facts upstream gathers from Infrastructure/Network/DNS/Proxy; ours come from flags. */
+/**
+ * Cluster facts from the operator's flags: what a cluster without Network and Infrastructure
+ * objects gets (upstream reads them from those objects only, discovered-cluster-config.ts).
+ */
 export interface ClusterFacts {
   readonly clusterDNSIP: string;
   readonly cloudProviderConfig: string;
@@ -49,32 +53,52 @@ export interface ControllerConfigInput {
   readonly cluster?: Partial<ClusterFacts>;
   /** The CA bundles read from the cluster (certificate-inputs.ts); absent: none. */
   readonly certificates?: Omit<CertificateInputs, 'kubeAPIServerServingCAData'>;
+  /** What the cluster's Infrastructure, Network, DNS and Proxy decide; it wins over `cluster`. */
+  readonly discovered?: DiscoveredSpec | undefined;
 }
 
 const ServiceCaRotate = { True: 'true', False: 'false' } as const;
 
+/** The entries whose value is set: optional spec fields stay absent rather than undefined. */
+function definedOnly<T extends Record<string, string | undefined>>(
+  fields: T,
+): { [K in keyof T]?: string } {
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: string;
+  };
+}
+
+function certificateFields(certificates: ControllerConfigInput['certificates']) {
+  return {
+    cloudProviderCAData: certificates?.cloudProviderCAData ?? null,
+    additionalTrustBundle: certificates?.additionalTrustBundle ?? null,
+    imageRegistryBundleData: certificates?.imageRegistryBundleData ?? [],
+    imageRegistryBundleUserData: certificates?.imageRegistryBundleUserData ?? [],
+  };
+}
+
 function controllerConfigSpec(input: ControllerConfigInput): ControllerConfigSpec {
   const facts = { ...DefaultClusterFacts, ...input.cluster };
+  const found = input.discovered ?? {};
   return {
-    clusterDNSIP: facts.clusterDNSIP,
+    clusterDNSIP: found.clusterDNSIP ?? facts.clusterDNSIP,
     cloudProviderConfig: facts.cloudProviderConfig,
+    ...definedOnly({ platform: found.platform, etcdDiscoveryDomain: found.etcdDiscoveryDomain }),
     kubeAPIServerServingCAData: input.kubeAPIServerServingCAData,
     rootCAData: input.rootCAData,
-    cloudProviderCAData: input.certificates?.cloudProviderCAData ?? null,
-    additionalTrustBundle: input.certificates?.additionalTrustBundle ?? null,
-    imageRegistryBundleData: input.certificates?.imageRegistryBundleData ?? [],
-    imageRegistryBundleUserData: input.certificates?.imageRegistryBundleUserData ?? [],
+    ...certificateFields(input.certificates),
     pullSecret: { namespace: 'openshift-config', name: 'pull-secret' },
     images: { ...facts.images },
     baseOSContainerImage: input.osImages.baseOSContainerImage,
     baseOSExtensionsContainerImage: input.osImages.baseOSExtensionsContainerImage,
     osImageURL: input.osImages.osImageURL,
     releaseImage: facts.releaseImage,
-    proxy: null,
-    infra: null,
-    dns: null,
-    ipFamilies: facts.ipFamilies,
-    network: null,
+    proxy: found.proxy ?? null,
+    infra: found.infra ?? null,
+    dns: found.dns ?? null,
+    ipFamilies: found.ipFamilies ?? facts.ipFamilies,
+    ...definedOnly({ networkType: found.networkType }),
+    network: found.network ?? null,
   };
 }
 

@@ -2,8 +2,10 @@
  * The Ignition of `99-<pool>-generated-registries` (docs/reference/registries.md §2–§6): the
  * cluster's Image registry sources, ImageDigestMirrorSets, ImageTagMirrorSets and
  * ImageContentSourcePolicies become `/etc/containers/registries.conf` (the role's template edited),
- * `/etc/containers/policy.json` and the search-registries drop-in. Checks come first, in upstream's
- * order; the first error wins. Pure.
+ * `/etc/containers/policy.json` and the search-registries drop-in; ClusterImagePolicies and
+ * ImagePolicies add their sigstore requirements to policy.json, the namespaced
+ * `/etc/crio/policies/<namespace>.json` and `registries.d/sigstore-registries.yaml`. Checks come
+ * first, in upstream's order; the first error wins. Pure.
  */
 import { parse, stringify } from 'smol-toml';
 import type { ImageDigestMirrorSet } from '../../api/config/v1/image-digest-mirror-set.js';
@@ -20,18 +22,16 @@ import {
 } from './edit-registries-config.js';
 import { mergeMirrorSets, type MirrorEntry } from './merge-mirror-sets.js';
 import { payloadBlockLists } from './payload-block-lists.js';
+import { namespacedPolicyJsons, TemplatePolicyJson, updatePolicyJson } from './policy-json.js';
 import { isValidRegistriesConfScope } from './registry-scope.js';
+import type { ScopePolicies } from './sigstore-policies.js';
+import { SigstoreRegistriesPath, sigstoreRegistriesYaml } from './sigstore-registries.js';
 
 export const RegistriesConfPath = '/etc/containers/registries.conf';
 export const PolicyJsonPath = '/etc/containers/policy.json';
 export const SearchRegistriesPath =
   '/etc/containers/registries.conf.d/01-image-searchRegistries.conf';
-
-/** The role template's policy.json: accept anything, and the docker-daemon transport likewise. */
-const BasePolicyJson = {
-  default: [{ type: 'insecureAcceptAnything' }],
-  transports: { 'docker-daemon': { '': [{ type: 'insecureAcceptAnything' }] } },
-};
+export const crioPolicyPath = (namespace: string): string => `/etc/crio/policies/${namespace}.json`;
 
 export interface RegistriesInputs {
   readonly image: Image;
@@ -42,6 +42,8 @@ export interface RegistriesInputs {
   readonly releaseImage: string;
   /** The role template's registries.conf (TOML). */
   readonly baseRegistriesConf: string;
+  /** The ClusterImagePolicy and ImagePolicy requirements (sigstore-policies.ts); absent: none. */
+  readonly scopePolicies?: ScopePolicies;
 }
 
 export interface RegistriesOutput {
@@ -121,32 +123,51 @@ function encodeRegistriesConf(conf: RegistriesConf): string {
   return `${stringify({ ...conf.other, ...(registry.length > 0 ? { registry } : {}) })}\n`;
 }
 
-type PolicyRequirement = { type: string };
-type PolicyScopes = Record<string, PolicyRequirement[]>;
-
-function policyJson(allowed: readonly string[], blocked: readonly string[]): string {
-  const docker: PolicyScopes = {};
-  const accept = [{ type: 'insecureAcceptAnything' }];
-  const reject = [{ type: 'reject' }];
-  let fallback = BasePolicyJson.default;
-  if (blocked.length > 0) for (const s of blocked) docker[s] = reject;
-  else if (allowed.length > 0) fallback = reject;
-  for (const s of allowed) docker[s] = accept;
-  const atomic = Object.fromEntries(
-    Object.entries(docker).filter(([scope]) => scope.split('/').length - 1 < 3),
-  );
-  const policy = {
-    default: fallback,
-    transports: { ...BasePolicyJson.transports, docker, atomic },
-  };
-  return `${JSON.stringify(policy, null, 2)}\n`;
-}
-
 function digestEntries(inputs: RegistriesInputs): MirrorEntry[] {
   return [
     ...inputs.digestMirrorSets.flatMap((s) => s.spec.imageDigestMirrors ?? []),
     ...inputs.contentSourcePolicies.flatMap((p) => p.spec.repositoryDigestMirrors ?? []),
   ];
+}
+
+const NoScopes: ScopePolicies = { cluster: new Map(), namespaced: new Map(), conflicts: [] };
+
+/**
+ * policy.json, the sigstore registries.d file and the namespaces' crio policies: written when
+ * registries are allowed or blocked or any image policy exists (upstream makes the namespaced
+ * files only then).
+ */
+function policyAndSigstoreFiles(input: {
+  readonly blocked: readonly string[];
+  readonly allowed: readonly string[];
+  readonly payloadRepo: string;
+  readonly scopePolicies: ScopePolicies | undefined;
+  readonly registriesConf: RegistriesConf | undefined;
+}): Result<IgnitionFileOut[], string> {
+  const { blocked, allowed } = input;
+  const { cluster, namespaced } = input.scopePolicies ?? NoScopes;
+  if (allowed.length + blocked.length + cluster.size + namespaced.size === 0) return ok([]);
+  const policy = updatePolicyJson({
+    base: TemplatePolicyJson,
+    blocked,
+    allowed,
+    payloadRepo: input.payloadRepo,
+    clusterScopes: cluster,
+  });
+  if (!policy.ok) return err(`could not update policy json with new changes: ${policy.error}`);
+  const perNamespace = namespacedPolicyJsons(policy.value, blocked, allowed, namespaced);
+  if (!perNamespace.ok)
+    return err(`could not update namespace policy JSON from imagepolicy: ${perNamespace.error}`);
+  const sigstore = sigstoreRegistriesYaml(
+    [...cluster.keys(), ...namespaced.keys()],
+    input.registriesConf,
+  );
+  if (!sigstore.ok) return sigstore;
+  return ok([
+    ignFile(PolicyJsonPath, policy.value),
+    ...(sigstore.value === undefined ? [] : [ignFile(SigstoreRegistriesPath, sigstore.value)]),
+    ...[...perNamespace.value].map(([namespace, json]) => ignFile(crioPolicyPath(namespace), json)),
+  ]);
 }
 
 export function generateRegistriesIgnition(
@@ -173,33 +194,31 @@ export function generateRegistriesIgnition(
       inputs.tagMirrorSets.length +
       inputs.contentSourcePolicies.length >
     0;
+  let registriesConf: RegistriesConf | undefined;
   if (insecure.length > 0 || registriesBlocked.length > 0 || mirrorSetsExist) {
     const invalid =
       validateScopes('insecure', insecure) ??
       validateScopes('blocked', registriesBlocked) ??
-      validateScopes('allowed', allowed) ??
       validateMirrorEntries(digest, tag);
     if (invalid !== undefined)
       return err(`could not update registries config with new changes: ${invalid}`);
-    const conf = editRegistriesConfig(decodeRegistriesConf(inputs.baseRegistriesConf), {
+    registriesConf = editRegistriesConfig(decodeRegistriesConf(inputs.baseRegistriesConf), {
       insecure,
       blocked: registriesBlocked,
       digestMirrors: mergeMirrorSets(digest),
       tagMirrors: mergeMirrorSets(tag),
     });
-    files.push(ignFile(RegistriesConfPath, encodeRegistriesConf(conf)));
+    files.push(ignFile(RegistriesConfPath, encodeRegistriesConf(registriesConf)));
   }
-  if (policyAllowed.length > 0 || policyBlocked.length > 0) {
-    if (
-      policyAllowed.length > 0 &&
-      policyBlocked.length > 0 &&
-      !(policyAllowed.length === 1 && policyAllowed[0] === payloadRepo)
-    )
-      return err(
-        'could not update policy json with new changes: invalid images config: only one of AllowedRegistries or BlockedRegistries may be specified',
-      );
-    files.push(ignFile(PolicyJsonPath, policyJson(policyAllowed, policyBlocked)));
-  }
+  const policyFiles = policyAndSigstoreFiles({
+    blocked: policyBlocked,
+    allowed: policyAllowed,
+    payloadRepo,
+    scopePolicies: inputs.scopePolicies,
+    registriesConf,
+  });
+  if (!policyFiles.ok) return policyFiles;
+  files.push(...policyFiles.value);
   const search = sources.containerRuntimeSearchRegistries;
   if (search !== undefined && search.length > 0)
     files.push(

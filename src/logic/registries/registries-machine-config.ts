@@ -7,7 +7,9 @@ import { parse as parseYaml } from 'yaml';
 import { ConfigGroup } from '../../api/config/v1/cluster-operator.js';
 import { Annotation, Label } from '../../api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
+import type { ClusterImagePolicy } from '../../api/config/v1/cluster-image-policy.js';
 import type { ImageDigestMirrorSet } from '../../api/config/v1/image-digest-mirror-set.js';
+import type { ImagePolicy } from '../../api/config/v1/image-policy.js';
 import type { ImageTagMirrorSet } from '../../api/config/v1/image-tag-mirror-set.js';
 import type { Image } from '../../api/config/v1/image.js';
 import type { ImageContentSourcePolicy } from '../../api/operator/v1alpha1/image-content-source-policy.js';
@@ -15,6 +17,7 @@ import { err, ok, type Result } from '../../lib/result.js';
 import { kubeletTemplateRole } from '../kubelet-config/generate-kubelet-config.js';
 import type { TemplateFile } from '../template/generate-template-configs.js';
 import { generateRegistriesIgnition } from './generate-registries-config.js';
+import { scopePolicies } from './sigstore-policies.js';
 
 /** The generated config's name for a pool. */
 export function registriesConfigName(pool: string): string {
@@ -72,12 +75,19 @@ export interface RegistriesDocuments {
   readonly digestMirrorSets: readonly ImageDigestMirrorSet[];
   readonly tagMirrorSets: readonly ImageTagMirrorSet[];
   readonly contentSourcePolicies: readonly ImageContentSourcePolicy[];
+  readonly clusterImagePolicies: readonly ClusterImagePolicy[];
+  readonly imagePolicies: readonly ImagePolicy[];
 }
 
 export function hasRegistriesDocuments(docs: RegistriesDocuments): boolean {
   return (
     docs.image !== undefined ||
-    docs.digestMirrorSets.length + docs.tagMirrorSets.length + docs.contentSourcePolicies.length > 0
+    docs.digestMirrorSets.length +
+      docs.tagMirrorSets.length +
+      docs.contentSourcePolicies.length +
+      docs.clusterImagePolicies.length +
+      docs.imagePolicies.length >
+      0
   );
 }
 
@@ -101,6 +111,8 @@ export function offlineRegistriesMachineConfigs(
     metadata: { name: '' },
     spec: {},
   };
+  const policies = scopePolicies(documents.clusterImagePolicies, documents.imagePolicies);
+  if (!policies.ok) return policies;
   const out: MachineConfig[] = [];
   for (const pool of input.pools) {
     const generated = generateRegistriesIgnition({
@@ -110,6 +122,7 @@ export function offlineRegistriesMachineConfigs(
       contentSourcePolicies: documents.contentSourcePolicies,
       releaseImage: input.releaseImage,
       baseRegistriesConf: templateRegistriesConf(input.templates, kubeletTemplateRole(pool)),
+      scopePolicies: policies.value,
     });
     if (!generated.ok) return err(`could not Create/Update MachineConfig: ${generated.error}`);
     out.push(

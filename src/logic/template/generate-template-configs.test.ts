@@ -155,6 +155,55 @@ describe('generateTemplateMachineConfigs with the shipped templates', () => {
     ]);
   });
 
+  it('proxy.env as upstream writes it: a line per proxy setting that is set, none without a proxy', () => {
+    const header = [
+      '# Proxy environment variables will be populated in this file. Properly',
+      "# url encoded passwords with special characters will use '%<HEX><HEX>'.",
+      '# Systemd requires that any % used in a password be represented as',
+      '# %% in a unit file since % is a prefix for macros; this restriction does not',
+      '# apply for environment files. Templates that need the proxy set should use',
+      "# 'EnvironmentFile=/etc/mco/proxy.env'.",
+      '',
+    ].join('\n');
+    const proxyEnv = (spec: Partial<ControllerConfig['spec']>) => {
+      const r = generateTemplateMachineConfigs({
+        controllerConfig: cc(spec),
+        templates: readTemplates(TemplatesDir),
+        versionHash: 'h',
+      });
+      if (!r.ok) throw new Error(describeTemplateError(r.error));
+      return fileText(r.value[0]!, '/etc/mco/proxy.env');
+    };
+    expect(proxyEnv({})).toBe(header);
+    expect(proxyEnv({ proxy: { httpsProxy: 'https://p:3129', noProxy: '.cluster.local' } })).toBe(
+      `${header}HTTPS_PROXY=https://p:3129\nNO_PROXY=.cluster.local\n`,
+    );
+  });
+
+  it('apiserver-url.env from the Infrastructure’s internal API URL, only when there is one', () => {
+    const configs = (spec: Partial<ControllerConfig['spec']>) => {
+      const r = generateTemplateMachineConfigs({
+        controllerConfig: cc(spec),
+        templates: readTemplates(TemplatesDir),
+        versionHash: 'h',
+      });
+      if (!r.ok) throw new Error(describeTemplateError(r.error));
+      return r.value[0]!;
+    };
+    expect(fileText(configs({}), '/etc/kubernetes/apiserver-url.env')).toBeUndefined();
+    const withInfra = (uri: string) =>
+      fileText(
+        configs({ infra: { status: { apiServerInternalURI: uri } } }),
+        '/etc/kubernetes/apiserver-url.env',
+      );
+    expect(withInfra('https://api-int.example.com:6443')).toBe(
+      "KUBERNETES_SERVICE_HOST='api-int.example.com'\nKUBERNETES_SERVICE_PORT='6443'\n",
+    );
+    expect(withInfra('https://[fd00::1]')).toBe(
+      "KUBERNETES_SERVICE_HOST='fd00::1'\nKUBERNETES_SERVICE_PORT='443'\n",
+    );
+  });
+
   it('takes the pause image from the ControllerConfig when it names one', () => {
     const r = generateTemplateMachineConfigs({
       controllerConfig: cc({ images: { infraImageKey: 'quay.io/pause:9' } }),
@@ -273,6 +322,11 @@ describe('renderTemplate', () => {
     ['{{ .Images.empty | default "d\\"q" }}', 'd"q'],
     ['{{ .Images.empty }}|', '|'],
     ['a  \n{{- .Role -}}\n  b', 'aworkerb'],
+    ['{{if .Role}}r={{.Role}}{{end}};', 'r=worker;'],
+    ['{{if .Missing}}{{.Missing}}{{end}};', ';'],
+    ['{{if .Images.empty}}x{{end}}{{ if .N }}n{{ end }}', 'n'],
+    ['{{if .Images}}{{if .Images.b}}b{{end}}a{{end}}', 'a'],
+    ['x\n{{if .Missing -}}\ny\n{{end -}}\nz', 'x\nz'],
   ])('%j → %j', (text, expected) => {
     expect(renderTemplate('t', text, context)).toStrictEqual({ ok: true, value: expected });
   });
@@ -286,6 +340,8 @@ describe('renderTemplate', () => {
     ['{{ .Images.b }}', 'template t: no value for .Images.b'],
     ['{{ .Images }}', 'template t: .Images is not a string, number or boolean'],
     ['{{ .Role.x }}', 'template t: no value for .Role.x'],
+    ['a{{end}}', 'template t: unexpected {{end}} at offset 1'],
+    ['{{if .Role}}a', 'template t: unexpected EOF: an {{if}} has no {{end}}'],
   ])('%j fails: %s', (text, message) => {
     const r = renderTemplate('t', text, context);
     expect(!r.ok && describeRenderTemplateError(r.error)).toBe(message);

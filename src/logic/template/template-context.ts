@@ -23,22 +23,47 @@ function stringMap(m: Readonly<Record<string, string>> | undefined): Record<stri
   return { ...(m ?? {}) };
 }
 
+/**
+ * Upstream's urlHost and urlPort template functions: the host (IPv6 without brackets) and the port,
+ * by default the scheme's; empty for a URL they cannot read.
+ */
+function urlParts(u: string): { host: string; port: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(u);
+  } catch {
+    return { host: '', port: '' };
+  }
+  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  const defaults: Record<string, string> = { 'https:': '443', 'http:': '80' };
+  // WHATWG URL drops a port equal to the scheme's default; Go keeps it: both read the same
+  return { host, port: parsed.port !== '' ? parsed.port : (defaults[parsed.protocol] ?? '') };
+}
+
 function infraValues(cc: ControllerConfig): Record<string, TemplateValue> {
   const infra = cc.spec.infra?.status;
+  const internal = urlParts(infra?.apiServerInternalURI ?? '');
   return {
     InfraName: infra?.infrastructureName ?? '',
     APIServerURL: infra?.apiServerURL ?? '',
     APIServerInternalURL: infra?.apiServerInternalURI ?? '',
+    APIServerInternalHost: internal.host,
+    APIServerInternalPort: internal.port,
     ControlPlaneTopology: infra?.controlPlaneTopology ?? '',
   };
 }
 
+/** Present only when the ControllerConfig has a proxy (upstream's `.Proxy` is a pointer). */
 function proxyValues(cc: ControllerConfig): Record<string, TemplateValue> {
-  const proxy = cc.spec.proxy;
+  // a ControllerConfig read from manifests (mco bootstrap) may leave the field out
+  const proxy = cc.spec.proxy as ControllerConfig['spec']['proxy'] | undefined;
+  if (proxy === null || proxy === undefined) return {};
   return {
-    HTTPProxy: proxy?.httpProxy ?? '',
-    HTTPSProxy: proxy?.httpsProxy ?? '',
-    NoProxy: proxy?.noProxy ?? '',
+    Proxy: {
+      HTTPProxy: proxy.httpProxy ?? '',
+      HTTPSProxy: proxy.httpsProxy ?? '',
+      NoProxy: proxy.noProxy ?? '',
+    },
   };
 }
 
@@ -55,6 +80,6 @@ export function templateContext(cc: ControllerConfig, role: string): TemplateCon
     IPFamilies: spec.ipFamilies,
     NetworkType: spec.networkType ?? '',
     ...infraValues(cc),
-    Proxy: proxyValues(cc),
+    ...proxyValues(cc),
   };
 }

@@ -22,6 +22,16 @@ import {
 } from '../../logic/operator/controller-config.js';
 import { Done, type OperatorStep, type RoundContext, type TaskOutcome } from '../operator-task.js';
 
+/** The ControllerConfig's CA fields from the cluster's ConfigMaps, Image and Proxy. */
+function clusterCertificates(caches: RoundContext['deps']['caches']) {
+  return certificateInputs({
+    managed: (name) => caches.managedConfigMaps.get(`${ConfigManagedNamespace}/${name}`),
+    config: (name) => caches.userConfigMaps.get(`${ConfigNamespace}/${name}`),
+    image: caches.images.get(ImageConfigName),
+    proxy: caches.proxies.get('cluster'),
+  });
+}
+
 export class ControllerConfigStep implements OperatorStep {
   readonly task = OperatorTask.MachineConfigController;
   /** The generation we last wrote: the cache must have caught up before it can be completed. */
@@ -30,7 +40,14 @@ export class ControllerConfigStep implements OperatorStep {
   #waitingSince: number | undefined;
 
   async run(ctx: RoundContext): Promise<TaskOutcome> {
-    const { client, caches, config, clock } = ctx.deps;
+    const failed = await this.#write(ctx);
+    if (failed !== undefined) return failed;
+    return this.#awaitCompleted(ctx);
+  }
+
+  /** Writes the ControllerConfig when it differs; a failure to read the cluster's CAs is the outcome. */
+  async #write(ctx: RoundContext): Promise<TaskOutcome | undefined> {
+    const { client, caches, config } = ctx.deps;
     const osImages = ctx.osImages;
     if (osImages === undefined) throw new Error('RenderConfig has not run');
     const existing = await liveGet<ControllerConfig>({
@@ -40,11 +57,9 @@ export class ControllerConfigStep implements OperatorStep {
       namespace: undefined,
       signal: ctx.signal,
     });
-    const { kubeAPIServerServingCAData, ...certificates } = certificateInputs({
-      managed: (name) => caches.managedConfigMaps.get(`${ConfigManagedNamespace}/${name}`),
-      config: (name) => caches.userConfigMaps.get(`${ConfigNamespace}/${name}`),
-      image: caches.images.get(ImageConfigName),
-    });
+    const inputs = clusterCertificates(caches);
+    if (!inputs.ok) return { kind: 'Failed', message: inputs.error };
+    const { kubeAPIServerServingCAData, ...certificates } = inputs.value;
     const desired = applyControllerConfig(existing, {
       osImages,
       releaseVersion: config.versions.operator,
@@ -54,18 +69,23 @@ export class ControllerConfigStep implements OperatorStep {
       kubeAPIServerServingCAData: kubeAPIServerServingCAData ?? config.kubeAPIServerServingCAData,
       certificates,
       ...(config.cluster === undefined ? {} : { cluster: config.cluster }),
+      discovered: ctx.discovered,
     });
-    if (desired !== undefined) {
-      const written =
-        existing === undefined
-          ? await client.create<ControllerConfig>(Resources.controllerConfig, desired, {
-              signal: ctx.signal,
-            })
-          : await client.update<ControllerConfig>(Resources.controllerConfig, desired, {
-              signal: ctx.signal,
-            });
-      this.#written = written.metadata.generation ?? 0;
-    }
+    if (desired === undefined) return undefined;
+    const written =
+      existing === undefined
+        ? await client.create<ControllerConfig>(Resources.controllerConfig, desired, {
+            signal: ctx.signal,
+          })
+        : await client.update<ControllerConfig>(Resources.controllerConfig, desired, {
+            signal: ctx.signal,
+          });
+    this.#written = written.metadata.generation ?? 0;
+    return undefined;
+  }
+
+  #awaitCompleted(ctx: RoundContext): TaskOutcome {
+    const { caches, config, clock } = ctx.deps;
     const cached = caches.controllerConfigs.get(ControllerConfigName);
     const completed =
       cached !== undefined && (cached.metadata.generation ?? 0) >= this.#written

@@ -3,7 +3,7 @@
  * operator embeds the whole object in the ControllerConfig; templates read `spec.baseDomain`
  * (docs/reference/cluster-config.md §2–3).
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { StringEnum, StringMap } from '../../schema.js';
 import { kindSchema } from '../../meta/v1/kind.js';
 import { PlatformTypes } from './infrastructure.js';
@@ -66,3 +66,4 @@ export const DNSSchema = kindSchema(
     status: Type.Optional(Type.Object({}, { description: 'status holds observed values.' })),
   },
 );
+export type DNS = Static<typeof DNSSchema>;

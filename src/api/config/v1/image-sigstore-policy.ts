@@ -5,18 +5,18 @@
  * signed identity must match). The registries controller turns each into `sigstoreSigned`
  * requirements of policy.json (docs/reference/registries.md §5).
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Bytes, StringEnum } from '../../schema.js';
 import { ConditionSchema } from '../../meta/v1/condition.js';
 
-const PolicyType = {
+export const PolicyType = {
   PublicKey: 'PublicKey',
   FulcioCAWithRekor: 'FulcioCAWithRekor',
   PKI: 'PKI',
 } as const;
 type PolicyType = (typeof PolicyType)[keyof typeof PolicyType];
 
-const MatchPolicy = {
+export const MatchPolicy = {
   MatchRepoDigestOrExact: 'MatchRepoDigestOrExact',
   MatchRepository: 'MatchRepository',
   ExactRepository: 'ExactRepository',
@@ -188,6 +188,7 @@ const ImageSigstoreVerificationPolicySchema = Type.Object({
   rootOfTrust: PolicyRootOfTrustSchema,
   signedIdentity: Type.Optional(PolicyIdentitySchema),
 });
+export type ImageSigstoreVerificationPolicy = Static<typeof ImageSigstoreVerificationPolicySchema>;
 
 const ScopeRules = [
   {

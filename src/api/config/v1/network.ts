@@ -3,7 +3,7 @@
  * the cluster DNS IP (the 10th address of the first service network), the IP families and the
  * network type from it for the ControllerConfig (docs/reference/cluster-config.md §2).
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { Int32, Int64, StringEnum, StringMap } from '../../schema.js';
 import { ConditionSchema } from '../../meta/v1/condition.js';
 import { kindSchema } from '../../meta/v1/kind.js';
@@ -115,3 +115,4 @@ export const NetworkSchema = kindSchema(
   'Network holds cluster-wide information about Network. The canonical name is `cluster`.',
   { spec: NetworkSpecSchema, status: Type.Optional(NetworkStatusSchema) },
 );
+export type Network = Static<typeof NetworkSchema>;

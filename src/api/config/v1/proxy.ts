@@ -3,7 +3,7 @@
  * copies its **status** (what the network operator validated, not the spec) into the
  * ControllerConfig, from which nodes get `/etc/mco/proxy.env` (docs/reference/cluster-config.md §2–3).
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { kindSchema } from '../../meta/v1/kind.js';
 import { ConfigMapNameReferenceSchema } from './image.js';
 
@@ -49,3 +49,4 @@ export const ProxySchema = kindSchema(
   'Proxy holds cluster-wide information on how to configure default proxies for the cluster.',
   { spec: ProxySpecSchema, status: Type.Optional(ProxyStatusSchema) },
 );
+export type Proxy = Static<typeof ProxySchema>;
