@@ -212,16 +212,27 @@ export class EtcdStorage implements Storage {
     });
   }
 
-  /** Connects and checks that the cluster answers (Unavailable after the request timeout). */
+  /**
+   * Connects and checks that the cluster answers; Unavailable once the request timeout has
+   * passed. A refused first connection (a member still starting, as when the API server and etcd
+   * start together) fails a gRPC call at once, so the question is asked again until then.
+   */
   static async open(options: EtcdStorageOptions): Promise<EtcdStorage> {
     const storage = new EtcdStorage(options);
-    try {
-      await storage.currentRevision();
-    } catch (e) {
-      await storage.close();
-      throw e;
+    const deadline = Date.now() + storage.#timeoutMs;
+    for (let delay = 50; ; delay = Math.min(delay * 2, 500)) {
+      try {
+        await storage.currentRevision();
+        return storage;
+      } catch (e) {
+        const unavailable = e instanceof StorageError && e.code === StorageErrorCode.Unavailable;
+        if (!unavailable || Date.now() + delay >= deadline) {
+          await storage.close();
+          throw e;
+        }
+      }
+      await sleep(delay);
     }
-    return storage;
   }
 
   get requestTimeoutMs(): number {
