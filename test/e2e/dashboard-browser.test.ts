@@ -19,12 +19,17 @@
  * - no console error but the 403s answered to requests that carried the read-only token.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { parseTokenFile } from '../../src/apiserver/auth/token-file.js';
+import {
+  boxUserToken,
+  openChromium,
+  useDashboardToken,
+  type ChromiumSession,
+} from '../support/box-browser.js';
 import { McoBin, RepoRoot } from '../support/run-mco.js';
 import { freePortBase } from '../support/ports.js';
 import { until } from '../support/until.js';
@@ -34,16 +39,6 @@ const Kubectl = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33';
 const OutputDir = join(RepoRoot, 'test-output/dashboard-browser');
 const AdminUser = 'system:admin';
 const ReadOnlyUser = 'system:serviceaccount:openshift-machine-config-operator:node-bootstrapper';
-const ChromiumFlags = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 /** The page is no wider than the window: nothing overflows sideways. */
 async function expectNoOverflow(page: Page, what: string): Promise<void> {
@@ -62,9 +57,8 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
   let start: ChildProcess | undefined;
   let stdout = '';
   let dashboard = '';
-  let browser: BrowserContext | undefined;
+  let browser: ChromiumSession | undefined;
   let page: Page;
-  let profile = '';
   /** Console errors, each with the URL it is about (a failed load names the resource). */
   const consoleErrors: { text: string; url: string }[] = [];
   /** Every 403 the page received, with the token its request carried. */
@@ -79,20 +73,8 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
     if (r.status !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
     return r.stdout;
   };
-  const tokenOf = (user: string): string => {
-    const parsed = parseTokenFile(readFileSync(join(dataDir, 'apiserver/tokens.csv'), 'utf8'));
-    if (!parsed.ok) throw new Error(JSON.stringify(parsed.error));
-    const entry = parsed.value.find((t) => t.user.name === user);
-    if (entry === undefined) throw new Error(`no token for ${user} in tokens.csv`);
-    return entry.token;
-  };
-  const useToken = async (token: string) => {
-    if (await page.getByTestId('token-forget').isVisible())
-      await page.getByTestId('token-forget').click();
-    await page.getByTestId('token-input').fill(token);
-    await page.getByTestId('token-use').click();
-    await page.getByTestId('token-state').waitFor();
-  };
+  const tokenOf = (user: string): string => boxUserToken(dataDir, user);
+  const useToken = (token: string) => useDashboardToken(page, token);
   const shoot = async (name: string) => {
     for (const width of [1280, 400]) {
       await page.setViewportSize({ width, height: 900 });
@@ -137,14 +119,8 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
       8 * Minute,
     );
     mkdirSync(OutputDir, { recursive: true });
-    profile = mkdtempSync(join(tmpdir(), 'mco-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ChromiumFlags,
-      viewport: { width: 1280, height: 900 },
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    browser = await openChromium();
+    page = browser.page;
     page.on('console', (m) => {
       if (m.type() === 'error') consoleErrors.push({ text: m.text(), url: m.location().url });
     });
@@ -166,8 +142,7 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
   });
 
   afterAll(async () => {
-    await browser?.close().catch(() => undefined);
-    if (profile !== '') rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     const child = start;
     if (child?.pid !== undefined && child.exitCode === null) {
       const exited = new Promise((r) => child.once('exit', r));

@@ -22,10 +22,8 @@
  * build on each other, in order. On failure the box's logs are kept in test-output/layering/.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient } from '../../src/adapters/kube-client.js';
 import { DistributionRegistry } from '../../src/adapters/oci/distribution-registry.js';
@@ -40,6 +38,7 @@ import { isStatusError } from '../../src/api/meta/v1/status-error.js';
 import { Resources } from '../../src/api/resource-refs.js';
 import type { BuildsView } from '../../src/dashboard/build-view.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
+import { openChromium } from '../support/box-browser.js';
 import { BoxProcess } from '../support/box-process.js';
 import { mcoOutput, pushOsImage, pushRelease, testosWithShell } from '../support/os-images.js';
 import { freePortBase } from '../support/ports.js';
@@ -53,7 +52,6 @@ const Minute = 60_000;
 const Release = '4.99.2';
 const Workers = ['worker-0', 'worker-1'];
 const OutputDir = join(RepoRoot, 'test-output/layering');
-const ChromiumFlags = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'];
 const FailingContainerfile = 'FROM configs AS final\nRUN echo about to fail && false\n';
 const Containerfile = [
   'FROM configs AS final',
@@ -337,16 +335,9 @@ describe('On-Cluster Layering on the box', { timeout: 10 * Minute }, () => {
     expect(log.status).toBe(200);
     expect(await log.text()).toContain('about to fail');
 
-    const profile = mkdtempSync(join(tmpdir(), 'mco-chromium-'));
-    let browser: BrowserContext | undefined;
+    const browser = await openChromium();
     try {
-      browser = await chromium.launchPersistentContext(profile, {
-        executablePath: '/usr/bin/chromium',
-        headless: true,
-        args: ChromiumFlags,
-        viewport: { width: 1280, height: 900 },
-      });
-      const page = browser.pages()[0] ?? (await browser.newPage());
+      const page = browser.page;
       await page.goto(dashboard);
       const phase = page.getByTestId(`build-phase-${images.failedBuild}`);
       await phase.waitFor({ timeout: Minute });
@@ -369,8 +360,7 @@ describe('On-Cluster Layering on the box', { timeout: 10 * Minute }, () => {
         client,
       );
     } finally {
-      await browser?.close().catch(() => undefined);
-      rmSync(profile, { recursive: true, force: true });
+      await browser.close();
     }
   });
 

@@ -20,12 +20,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient } from '../../src/adapters/kube-client.js';
 import type { BootedRecord } from '../../src/adapters/ostree-boot.js';
 import { parseAdminStatus } from '../../src/adapters/ostree.js';
-import { parseTokenFile } from '../../src/apiserver/auth/token-file.js';
 import type { Event } from '../../src/api/core/v1/event.js';
 import type { Node } from '../../src/api/core/v1/node.js';
 import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
@@ -38,6 +37,12 @@ import {
 } from '../../src/api/machineconfiguration/v1/rollout-policy.js';
 import { Resources } from '../../src/api/resource-refs.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
+import {
+  boxUserToken,
+  openChromium,
+  useDashboardToken,
+  type ChromiumSession,
+} from '../support/box-browser.js';
 import { BoxProcess } from '../support/box-process.js';
 import { freePortBase } from '../support/ports.js';
 import { QueryServer } from '../support/query-server.js';
@@ -51,16 +56,6 @@ const AdminUser = 'system:admin';
 const ReadOnlyUser = 'system:serviceaccount:openshift-machine-config-operator:node-bootstrapper';
 const Query = 'ALERTS{alertstate="firing"}';
 const NewFile = '/etc/rollout-box-testos-2';
-const ChromiumFlags = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 function condition(pool: MachineConfigPool | undefined, type: string) {
   return pool?.status?.conditions?.find((c) => c.type === type);
@@ -75,9 +70,8 @@ describe('rollout policy on the box: revert to the kept OSTree deployment, resum
   let prometheus: QueryServer | undefined;
   let promUrl = '';
   let dashboard = '';
-  let browser: BrowserContext | undefined;
+  let browser: ChromiumSession | undefined;
   let page: Page;
-  let profile = '';
   let v2Image = '';
   let v2Checksum = '';
   /** Filled by the first test, read by the second. */
@@ -105,20 +99,8 @@ describe('rollout policy on the box: revert to the kept OSTree deployment, resum
   };
   const getPool = () => admin.get<MachineConfigPool>(Resources.machineConfigPool, 'worker');
   const getNode = (name: string) => admin.get<Node>(Resources.node, name);
-  const tokenOf = (user: string): string => {
-    const parsed = parseTokenFile(readFileSync(join(dataDir, 'apiserver/tokens.csv'), 'utf8'));
-    if (!parsed.ok) throw new Error(JSON.stringify(parsed.error));
-    const entry = parsed.value.find((t) => t.user.name === user);
-    if (entry === undefined) throw new Error(`no token for ${user} in tokens.csv`);
-    return entry.token;
-  };
-  const useToken = async (token: string) => {
-    if (await page.getByTestId('token-forget').isVisible())
-      await page.getByTestId('token-forget').click();
-    await page.getByTestId('token-input').fill(token);
-    await page.getByTestId('token-use').click();
-    await page.getByTestId('token-state').waitFor();
-  };
+  const tokenOf = (user: string): string => boxUserToken(dataDir, user);
+  const useToken = (token: string) => useDashboardToken(page, token);
   const text = async (testId: string) => (await page.getByTestId(testId).textContent()) ?? '';
 
   async function setPolicy(policy: RolloutPolicy): Promise<void> {
@@ -196,21 +178,14 @@ describe('rollout policy on the box: revert to the kept OSTree deployment, resum
     sampler = new Sampler(admin, 'worker', 'worker');
     prometheus = new QueryServer();
     promUrl = await prometheus.listen();
-    profile = mkdtempSync(join(tmpdir(), 'mco-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: '/usr/bin/chromium',
-      headless: true,
-      args: ChromiumFlags,
-      viewport: { width: 1280, height: 900 },
-    });
-    page = browser.pages()[0] ?? (await browser.newPage());
+    browser = await openChromium();
+    page = browser.page;
   }, 12 * Minute);
 
   afterAll(async () => {
     sampler?.stop();
     await prometheus?.close();
-    await browser?.close().catch(() => undefined);
-    if (profile !== '') rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
     await box?.stop();
     if (work !== '') {
       // OSTree deployments are immutable: no check.

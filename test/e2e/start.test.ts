@@ -28,14 +28,14 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  rmSync,
   symlinkSync,
 } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openChromium, type ChromiumSession } from '../support/box-browser.js';
 import { RepoRoot } from '../support/run-mco.js';
 import { until } from '../support/until.js';
 import { freePortBase } from '../support/ports.js';
@@ -56,16 +56,6 @@ function boxLogFiles(dir: string): string[] {
   return [...logs, ...nodes];
 }
 const OutputDir = join(RepoRoot, 'test-output');
-const ChromiumFlags = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 
 interface Shell {
   readonly code: number | null;
@@ -323,9 +313,8 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
   let dataDir = '';
   let portBase = 0;
   let start: StartProcess | undefined;
-  let browser: BrowserContext | undefined;
+  let browser: ChromiumSession | undefined;
   let renderedBeforeStop = '';
-  let chromiumProfile = '';
 
   beforeAll(async () => {
     expect(existsSync(join(RepoRoot, 'dist/src/cmd/mco.js')), 'npm run build first').toBe(true);
@@ -343,14 +332,13 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
   }, Minute);
 
   afterAll(async () => {
-    await browser?.close().catch(() => undefined);
+    await browser?.close();
     await start?.closeReader();
     const registryPid = join(work, '.registry/pid');
     if (work !== '' && existsSync(registryPid)) {
       const pid = Number(readFileSync(registryPid, 'utf8'));
       if (pid > 0 && alive(pid)) process.kill(pid, 'SIGTERM');
     }
-    if (chromiumProfile !== '') rmSync(chromiumProfile, { recursive: true, force: true });
     if (start !== undefined && start.child.exitCode === null) await start.interrupt(60_000);
     // Whatever is left (a failed test) is killed by PID, then the folder goes.
     if (work !== '') {
@@ -441,14 +429,8 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
     'the dashboard follows the examples rolling out to every worker, without a reload',
     async () => {
       mkdirSync(OutputDir, { recursive: true });
-      chromiumProfile = mkdtempSync(join(tmpdir(), 'mco-chromium-'));
-      browser = await chromium.launchPersistentContext(chromiumProfile, {
-        executablePath: '/usr/bin/chromium',
-        headless: true,
-        args: ChromiumFlags,
-        viewport: { width: 1400, height: 1800 },
-      });
-      const page: Page = browser.pages()[0] ?? (await browser.newPage());
+      browser = await openChromium({ width: 1400, height: 1800 });
+      const page: Page = browser.page;
       await page.goto(`http://127.0.0.1:${portBase + 3}/`);
       await page.getByTestId('pool-state-master').waitFor({ timeout: Minute });
       expect(await page.getByTestId('pool-state-master').textContent()).toBe('Updated');
