@@ -36,6 +36,7 @@ import {
 import { boolParam, includeObjectParam, intParam, listQuery, writeOptions } from './query.js';
 import type { PodLogSource } from '../../ports/pod-log-source.js';
 import { podLogOptions } from '../pod-logs.js';
+import type { NodeResponse } from './direct-response.js';
 import type { ResourceInfo } from './request-info.js';
 import type { ResourceTarget } from './resource-target.js';
 import { jsonResponse, methodNotAllowed, warningHeaders, yamlResponse } from './responses.js';
@@ -59,6 +60,8 @@ export interface ResourceCall {
   readonly podLogs?: PodLogSource;
   /** Ends the connection at once (a watcher whose client does not read). */
   readonly dropConnection?: () => void;
+  /** The Node response under the request, which a watch writes its events to directly. */
+  readonly response?: NodeResponse;
 }
 
 /** The Status of a rejected `sendInitialEvents` watch, which makes client-go fall back to list+watch. */
@@ -188,6 +191,7 @@ async function watch(call: ResourceCall, format: ResponseFormat): Promise<Respon
     log: call.log,
     requestSignal: call.signal,
     ...(call.dropConnection === undefined ? {} : { dropConnection: call.dropConnection }),
+    ...(call.response === undefined ? {} : { response: call.response }),
   });
 }
 
