@@ -20,6 +20,7 @@
  *   and shared-memory files the database's mode), and a looser database, WAL or shared-memory file
  *   is tightened to 0600 on open.
  */
+import { compareCodePoints } from '../lib/code-point-order.js';
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
@@ -518,7 +519,7 @@ function buildSql(kind: 'list' | 'count' | 'replay', op: '>' | '>=', bounded: bo
 /** The key range of a prefix, starting strictly after `startAfter` when that lies inside it. */
 function listRange(prefix: string, startAfter: string | undefined): Range {
   const hi = prefixEnd(prefix);
-  if (startAfter !== undefined && compareKeys(startAfter, prefix) >= 0) {
+  if (startAfter !== undefined && compareCodePoints(startAfter, prefix) >= 0) {
     return { lo: startAfter, exclusive: true, hi };
   }
   return { lo: prefix, exclusive: false, hi };
@@ -542,24 +543,6 @@ function prefixEnd(prefix: string): string | undefined {
     }
   }
   return undefined;
-}
-
-/** Code point order (UTF-8 byte order), the order SQLite's BINARY collation gives. */
-function compareKeys(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const ca = a.charCodeAt(i);
-    const cb = b.charCodeAt(i);
-    if (ca !== cb) return codePointRank(ca) - codePointRank(cb);
-  }
-  return a.length - b.length;
-}
-
-function codePointRank(unit: number): number {
-  if (unit >= 0xe000) return unit - 0x800;
-  if (unit >= 0xd800) return unit + 0x2000;
-  return unit;
 }
 
 function toKeyValue(

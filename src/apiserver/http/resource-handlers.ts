@@ -39,7 +39,13 @@ import { podLogOptions } from '../pod-logs.js';
 import type { NodeResponse } from './direct-response.js';
 import type { ResourceInfo } from './request-info.js';
 import type { ResourceTarget } from './resource-target.js';
-import { jsonResponse, methodNotAllowed, warningHeaders, yamlResponse } from './responses.js';
+import {
+  jsonListResponse,
+  jsonResponse,
+  methodNotAllowed,
+  warningHeaders,
+  yamlResponse,
+} from './responses.js';
 import { buildTable, partialObjectMetadata, printerFor } from './table.js';
 import { serveWatch } from './watch.js';
 
@@ -156,12 +162,9 @@ async function list(call: ResourceCall, format: ResponseFormat): Promise<Respons
       items: result.items.map((o) => partialObjectMetadata(o, format.apiVersion)),
     });
   }
-  return encoded(format, 200, {
-    kind: rt.listKind,
-    apiVersion: apiVersionOf(rt),
-    metadata: listMeta(result),
-    items: result.items,
-  });
+  const list = { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta(result) };
+  if (format.kind === 'json') return jsonListResponse(list, result.items);
+  return encoded(format, 200, { ...list, items: result.items });
 }
 
 async function watch(call: ResourceCall, format: ResponseFormat): Promise<Response> {

@@ -28,6 +28,7 @@ import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { KubeObject, ResourceStore, WatchEventType, WatchQuery } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
+import { objectJson } from '../shared-objects.js';
 import { alreadySent, type NodeResponse } from './direct-response.js';
 import type { ObjectFormat } from './negotiate.js';
 import { buildTable, partialObjectMetadata, printerFor, type IncludeObject } from './table.js';
@@ -69,8 +70,16 @@ function sharedFormatKey(format: ObjectFormat): string | undefined {
   return undefined;
 }
 
+/** `{"type":…,"object":…}` and a newline; a shared object's JSON is the one computed for it. */
 const lineOf = (type: WatchEventType, object: unknown): Uint8Array =>
-  encoder.encode(`${JSON.stringify({ type, object })}\n`);
+  encoder.encode(`{"type":"${type}","object":${json(object)}}\n`);
+
+const json = (object: unknown): string =>
+  isKubeObject(object) ? objectJson(object) : JSON.stringify(object);
+
+function isKubeObject(object: unknown): object is KubeObject {
+  return typeof object === 'object' && object !== null && 'metadata' in object;
+}
 
 /** Turns store objects into what the negotiated format sends, remembering the first Table. */
 function objectTransformer(w: WatchRequest): (type: WatchEventType, object: KubeObject) => unknown {
