@@ -23,7 +23,7 @@
  * Run: node dist/bench/apiserver.js [--creates 3000 --watchers 5000 --put-watchers 2000
  *      --deletes 1000 --machineconfigs 500 --etcd] [--mco DIR]… [--repeats 3]
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -341,6 +341,18 @@ async function installMachineConfigCrd(target: ApiTarget): Promise<void> {
   throw new Error('kube-apiserver does not serve MachineConfigs 30 s after the CRD');
 }
 
+/**
+ * A storage module of the subject's build: under dist/src/storage/, or dist/src/adapters/ in
+ * checkouts from before the storage family had its own folder.
+ */
+function storageModule<M>(subject: Subject, file: string): Promise<M> {
+  const path = ['src/storage', 'src/adapters']
+    .map((folder) => `${folder}/${file}`)
+    .find((p) => existsSync(join(subject.dir, 'dist', p)));
+  if (path === undefined) throw new Error(`${subject.dir} has no built ${file}`);
+  return subject.import<M>(path);
+}
+
 async function ours(subject: Subject): Promise<Figures> {
   const server = await BenchApiServer.start('sqlite', bench.mcoCommand(subject));
   try {
@@ -354,8 +366,9 @@ async function ours(subject: Subject): Promise<Figures> {
 }
 
 async function raw(subject: Subject): Promise<Figures> {
-  const { SqliteStorage } = await subject.import<typeof SqliteStorageModule>(
-    'src/storage/sqlite-storage.js',
+  const { SqliteStorage } = await storageModule<typeof SqliteStorageModule>(
+    subject,
+    'sqlite-storage.js',
   );
   const dir = mkdtempSync(join(tmpdir(), 'mco-bench-raw-'));
   bench.cores.pinSelf('system');
@@ -404,8 +417,9 @@ async function etcdBackend(subject: Subject): Promise<Figures> {
       servers.push(await BenchApiServer.start('etcd', bench.mcoCommand(subject), args));
     const [a, b] = servers.map((s) => targetFromKubeconfig(s.kubeconfig('admin')));
     if (a === undefined || b === undefined) throw new Error('no etcd API servers');
-    const { EtcdStorage } = await subject.import<typeof EtcdStorageModule>(
-      'src/storage/etcd-storage.js',
+    const { EtcdStorage } = await storageModule<typeof EtcdStorageModule>(
+      subject,
+      'etcd-storage.js',
     );
     const rawEtcd = await rawCreatesPerSecond(
       await EtcdStorage.open({ endpoints: etcd.endpoints, prefix: '/raw-bench' }),

@@ -9,6 +9,7 @@
  * took the one before. Keys are ordered by Unicode code point, which is the UTF-8 byte order SQLite and
  * etcd use.
  */
+import { compareCodePoints } from '../lib/code-point-order.js';
 import {
   ReplayBatchBytes,
   ReplayBatchEvents,
@@ -264,7 +265,7 @@ export class MemoryStorage implements Storage {
 
   /** Keys with the prefix in key order, strictly after `startAfter` when given. */
   *#keysFrom(prefix: string, startAfter: string | undefined): Generator<string> {
-    const fromStartAfter = startAfter !== undefined && compareKeys(startAfter, prefix) >= 0;
+    const fromStartAfter = startAfter !== undefined && compareCodePoints(startAfter, prefix) >= 0;
     const start = fromStartAfter
       ? upperBound(this.#keys, startAfter)
       : lowerBound(this.#keys, prefix);
@@ -396,34 +397,13 @@ function compactVersions(versions: readonly Version[], revision: number): Versio
   return versions.slice(start);
 }
 
-/**
- * Orders keys by code point (= UTF-8 byte order, as SQLite and etcd compare), not by UTF-16 code
- * unit: surrogate pairs (code points above U+FFFF) sort after U+E000..U+FFFF.
- */
-function compareKeys(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const ca = a.charCodeAt(i);
-    const cb = b.charCodeAt(i);
-    if (ca !== cb) return codePointRank(ca) - codePointRank(cb);
-  }
-  return a.length - b.length;
-}
-
-function codePointRank(unit: number): number {
-  if (unit >= 0xe000) return unit - 0x800;
-  if (unit >= 0xd800) return unit + 0x2000;
-  return unit;
-}
-
 /** First index whose key is >= `key`. */
 function lowerBound(keys: readonly string[], key: string): number {
   let lo = 0;
   let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareKeys(keys[mid] ?? '', key) < 0) lo = mid + 1;
+    if (compareCodePoints(keys[mid] ?? '', key) < 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;
@@ -435,7 +415,7 @@ function upperBound(keys: readonly string[], key: string): number {
   let hi = keys.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (compareKeys(keys[mid] ?? '', key) <= 0) lo = mid + 1;
+    if (compareCodePoints(keys[mid] ?? '', key) <= 0) lo = mid + 1;
     else hi = mid;
   }
   return lo;

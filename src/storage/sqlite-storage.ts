@@ -6,8 +6,10 @@
  *   `prev_revision` chains a key's rows; `UNIQUE(name, prev_revision)` makes two writers that
  *   read the same state collide instead of both succeeding.
  * - Writes run in `BEGIN IMMEDIATE` with WAL and `synchronous=FULL`: once a write resolves it
- *   survives a crash of the process or the machine. Writes arriving in the same event-loop turn
- *   share one transaction (group commit), so concurrent writers share one fsync.
+ *   survives a crash of the process or the machine. Writes arriving while no commit runs share one
+ *   transaction (group commit), and so do all that arrive while one runs, so concurrent writers
+ *   share one fsync. For a file, commits run on a thread of their own (sqlite-commit-thread.ts):
+ *   the event loop goes on with other requests while a commit syncs; reads stay on this thread.
  * - Watches: this process is the only writer, so events are published from the write path to an
  *   in-memory fan-out; history is replayed from the table (`id > after`) in pages bounded in rows
  *   and bytes, one per turn of the event loop once the watcher took the one before. Live events
@@ -18,6 +20,7 @@
  *   and shared-memory files the database's mode), and a looser database, WAL or shared-memory file
  *   is tightened to 0600 on open.
  */
+import { compareCodePoints } from '../lib/code-point-order.js';
 import { chmodSync, closeSync, openSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import {
@@ -32,6 +35,8 @@ import {
   type WatchHandler,
   type WatchOptions,
 } from '../ports/storage.js';
+import { openSqliteCommits, type SqliteCommits } from './sqlite-commit-thread.js';
+import type { WriteOutcome, WriteRequest } from './sqlite-committer.js';
 import { eventKey, eventRevision, WatchDelivery } from './watch-delivery.js';
 
 export interface SqliteStorageOptions {
@@ -94,29 +99,14 @@ interface Range {
 }
 
 type Params = Record<string, string | number>;
-type WriteOp = 'create' | 'update' | 'delete';
 
 interface PendingWrite {
-  readonly op: WriteOp;
-  readonly key: string;
-  readonly apply: () => WatchEvent;
+  readonly request: WriteRequest;
   readonly resolve: (kv: KeyValue) => void;
   readonly reject: (e: unknown) => void;
 }
-/** A row to append: a create stores createRevision 0 (it means its own id) and no oldValue. */
-interface NewRow {
-  readonly key: string;
-  readonly created: 0 | 1;
-  readonly deleted: 0 | 1;
-  readonly createRevision?: number;
-  /** The revision of the key's previous row (0 for none): what UNIQUE(name, prev_revision) guards. */
-  readonly prev: number;
-  readonly value: string | null;
-  readonly oldValue?: string | null;
-}
 
 type Stmt<P extends unknown[] | object, R> = Database.Statement<P, R>;
-type Tx<F extends (...args: never[]) => unknown> = Database.Transaction<F>;
 
 export class SqliteStorage implements Storage {
   readonly #db: Database.Database;
@@ -124,28 +114,29 @@ export class SqliteStorage implements Storage {
   readonly #watchers = new Set<SqliteWatcher>();
   readonly #statements = new Map<string, Stmt<Params, unknown>>();
   #closed = false;
+  #closing: Promise<void> | undefined;
 
   readonly #latest: Stmt<[string], LatestRow>;
-  readonly #insert: Stmt<
-    [string, number, number, number, number, string | null, string | null],
-    never
-  >;
   readonly #revision: Stmt<[], { seq: number }>;
   readonly #compacted: Stmt<[], { value: number }>;
-  readonly #setCompacted: Stmt<[number], never>;
-  readonly #prune: Stmt<{ rev: number }, never>;
+  readonly #commits: SqliteCommits;
   /** Writes waiting for the next group commit. */
   #pending: PendingWrite[] = [];
   #flushScheduled = false;
-  readonly #commitTx: Tx<(batch: readonly PendingWrite[]) => (WatchEvent | StorageError)[]>;
-  readonly #compactTx: Tx<(revision: number) => void>;
+  /** A commit is running: writes arriving meanwhile wait for it and go in the next one together. */
+  #committing = false;
+  /** Called once no commit runs and none waits (close waits for that). */
+  #idle: (() => void)[] = [];
   /** A read transaction gives one snapshot even if another connection writes meanwhile. */
   readonly #listTx: (prefix: string, options: ListOptions) => ListResult;
+  /** One replay page and the head it goes live at, read in one snapshot (see #replayPage). */
+  readonly #replayTx: (w: SqliteWatcher) => boolean;
 
   /** Opens (creating if needed) the database at `path`; ':memory:' gives a private one. */
   constructor(path: string, options: SqliteStorageOptions = {}) {
     this.#replayPageSize = Math.max(1, options.replayPageSize ?? 1000);
-    const db = openDatabase(path, options.busyTimeoutMs ?? 5000);
+    const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+    const db = openDatabase(path, busyTimeoutMs);
     this.#db = db;
     try {
       db.pragma('journal_mode = WAL');
@@ -156,39 +147,19 @@ export class SqliteStorage implements Storage {
         `SELECT id, deleted, ${CREATE_REVISION} AS createRevision, value FROM kv_log
          WHERE name = ? ORDER BY id DESC LIMIT 1`,
       );
-      this.#insert = db.prepare(
-        `INSERT INTO kv_log (name, created, deleted, create_revision, prev_revision, value, old_value)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
-      );
       this.#revision = db.prepare(`SELECT seq FROM sqlite_sequence WHERE name = 'kv_log'`);
       this.#compacted = db.prepare(`SELECT value FROM kv_meta WHERE name = 'compact_revision'`);
-      this.#setCompacted = db.prepare(
-        `INSERT INTO kv_meta (name, value) VALUES ('compact_revision', ?)
-         ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
-      );
-      // A row at or below the compact revision is needed only as the newest state of its key
-      // there: superseded rows and tombstones go. Newer rows carry old_value for their events.
-      this.#prune = db.prepare(
-        `DELETE FROM kv_log WHERE id <= @rev AND (deleted = 1 OR EXISTS (
-           SELECT 1 FROM kv_log AS n WHERE n.name = kv_log.name AND n.prev_revision = kv_log.id
-           AND n.id <= @rev))`,
-      );
+      this.#commits = openSqliteCommits({ db, path, onDisk: isOnDisk(path), busyTimeoutMs });
     } catch (cause) {
       db.close();
       throw new StorageError(StorageErrorCode.Unavailable, `opening sqlite storage ${path}`, {
         cause,
       });
     }
-    this.#commitTx = db.transaction((batch: readonly PendingWrite[]) =>
-      batch.map((w) => this.#applyOne(w)),
-    );
     this.#listTx = db.transaction((prefix: string, options: ListOptions) =>
       this.#listRows(prefix, options),
     );
-    this.#compactTx = db.transaction((revision: number) => {
-      this.#prune.run({ rev: revision });
-      this.#setCompacted.run(revision);
-    });
+    this.#replayTx = db.transaction((w: SqliteWatcher) => this.#replayRows(w));
   }
 
   /** Opens the database at `path` (or ':memory:'); rejects with Unavailable if it cannot. */
@@ -229,17 +200,20 @@ export class SqliteStorage implements Storage {
   }
 
   create(key: string, value: string): Promise<KeyValue> {
-    return this.#write('create', key, () => this.#createRow(key, value));
+    return this.#write({ op: 'create', key, value });
   }
 
   update(key: string, value: string, expectedRevision: number): Promise<KeyValue> {
-    return this.#write('update', key, () =>
-      this.#changeRow('update', key, expectedRevision, value),
-    );
+    return this.#write({ op: 'update', key, value, expected: expectedRevision });
   }
 
   delete(key: string, expectedRevision?: number): Promise<KeyValue> {
-    return this.#write('delete', key, () => this.#changeRow('delete', key, expectedRevision, null));
+    return this.#write({
+      op: 'delete',
+      key,
+      value: null,
+      ...(expectedRevision === undefined ? {} : { expected: expectedRevision }),
+    });
   }
 
   async watch(prefix: string, options: WatchOptions, handler: WatchHandler): Promise<void> {
@@ -267,26 +241,39 @@ export class SqliteStorage implements Storage {
     if (watcher !== undefined) void this.#replayRest(watcher);
   }
 
-  compact(revision: number): Promise<void> {
-    return this.#run(`compact ${revision}`, () => {
-      // Compacting past the head would make the next watch from "now" fail; stop at the head.
-      const target = Math.min(revision, this.#readRevision());
-      if (target <= this.#readCompacted()) return;
-      // A watch still replaying below the target notices before its next page (#replayPage).
-      this.#compactTx.immediate(target);
-    });
+  /** A watch still replaying below the new point notices before its next page (#replayPage). */
+  async compact(revision: number): Promise<void> {
+    if (this.#closed) throw new StorageError(StorageErrorCode.Unavailable, 'storage closed');
+    try {
+      await this.#commits.compact(revision);
+    } catch (cause) {
+      throw new StorageError(StorageErrorCode.Unavailable, `sqlite storage: compact ${revision}`, {
+        cause,
+      });
+    }
   }
 
   close(): Promise<void> {
-    if (this.#closed) return Promise.resolve();
-    // Writes already accepted are committed, not dropped.
-    this.#flush();
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    // Calls from now on are refused; writes already accepted are committed, not dropped.
     this.#closed = true;
+    while (this.#committing || this.#pending.length > 0) {
+      const idle = new Promise<void>((resolve) => this.#idle.push(resolve));
+      this.#flush();
+      await idle;
+    }
     const closed = new StorageError(StorageErrorCode.Unavailable, 'storage closed');
     for (const w of this.#watchers) w.fail(closed);
     this.#watchers.clear();
-    this.#db.close();
-    return Promise.resolve();
+    try {
+      await this.#commits.close();
+    } finally {
+      this.#db.close();
+    }
   }
 
   #listRows(prefix: string, options: ListOptions): ListResult {
@@ -305,143 +292,74 @@ export class SqliteStorage implements Storage {
     return { items, revision, more };
   }
 
-  #createRow(key: string, value: string): WatchEvent {
-    const latest = this.#latest.get(key);
-    if (latest !== undefined && latest.deleted === 0) {
-      throw new StorageError(StorageErrorCode.KeyExists, `create ${key}: key exists`, {
-        key,
-        revision: latest.id,
-      });
-    }
-    const id = this.#append({ key, created: 1, deleted: 0, prev: latest?.id ?? 0, value });
-    return { type: 'put', kv: toKeyValue(key, value, id, id), prev: undefined };
-  }
-
-  /** The CAS check (one indexed read) and the insert of an update or a tombstone. */
-  #changeRow(
-    op: 'update' | 'delete',
-    key: string,
-    expected: number | undefined,
-    value: string | null,
-  ): WatchEvent {
-    const latest = this.#latest.get(key);
-    if (latest === undefined || latest.deleted !== 0) {
-      throw new StorageError(StorageErrorCode.KeyNotFound, `${op} ${key}: key not found`, { key });
-    }
-    if (expected !== undefined && latest.id !== expected) {
-      throw conflict(op, key, expected, latest.id);
-    }
-    const prev = toKeyValue(key, latest.value, latest.createRevision, latest.id);
-    const id = this.#append({
-      key,
-      created: 0,
-      deleted: value === null ? 1 : 0,
-      createRevision: prev.createRevision,
-      prev: prev.modRevision,
-      value,
-      oldValue: prev.value,
-    });
-    if (value === null) return { type: 'delete', key, revision: id, prev };
-    return { type: 'put', kv: toKeyValue(key, value, prev.createRevision, id), prev };
-  }
-
-  /** Appends one row; its id is the write's revision. */
-  #append(row: NewRow): number {
-    const info = this.#insert.run(
-      row.key,
-      row.created,
-      row.deleted,
-      row.createRevision ?? 0,
-      row.prev,
-      row.value,
-      row.oldValue ?? null,
-    );
-    return Number(info.lastInsertRowid);
-  }
-
   /**
    * Queues a write for the next group commit. Writes that arrive in the same turn of the event
-   * loop (e.g. concurrent API requests) share one BEGIN IMMEDIATE ... COMMIT and so one fsync;
-   * each still runs its own CAS check, in arrival order, and resolves only once committed.
+   * loop (e.g. concurrent API requests), or while a commit runs, share one BEGIN IMMEDIATE ...
+   * COMMIT and so one fsync; each still runs its own CAS check, in arrival order, and resolves
+   * only once committed.
    */
-  #write(op: WriteOp, key: string, apply: () => WatchEvent): Promise<KeyValue> {
+  #write(request: WriteRequest): Promise<KeyValue> {
     if (this.#closed) {
       return Promise.reject(new StorageError(StorageErrorCode.Unavailable, 'storage closed'));
     }
     return new Promise((resolve, reject) => {
-      this.#pending.push({ op, key, apply, resolve, reject });
-      if (!this.#flushScheduled) {
+      this.#pending.push({ request, resolve, reject });
+      if (!this.#flushScheduled && !this.#committing) {
         this.#flushScheduled = true;
         setImmediate(this.#flush);
       }
     });
   }
 
-  /** Commits the queued writes, then settles them and publishes their events, in order. */
+  /** Commits the queued writes unless a commit runs (its end commits them), then settles them. */
   readonly #flush = (): void => {
     this.#flushScheduled = false;
+    if (this.#committing) return;
     const batch = this.#pending;
     this.#pending = [];
-    if (batch.length === 0) return;
-    let results: (WatchEvent | StorageError)[];
-    try {
-      results = this.#commitTx.immediate(batch);
-    } catch (cause) {
-      // Nothing of the batch was written (the transaction rolled back).
-      const error = new StorageError(StorageErrorCode.Unavailable, 'sqlite storage: commit', {
-        cause,
-      });
-      for (const w of batch) w.reject(error);
+    if (batch.length === 0) {
+      for (const resolve of this.#idle.splice(0)) resolve();
       return;
     }
-    for (const [i, w] of batch.entries()) {
-      const result = results[i];
-      if (result === undefined || result instanceof StorageError) {
-        w.reject(result ?? new Error('unreachable: missing write result'));
-        continue;
-      }
-      for (const watcher of this.#watchers) watcher.publish(result);
-      w.resolve(result.type === 'put' ? result.kv : result.prev);
-    }
+    this.#committing = true;
+    this.#commits
+      .commit(batch.map((w) => w.request))
+      .then(
+        (outcomes) => {
+          this.#settle(batch, outcomes);
+        },
+        (cause: unknown) => {
+          // Nothing of the batch was written (the transaction rolled back).
+          const error = new StorageError(StorageErrorCode.Unavailable, 'sqlite storage: commit', {
+            cause,
+          });
+          for (const w of batch) w.reject(error);
+        },
+      )
+      .finally(() => {
+        this.#committing = false;
+        this.#flush();
+      })
+      .catch(() => undefined);
   };
 
-  /**
-   * One write inside the group transaction. Its expected failures are values, so the others in
-   * the batch go on; a failed INSERT is undone by SQLite on its own (statement atomicity).
-   */
-  #applyOne(w: PendingWrite): WatchEvent | StorageError {
-    try {
-      return w.apply();
-    } catch (e) {
-      if (e instanceof StorageError) return e;
-      const translated = this.#translateWriteError(w.op, w.key, e);
-      if (translated instanceof StorageError) return translated;
-      throw e;
+  /** Settles a committed batch and publishes its events, in order. */
+  #settle(batch: readonly PendingWrite[], outcomes: readonly WriteOutcome[]): void {
+    for (const [i, w] of batch.entries()) {
+      const outcome = outcomes[i];
+      if (outcome === undefined) {
+        w.reject(new StorageError(StorageErrorCode.Unavailable, 'sqlite storage: no outcome'));
+      } else if (!outcome.ok) {
+        const { code, message, key, revision } = outcome;
+        w.reject(
+          new StorageError(code, message, { key, ...(revision === undefined ? {} : { revision }) }),
+        );
+      } else {
+        const { event } = outcome;
+        for (const watcher of this.#watchers) watcher.publish(event);
+        w.resolve(event.type === 'put' ? event.kv : event.prev);
+      }
     }
-  }
-
-  /** Another connection won the race on UNIQUE(name, prev_revision): report it as etcd would. */
-  #translateWriteError(op: WriteOp, key: string, e: unknown): unknown {
-    if (!(e instanceof Database.SqliteError) || !e.code.startsWith('SQLITE_CONSTRAINT')) return e;
-    const latest = this.#latest.get(key);
-    if (op === 'create') {
-      return new StorageError(StorageErrorCode.KeyExists, `create ${key}: key exists`, {
-        key,
-        cause: e,
-        ...(latest === undefined ? {} : { revision: latest.id }),
-      });
-    }
-    if (latest === undefined || latest.deleted !== 0) {
-      return new StorageError(StorageErrorCode.KeyNotFound, `${op} ${key}: key not found`, {
-        key,
-        cause: e,
-      });
-    }
-    return new StorageError(StorageErrorCode.Conflict, `${op} ${key}: concurrent write`, {
-      key,
-      revision: latest.id,
-      cause: e,
-    });
   }
 
   /**
@@ -450,7 +368,15 @@ export class SqliteStorage implements Storage {
    * no write can fall between) or ended.
    */
   #replayPage(w: SqliteWatcher): boolean {
-    if (w.ended) return true;
+    return w.ended || this.#replayTx(w);
+  }
+
+  /**
+   * The rows of #replayPage. They and the head it goes live at come from one read transaction:
+   * the commit thread may commit between two statements, and a row committed after the page's
+   * read but at or below the head would be in neither the replay nor the live events.
+   */
+  #replayRows(w: SqliteWatcher): boolean {
     const compacted = this.#readCompacted();
     // Compaction overtook the replay: rows after the cursor may be gone, so events would be lost.
     if (w.cursor < compacted) {
@@ -593,7 +519,7 @@ function buildSql(kind: 'list' | 'count' | 'replay', op: '>' | '>=', bounded: bo
 /** The key range of a prefix, starting strictly after `startAfter` when that lies inside it. */
 function listRange(prefix: string, startAfter: string | undefined): Range {
   const hi = prefixEnd(prefix);
-  if (startAfter !== undefined && compareKeys(startAfter, prefix) >= 0) {
+  if (startAfter !== undefined && compareCodePoints(startAfter, prefix) >= 0) {
     return { lo: startAfter, exclusive: true, hi };
   }
   return { lo: prefix, exclusive: false, hi };
@@ -619,24 +545,6 @@ function prefixEnd(prefix: string): string | undefined {
   return undefined;
 }
 
-/** Code point order (UTF-8 byte order), the order SQLite's BINARY collation gives. */
-function compareKeys(a: string, b: string): number {
-  if (a === b) return 0;
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) {
-    const ca = a.charCodeAt(i);
-    const cb = b.charCodeAt(i);
-    if (ca !== cb) return codePointRank(ca) - codePointRank(cb);
-  }
-  return a.length - b.length;
-}
-
-function codePointRank(unit: number): number {
-  if (unit >= 0xe000) return unit - 0x800;
-  if (unit >= 0xd800) return unit + 0x2000;
-  return unit;
-}
-
 function toKeyValue(
   key: string,
   value: string | null,
@@ -653,14 +561,6 @@ function toEvent(row: LogRow): WatchEvent {
   const prev = toKeyValue(row.name, row.old_value, row.create_revision, row.prev_revision);
   if (row.deleted !== 0) return { type: 'delete', key: row.name, revision: row.id, prev };
   return { type: 'put', kv: toKeyValue(row.name, row.value, row.create_revision, row.id), prev };
-}
-
-function conflict(op: string, key: string, expected: number, actual: number): StorageError {
-  return new StorageError(
-    StorageErrorCode.Conflict,
-    `${op} ${key}: expected revision ${expected}, found ${actual}`,
-    { key, revision: actual },
-  );
 }
 
 function compactedError(compacted: number): StorageError {

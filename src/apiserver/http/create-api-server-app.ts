@@ -24,6 +24,7 @@ import { noRequestMetrics, requestLabels } from './request-metrics.js';
 import { decodeObjectBody, decodesProtobuf } from './body.js';
 import { readBoundedBody } from './bounded-body.js';
 import { clientConnection } from './client-connection.js';
+import { directAnswerEnd, nodeResponseOf, type NodeResponse } from './direct-response.js';
 import { serveNonResource, versionInfo, type NonResourceContext } from './non-resource.js';
 import { buildOpenApiV3 } from './openapi.js';
 import { OpenApiV2Handler } from './openapi-v2-handler.js';
@@ -107,12 +108,17 @@ function objectLoader({
   };
 }
 
-/** The Node response under the request, when @hono/node-server serves it (its bindings). */
-function connectionOf(env: unknown): { destroy(): void } | undefined {
-  const outgoing = (env as { outgoing?: unknown } | undefined)?.outgoing;
-  return typeof (outgoing as { destroy?: unknown } | undefined)?.destroy === 'function'
-    ? (outgoing as { destroy(): void })
-    : undefined;
+/** What lets a watch write to the Node response under it, and drop its connection. */
+function directAnswer(
+  response: NodeResponse | undefined,
+): { response: NodeResponse; dropConnection: () => void } | Record<string, never> {
+  if (response === undefined) return {};
+  return {
+    response,
+    dropConnection: () => {
+      response.destroy();
+    },
+  };
 }
 
 export function createApiServerApp(options: ApiServerAppOptions): Hono {
@@ -131,7 +137,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
   async function handle(
     request: Request,
     connection: ClientConnection,
-    dropConnection: () => void,
+    response: NodeResponse | undefined,
   ): Promise<Handled> {
     const authenticated = await authenticator.authenticate(request, connection);
     if (authenticated === undefined)
@@ -202,7 +208,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
           body,
           signal: AbortSignal.any([request.signal, streams.shutdown]),
           ...(options.podLogs === undefined ? {} : { podLogs: options.podLogs }),
-          dropConnection,
+          ...directAnswer(response),
         }),
       );
     } catch (e) {
@@ -231,6 +237,12 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     };
     // long-running as kube-apiserver counts them: watches and log streams
     const longRunning = info?.verb === 'watch' || info?.subresource === 'log';
+    const directEnd = directAnswerEnd(response);
+    if (longRunning && directEnd !== undefined) {
+      tracker?.longRunning();
+      streams.hold(directEnd, done);
+      return response;
+    }
     if (!longRunning || response.body === null || response.status !== 200) {
       done();
       return response;
@@ -248,9 +260,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     const started = performance.now();
     let handled: Handled;
     try {
-      handled = await handle(request, clientConnection(c.env), () => {
-        connectionOf(c.env)?.destroy();
-      });
+      handled = await handle(request, clientConnection(c.env), nodeResponseOf(c.env));
     } catch (e) {
       if (e instanceof StatusError) {
         handled = { response: statusResponse(e) };

@@ -52,6 +52,16 @@ export class OpenStreams {
     });
   }
 
+  /** An answer written directly to its connection, open until `ended` settles; `onEnd` runs then. */
+  hold(ended: Promise<void>, onEnd: () => void): void {
+    this.#open++;
+    void ended.finally(() => {
+      this.#open--;
+      onEnd();
+      if (this.#open === 0) for (const resolve of this.#idle.splice(0)) resolve();
+    });
+  }
+
   /** Ends every open stream and resolves once all have ended, or after `timeoutMs`. */
   async closeAll(timeoutMs: number): Promise<void> {
     this.#stop.abort();

@@ -36,9 +36,16 @@ import {
 import { boolParam, includeObjectParam, intParam, listQuery, writeOptions } from './query.js';
 import type { PodLogSource } from '../../ports/pod-log-source.js';
 import { podLogOptions } from '../pod-logs.js';
+import type { NodeResponse } from './direct-response.js';
 import type { ResourceInfo } from './request-info.js';
 import type { ResourceTarget } from './resource-target.js';
-import { jsonResponse, methodNotAllowed, warningHeaders, yamlResponse } from './responses.js';
+import {
+  jsonListResponse,
+  jsonResponse,
+  methodNotAllowed,
+  warningHeaders,
+  yamlResponse,
+} from './responses.js';
 import { buildTable, partialObjectMetadata, printerFor } from './table.js';
 import { serveWatch } from './watch.js';
 
@@ -59,6 +66,8 @@ export interface ResourceCall {
   readonly podLogs?: PodLogSource;
   /** Ends the connection at once (a watcher whose client does not read). */
   readonly dropConnection?: () => void;
+  /** The Node response under the request, which a watch writes its events to directly. */
+  readonly response?: NodeResponse;
 }
 
 /** The Status of a rejected `sendInitialEvents` watch, which makes client-go fall back to list+watch. */
@@ -153,12 +162,9 @@ async function list(call: ResourceCall, format: ResponseFormat): Promise<Respons
       items: result.items.map((o) => partialObjectMetadata(o, format.apiVersion)),
     });
   }
-  return encoded(format, 200, {
-    kind: rt.listKind,
-    apiVersion: apiVersionOf(rt),
-    metadata: listMeta(result),
-    items: result.items,
-  });
+  const list = { kind: rt.listKind, apiVersion: apiVersionOf(rt), metadata: listMeta(result) };
+  if (format.kind === 'json') return jsonListResponse(list, result.items);
+  return encoded(format, 200, { ...list, items: result.items });
 }
 
 async function watch(call: ResourceCall, format: ResponseFormat): Promise<Response> {
@@ -188,6 +194,7 @@ async function watch(call: ResourceCall, format: ResponseFormat): Promise<Respon
     log: call.log,
     requestSignal: call.signal,
     ...(call.dropConnection === undefined ? {} : { dropConnection: call.dropConnection }),
+    ...(call.response === undefined ? {} : { response: call.response }),
   });
 }
 

@@ -5,6 +5,25 @@
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import { StatusReason } from '../../api/meta/v1/status.js';
 import { stringify } from 'yaml';
+import type { KubeObject } from '../resource-store.js';
+import { objectJson } from '../shared-objects.js';
+
+/**
+ * A list in JSON, byte for byte `JSON.stringify({ kind, apiVersion, metadata, items })`, with each
+ * shared item's JSON the one computed for it (shared-objects.ts) rather than serialized again.
+ */
+export function jsonListResponse(
+  list: { kind: string; apiVersion: string; metadata: Record<string, unknown> },
+  items: readonly KubeObject[],
+): Response {
+  const head = JSON.stringify({
+    kind: list.kind,
+    apiVersion: list.apiVersion,
+    metadata: list.metadata,
+  });
+  const body = `${head.slice(0, -1)},"items":[${items.map(objectJson).join(',')}]}`;
+  return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } });
+}
 
 export function jsonResponse(status: number, body: unknown, headers?: Headers): Response {
   const h = headers ?? new Headers();

@@ -1,15 +1,19 @@
 /**
  * Watch responses: newline-delimited `{"type":…,"object":…}` events over a chunked 200 whose
- * headers go out at once (a streamed body lets the Node adapter flush them before the first event).
- * The store's watch is stopped when the client goes away (the body is cancelled or the request
- * aborts), when `timeoutSeconds` elapses, or after an ERROR event; without `timeoutSeconds` the
- * stream stays open, since `kubectl get -w` exits when it ends.
+ * headers go out once the store's watch is established (or with the first event), so a watch
+ * refused before that gets its own status. The store's watch is stopped when the client goes away,
+ * when `timeoutSeconds` elapses, or after an ERROR event; without `timeoutSeconds` the stream stays
+ * open, since `kubectl get -w` exits when it ends.
+ *
+ * Served by the Node adapter, the lines are written straight to each watcher's Node response
+ * (direct-response.ts): one `write` per event per watcher. Callers without one (in-process
+ * requests) get a web stream of the same lines.
  *
  * A too-old resourceVersion becomes an ERROR event carrying the 410 Status, as the real watch cache
  * answers. With a Table Accept each object is a one-row Table, column definitions in the first only.
  *
- * Flow control: the stream queues up to `WatchQueueBytes` for the socket; past that the store is
- * told to wait (`ready`), so a replay of a long history goes out as fast as the client reads it.
+ * Flow control: up to `WatchQueueBytes` may wait for the socket; past that the store is told to
+ * wait (`ready`), so a replay of a long history goes out as fast as the client reads it.
  * Live events are not held back: a watcher whose client takes nothing while `WatchCloseBytes` pile
  * up, or for `WatchStallMs`, is closed (as kube-apiserver's `Forcing ... watcher close due to
  * unresponsiveness`); the client watches again from its last resourceVersion.
@@ -24,6 +28,8 @@ import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { KubeObject, ResourceStore, WatchEventType, WatchQuery } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
+import { objectJson } from '../shared-objects.js';
+import { alreadySent, type NodeResponse } from './direct-response.js';
 import type { ObjectFormat } from './negotiate.js';
 import { buildTable, partialObjectMetadata, printerFor, type IncludeObject } from './table.js';
 
@@ -41,6 +47,8 @@ export interface WatchRequest {
   readonly requestSignal: AbortSignal;
   /** Ends the connection at once; without it an unresponsive watcher's socket waits for its client. */
   readonly dropConnection?: () => void;
+  /** The Node response to write the events to directly; without it they go to a web stream. */
+  readonly response?: NodeResponse;
 }
 
 const encoder = new TextEncoder();
@@ -62,8 +70,16 @@ function sharedFormatKey(format: ObjectFormat): string | undefined {
   return undefined;
 }
 
+/** `{"type":…,"object":…}` and a newline; a shared object's JSON is the one computed for it. */
 const lineOf = (type: WatchEventType, object: unknown): Uint8Array =>
-  encoder.encode(`${JSON.stringify({ type, object })}\n`);
+  encoder.encode(`{"type":"${type}","object":${json(object)}}\n`);
+
+const json = (object: unknown): string =>
+  isKubeObject(object) ? objectJson(object) : JSON.stringify(object);
+
+function isKubeObject(object: unknown): object is KubeObject {
+  return typeof object === 'object' && object !== null && 'metadata' in object;
+}
 
 /** Turns store objects into what the negotiated format sends, remembering the first Table. */
 function objectTransformer(w: WatchRequest): (type: WatchEventType, object: KubeObject) => unknown {
@@ -89,6 +105,136 @@ function objectTransformer(w: WatchRequest): (type: WatchEventType, object: Kube
   };
 }
 
+/** Where a watch's lines go: the Node response itself, or a web stream for in-process callers. */
+interface LineSink {
+  readonly response: Response;
+  /** The status and headers are out: a failure can only be told as an ERROR event now. */
+  readonly started: boolean;
+  /** Sends the status and headers, if not yet sent. */
+  start(): void;
+  write(line: Uint8Array): void;
+  /** Bytes written that the client has not taken yet. */
+  queued(): number;
+  /** Whether the sink takes more now (otherwise `onRoom` is called once it does). */
+  hasRoom(): boolean;
+  /** Ends the answer cleanly (a terminated chunked body). */
+  end(): void;
+  /** Ends it at once, queue and connection (a client that does not read). */
+  drop(why: string): void;
+}
+
+interface SinkHooks {
+  /** The sink has room again, or the client took what was queued. */
+  readonly onRoom: () => void;
+  /** The client went away or cancelled the body. */
+  readonly onGone: () => void;
+}
+
+/**
+ * Writes each line straight to the Node response: one `write` per line per watcher. The status
+ * goes out with the first line or once the store's watch is established, whichever comes first, so
+ * a watch refused before that is still answered with its own status.
+ */
+function directSink(out: NodeResponse, hooks: SinkHooks): LineSink {
+  let started = false;
+  let ended: () => void = () => undefined;
+  const response = alreadySent(
+    new Promise<void>((resolve) => {
+      ended = resolve;
+    }),
+  );
+  const closed = (): void => {
+    out.off('close', closed);
+    out.off('drain', hooks.onRoom);
+    hooks.onGone();
+    ended();
+  };
+  const start = (): void => {
+    if (started) return;
+    started = true;
+    if (out.destroyed) {
+      closed();
+      return;
+    }
+    out.on('close', closed);
+    out.on('drain', hooks.onRoom);
+    out.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+    });
+    // a watch may be quiet for long: the client sees its headers at once, not with the first event
+    out.flushHeaders();
+  };
+  return {
+    response,
+    get started() {
+      return started;
+    },
+    start,
+    write: (line) => {
+      start();
+      if (!out.destroyed) out.write(line);
+    },
+    queued: () => out.writableLength,
+    hasRoom: () => out.writableLength < WatchQueueBytes,
+    end: () => {
+      start();
+      out.end();
+    },
+    drop: () => {
+      out.destroy();
+    },
+  };
+}
+
+/** A web stream of the lines (callers without a Node response: tests, in-process requests). */
+function streamSink(hooks: SinkHooks, dropConnection: (() => void) | undefined): LineSink {
+  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
+  // start() runs inside the constructor, so the controller is set before any line can come
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      pull() {
+        hooks.onRoom();
+      },
+      cancel() {
+        hooks.onGone();
+      },
+    },
+    new ByteLengthQueuingStrategy({ highWaterMark: WatchQueueBytes }),
+  );
+  return {
+    response: new Response(stream, {
+      status: 200,
+      headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' },
+    }),
+    // the Response is the caller's only once serveWatch returns it: until then it may answer otherwise
+    started: false,
+    start: () => undefined,
+    write: (line) => {
+      controller?.enqueue(line);
+    },
+    queued: () => WatchQueueBytes - (controller?.desiredSize ?? WatchQueueBytes),
+    hasRoom: () => (controller?.desiredSize ?? 1) > 0,
+    end: () => {
+      try {
+        controller?.close();
+      } catch {
+        // already closed or cancelled by the client
+      }
+    },
+    drop: (why) => {
+      // the queue goes at once, the connection with it; the code tells the Node adapter not to answer
+      controller?.error(
+        Object.assign(new Error(`watcher closed: ${why}`), { code: 'ERR_STREAM_PREMATURE_CLOSE' }),
+      );
+      dropConnection?.();
+    },
+  };
+}
+
 /**
  * Starts the store's watch and answers with the event stream. Errors before the watch is
  * established other than 410 (a bad selector, a missing namespace) are thrown for the caller to
@@ -98,7 +244,6 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
   const stop = new AbortController();
   const transform = objectTransformer(w);
   let closed = false;
-  let controller: ReadableStreamDefaultController<Uint8Array> | undefined;
   /** Resolves the store's wait once the client reads again (or the watch ends). */
   let wake: (() => void) | undefined;
   let waiting: Promise<void> | undefined;
@@ -108,35 +253,22 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
     waiting = undefined;
     resolve?.();
   };
-  // start() runs inside the constructor, so the controller is set before any event can arrive
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c;
-      },
-      pull() {
-        resume();
-      },
-      cancel() {
-        finish();
-      },
-    },
-    new ByteLengthQueuingStrategy({ highWaterMark: WatchQueueBytes }),
-  );
-
-  const finish = (): void => {
+  /** Ends the watch; `answered` false when the caller answers instead (a refused watch). */
+  const finish = (answered = true): void => {
     if (closed) return;
     closed = true;
     w.log.debug('watch ended', { resource: w.rt.plural, namespace: w.namespace });
     stop.abort();
     resume();
-    w.requestSignal.removeEventListener('abort', finish);
-    try {
-      controller?.close();
-    } catch {
-      // already closed or cancelled by the client
-    }
+    w.requestSignal.removeEventListener('abort', ended);
+    if (answered) sink.end();
   };
+  const ended = (): void => {
+    finish();
+  };
+  const hooks: SinkHooks = { onRoom: resume, onGone: ended };
+  const sink =
+    w.response === undefined ? streamSink(hooks, w.dropConnection) : directSink(w.response, hooks);
   /** Ends a watch whose client does not read: its queue is dropped with the connection. */
   const unresponsive = (why: string): void => {
     if (closed) return;
@@ -146,16 +278,11 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
     closed = true;
     stop.abort();
     resume();
-    w.requestSignal.removeEventListener('abort', finish);
-    // the queue goes at once, the connection with it; the code tells the Node adapter not to answer
-    controller?.error(
-      Object.assign(new Error(`watcher closed: ${why}`), { code: 'ERR_STREAM_PREMATURE_CLOSE' }),
-    );
-    w.dropConnection?.();
+    w.requestSignal.removeEventListener('abort', ended);
+    sink.drop(why);
   };
-  const queued = (): number => WatchQueueBytes - (controller?.desiredSize ?? WatchQueueBytes);
   const ready = (): Promise<void> | undefined => {
-    if (closed || (controller?.desiredSize ?? 1) > 0) return undefined;
+    if (closed || sink.hasRoom()) return undefined;
     if (waiting === undefined) {
       const woken = new Promise<void>((resolve) => {
         wake = resolve;
@@ -177,9 +304,10 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
   };
   const sendLine = (type: WatchEventType, line: Uint8Array): void => {
     if (closed) return;
-    controller?.enqueue(line);
+    sink.write(line);
     if (type === 'ERROR') finish();
-    else if (queued() > WatchCloseBytes) unresponsive(`${String(queued())} bytes not read`);
+    else if (sink.queued() > WatchCloseBytes)
+      unresponsive(`${String(sink.queued())} bytes not read`);
   };
   const send = (type: WatchEventType, object: unknown): void => {
     if (!closed) sendLine(type, lineOf(type, object));
@@ -204,7 +332,7 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
   };
 
   if (w.requestSignal.aborted) finish();
-  w.requestSignal.addEventListener('abort', finish);
+  w.requestSignal.addEventListener('abort', ended);
   try {
     await w.store.watch(
       w.rt,
@@ -221,19 +349,20 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
         }
       },
     );
+    sink.start();
   } catch (e) {
     if (isStatusError(e) && e.code === 410) {
       send('ERROR', e.toStatus());
+    } else if (sink.started) {
+      w.log.error('watch failed', { resource: w.rt.plural, error: String(e) });
+      send('ERROR', (isStatusError(e) ? e : StatusError.internal(e)).toStatus());
     } else {
-      finish();
+      finish(false);
       throw e;
     }
   }
   if (w.timeoutSeconds !== undefined) {
-    w.clock.sleep(w.timeoutSeconds * 1000, stop.signal).then(finish, () => undefined);
+    w.clock.sleep(w.timeoutSeconds * 1000, stop.signal).then(ended, () => undefined);
   }
-  return new Response(stream, {
-    status: 200,
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private' },
-  });
+  return sink.response;
 }

@@ -11,6 +11,7 @@ import type { KubeObject, UserInfo, WriteSubresource } from '../resource-store.j
 import type { ResourceType } from '../resource-type.js';
 import type { ResourceTypeRegistry } from '../resource-types.js';
 import { SchemaValidator } from './schema-validation.js';
+import { WatchCache } from './watch-cache.js';
 
 /** What a validating admission plugin sees of a create or update, after validation. */
 export interface AdmissionAttributes {
@@ -50,6 +51,8 @@ type WriteObserver = (
 
 export interface StoreContext extends ResourceStoreDeps {
   readonly schemas: SchemaValidator;
+  /** Answers lists and watches at `resourceVersion=0` without reading storage. */
+  readonly watchCache: WatchCache;
   /** Set once by createResourceStore; a no-op until then. */
   observer: WriteObserver;
 }
@@ -58,6 +61,7 @@ export function newStoreContext(deps: ResourceStoreDeps): StoreContext {
   return {
     ...deps,
     schemas: new SchemaValidator(),
+    watchCache: new WatchCache(deps.storage, deps.log),
     observer: () => Promise.resolve(),
   };
 }

@@ -4,6 +4,11 @@
  * that reads every page at the first page's revision. The list's resourceVersion is that revision,
  * so a watch from it misses nothing. Any `resourceVersion` asked for is served from the latest
  * state (NotOlderThan semantics).
+ *
+ * Which lists the watch cache answers is kube-apiserver's rule (docs/reference/kube-wire.md §6.5):
+ * a `resourceVersion` is given, there is no `continue`, and a `limit` comes only with
+ * `resourceVersion=0`, which the cache ignores (the whole list, no `continue`). The rest, and any
+ * list the cache cannot answer, read storage.
  */
 import { isStorageError, StorageErrorCode } from '../../ports/storage.js';
 import type { KubeObject, ListQuery, ListResult } from '../resource-store.js';
@@ -30,6 +35,15 @@ export async function listObjects(
   const token = query.continue ?? '';
   const position = token === '' ? undefined : decodeContinue(prefix, token);
   const limit = query.limit !== undefined && query.limit > 0 ? query.limit : 0;
+  if (position === undefined && servedFromCache(query.resourceVersion ?? '', limit)) {
+    const cached = await ctx.watchCache.list(prefix);
+    if (cached !== undefined) {
+      const items = filter.everything
+        ? cached.items
+        : cached.items.filter((o) => filter.matches(o));
+      return { items, resourceVersion: String(cached.revision) };
+    }
+  }
   try {
     const page = await collect({ ctx, prefix, filter, limit, position });
     return {
@@ -42,6 +56,10 @@ export async function listObjects(
       throw continueExpired();
     throw e;
   }
+}
+
+function servedFromCache(resourceVersion: string, limit: number): boolean {
+  return resourceVersion === '0' || (resourceVersion !== '' && limit === 0);
 }
 
 interface Page {

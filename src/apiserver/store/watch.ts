@@ -3,6 +3,8 @@
  *
  * - resourceVersion "" or "0": synthetic ADDED for every matching object, then changes after the
  *   revision that state was read at (kubectl `get -w` discards the first event, expecting this).
+ *   The state comes from the watch cache (decoded once, shared by every watcher) when it can
+ *   answer, else from storage.
  * - resourceVersion N: every retained change after N, then live ones; 410 Expired
  *   (`too old resource version: N (M)`) once N is compacted, 504 when N is in the future.
  * - Selector transitions: an object that stops matching is DELETED (its previous state at the new
@@ -27,6 +29,7 @@ import {
 } from '../../ports/storage.js';
 import type { KubeObject, WatchEventType, WatchQuery } from '../resource-store.js';
 import { apiVersionOf, type ResourceType } from '../resource-type.js';
+import { objectJson } from '../shared-objects.js';
 import { decodeObject } from './codec.js';
 import type { StoreContext } from './context.js';
 import { expiredResourceVersion } from './errors.js';
@@ -79,9 +82,15 @@ export async function watchObjects({
   const requested = parseWatchResourceVersion(query.resourceVersion);
   let start: number;
   if (requested === undefined) {
-    const { items, revision } = await ctx.storage.list(prefix);
-    await sendInitialState(items, filter, onEvent, query);
-    start = revision;
+    const cached = await ctx.watchCache.list(prefix);
+    if (cached !== undefined) {
+      await sendInitialObjects(cached.items, filter, onEvent, query);
+      start = cached.revision;
+    } else {
+      const { items, revision } = await ctx.storage.list(prefix);
+      await sendInitialState(items, filter, onEvent, query);
+      start = revision;
+    }
   } else {
     const current = await ctx.storage.currentRevision();
     if (requested > current) throw tooLargeResourceVersion(requested, current);
@@ -115,6 +124,26 @@ async function sendInitialState(
     const obj = decodeObject(kv);
     if (filter.matches(obj)) onEvent('ADDED', obj);
     batch += kv.value.length;
+    if (batch < ReplayBatchBytes) continue;
+    batch = 0;
+    await yieldToEventLoop();
+    await query.ready?.();
+  }
+}
+
+/** sendInitialState for objects already decoded (the watch cache's), batched by their JSON's size. */
+async function sendInitialObjects(
+  objects: readonly KubeObject[],
+  filter: ObjectFilter,
+  onEvent: WatchListener,
+  query: WatchQuery,
+): Promise<void> {
+  let batch = 0;
+  for (const obj of objects) {
+    if (query.signal.aborted) return;
+    if (!filter.matches(obj)) continue;
+    onEvent('ADDED', obj);
+    batch += objectJson(obj).length;
     if (batch < ReplayBatchBytes) continue;
     batch = 0;
     await yieldToEventLoop();
