@@ -16,11 +16,10 @@
  *   it. A deletion not seen within `waitMs` gives undefined: the caller scans as before.
  */
 import type { Logger } from '../../ports/logger.js';
-import type { Storage, StorageError, WatchEvent } from '../../ports/storage.js';
+import type { Storage, WatchEvent } from '../../ports/storage.js';
 import { isJsonMap } from './json.js';
+import { FollowedState, RegistryPrefix, StorageFollower } from './storage-follower.js';
 
-/** Every key the API server stores is under it (see keys.ts). */
-const RegistryPrefix = '/registry/';
 const PageSize = 500;
 /** Deletions remembered for callers that ask after the index saw them. */
 const RememberedDeletes = 4096;
@@ -46,14 +45,8 @@ function ownerUidsOf(value: string): readonly string[] {
   return uids;
 }
 
-interface DeleteWaiter {
-  readonly key: string;
-  readonly revision: number;
-  readonly resolve: (seen: boolean) => void;
-}
-
 /** The index's state while its watch runs; dropped as a whole when the watch ends. */
-class IndexState {
+class IndexState extends FollowedState {
   /** Owner uid → keys of the objects naming it. */
   readonly dependents = new Map<string, Set<string>>();
   /** Key → the owner uids its object names (to undo on change or delete). */
@@ -62,11 +55,8 @@ class IndexState {
   readonly deleted = new Map<string, number>();
   /** Every key stored, as of the newest event seen. */
   readonly live = new Set<string>();
-  readonly waiters = new Set<DeleteWaiter>();
-  readonly stop = new AbortController();
   /** The revision the index was read at; it has seen every write up to it. */
   builtAt = 0;
-  ended = false;
 
   /**
    * Whether the index has seen the deletion of the object stored at `key` whose last write was at
@@ -104,6 +94,7 @@ class IndexState {
 
   apply(event: WatchEvent): void {
     if (event.type === 'put') {
+      // a put wakes nobody: the index's waiters wait for deletions
       this.live.add(event.kv.key);
       this.set(event.kv.key, ownerUidsOf(event.kv.value));
       return;
@@ -116,19 +107,7 @@ class IndexState {
       const oldest = this.deleted.keys().next().value;
       if (oldest !== undefined) this.deleted.delete(oldest);
     }
-    for (const w of this.waiters) {
-      if (w.key === event.key && event.revision > w.revision) {
-        this.waiters.delete(w);
-        w.resolve(true);
-      }
-    }
-  }
-
-  end(): void {
-    this.ended = true;
-    this.stop.abort();
-    for (const w of this.waiters) w.resolve(false);
-    this.waiters.clear();
+    this.wake();
   }
 }
 
@@ -136,12 +115,13 @@ export class OwnerIndex {
   readonly #storage: Storage;
   readonly #log: Logger;
   readonly #waitMs: number;
-  #state: Promise<IndexState> | undefined;
+  readonly #follower: StorageFollower<IndexState>;
 
   constructor(storage: Storage, log: Logger, options: { readonly waitMs?: number } = {}) {
     this.#storage = storage;
     this.#log = log;
     this.#waitMs = options.waitMs ?? DefaultWaitMs;
+    this.#follower = new StorageFollower(storage, log, 'owner index', () => this.#read());
   }
 
   /**
@@ -155,41 +135,25 @@ export class OwnerIndex {
   ): Promise<readonly string[] | undefined> {
     let state: IndexState;
     try {
-      state = await this.#current();
+      state = await this.#follower.current();
     } catch (e) {
       this.#log.debug('owner index unavailable', { error: String(e) });
       return undefined;
     }
-    if (!(await this.#sawDeletion(state, ownerKey, ownerRevision))) return undefined;
+    const seen = await state.waitUntil(
+      () => state.sawDeletion(ownerKey, ownerRevision),
+      this.#waitMs,
+    );
+    if (!seen) return undefined;
     return [...(state.dependents.get(uid) ?? [])];
   }
 
   /** Ends the index's watch (a later call builds it again). */
   close(): void {
-    void this.#state?.then((s) => {
-      s.end();
-    });
-    this.#state = undefined;
+    this.#follower.close();
   }
 
-  #current(): Promise<IndexState> {
-    if (this.#state === undefined) {
-      const building = this.#build();
-      this.#state = building;
-      building.then(
-        (s) => {
-          // a watch that ended while the index was being read leaves nothing to reuse
-          if (s.ended && this.#state === building) this.#state = undefined;
-        },
-        () => {
-          if (this.#state === building) this.#state = undefined;
-        },
-      );
-    }
-    return this.#state;
-  }
-
-  async #build(): Promise<IndexState> {
+  async #read(): Promise<{ state: IndexState; revision: number }> {
     const state = new IndexState();
     const revision = await this.#storage.currentRevision();
     state.builtAt = revision;
@@ -208,48 +172,6 @@ export class OwnerIndex {
       if (!page.more || last === undefined) break;
       after = last.key;
     }
-    const ended = (error?: StorageError): void => {
-      if (state.ended) return;
-      this.#log.debug('owner index watch ended; rebuilt on next use', { error: String(error) });
-      state.end();
-      if (this.#state !== undefined) {
-        const current = this.#state;
-        void current.then((s) => {
-          if (s === state && this.#state === current) this.#state = undefined;
-        });
-      }
-    };
-    await this.#storage.watch(
-      RegistryPrefix,
-      { afterRevision: revision, signal: state.stop.signal },
-      {
-        onEvent: (event) => {
-          state.apply(event);
-        },
-        onError: ended,
-      },
-    );
-    return state;
-  }
-
-  #sawDeletion(state: IndexState, key: string, ownerRevision: number): Promise<boolean> {
-    if (state.sawDeletion(key, ownerRevision)) return Promise.resolve(true);
-    if (state.ended) return Promise.resolve(false);
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        state.waiters.delete(waiter);
-        resolve(false);
-      }, this.#waitMs);
-      timer.unref();
-      const waiter: DeleteWaiter = {
-        key,
-        revision: ownerRevision,
-        resolve: (seen) => {
-          clearTimeout(timer);
-          resolve(seen);
-        },
-      };
-      state.waiters.add(waiter);
-    });
+    return { state, revision };
   }
 }

@@ -20,13 +20,12 @@
  */
 import { compareCodePoints } from '../../lib/code-point-order.js';
 import type { Logger } from '../../ports/logger.js';
-import type { KeyValue, Storage, StorageError, WatchEvent } from '../../ports/storage.js';
+import type { KeyValue, Storage, WatchEvent } from '../../ports/storage.js';
 import type { KubeObject } from '../resource-store.js';
 import { shareObject } from '../shared-objects.js';
 import { decodeObject } from './codec.js';
+import { FollowedState, RegistryPrefix, StorageFollower } from './storage-follower.js';
 
-/** Every key the API server stores is under it (see keys.ts). */
-const RegistryPrefix = '/registry/';
 const DefaultFreshWaitMs = 1000;
 
 /** A resource's prefix (`/registry/<group>/<plural>/`) from one of its keys. */
@@ -117,22 +116,15 @@ function lowerBound(sorted: readonly Entry[], key: string): number {
   return lo;
 }
 
-interface RevisionWaiter {
-  readonly revision: number;
-  readonly resolve: (reached: boolean) => void;
-}
-
 /** The cache while its watch runs; dropped as a whole when the watch ends. */
-class CacheState {
+class CacheState extends FollowedState {
   readonly resources = new Map<string, ResourceState>();
   readonly loading = new Map<string, Promise<ResourceState>>();
-  readonly waiters = new Set<RevisionWaiter>();
-  readonly stop = new AbortController();
   /** Every write up to it has been applied. */
   revision: number;
-  ended = false;
 
   constructor(revision: number) {
+    super();
     this.revision = revision;
   }
 
@@ -141,19 +133,7 @@ class CacheState {
     const prefix = resourcePrefixOf(key);
     if (prefix !== undefined) this.resources.get(prefix)?.apply(event);
     this.revision = event.type === 'put' ? event.kv.modRevision : event.revision;
-    for (const w of this.waiters) {
-      if (w.revision <= this.revision) {
-        this.waiters.delete(w);
-        w.resolve(true);
-      }
-    }
-  }
-
-  end(): void {
-    this.ended = true;
-    this.stop.abort();
-    for (const w of this.waiters) w.resolve(false);
-    this.waiters.clear();
+    this.wake();
   }
 }
 
@@ -167,12 +147,16 @@ export class WatchCache {
   readonly #storage: Storage;
   readonly #log: Logger;
   readonly #freshWaitMs: number;
-  #state: Promise<CacheState> | undefined;
+  readonly #follower: StorageFollower<CacheState>;
 
   constructor(storage: Storage, log: Logger, options: { readonly freshWaitMs?: number } = {}) {
     this.#storage = storage;
     this.#log = log;
     this.#freshWaitMs = options.freshWaitMs ?? DefaultFreshWaitMs;
+    this.#follower = new StorageFollower(storage, log, 'watch cache', async () => {
+      const revision = await storage.currentRevision();
+      return { state: new CacheState(revision), revision };
+    });
   }
 
   /**
@@ -185,8 +169,9 @@ export class WatchCache {
     if (resource === undefined) return undefined;
     try {
       const head = await this.#storage.currentRevision();
-      const state = await this.#current();
-      if (!(await this.#reached(state, head))) return undefined;
+      const state = await this.#follower.current();
+      const reached = await state.waitUntil(() => state.revision >= head, this.#freshWaitMs);
+      if (!reached) return undefined;
       const objects = await this.#resource(state, resource);
       if (state.ended) return undefined;
       // no await from here on: the objects and the revision are one moment's
@@ -199,71 +184,7 @@ export class WatchCache {
 
   /** Ends the cache's watch (a later call builds it again). */
   close(): void {
-    void this.#state?.then((s) => {
-      s.end();
-    });
-    this.#state = undefined;
-  }
-
-  #current(): Promise<CacheState> {
-    if (this.#state === undefined) {
-      const building = this.#build();
-      this.#state = building;
-      building.then(
-        (s) => {
-          if (s.ended && this.#state === building) this.#state = undefined;
-        },
-        () => {
-          if (this.#state === building) this.#state = undefined;
-        },
-      );
-    }
-    return this.#state;
-  }
-
-  async #build(): Promise<CacheState> {
-    const state = new CacheState(await this.#storage.currentRevision());
-    const ended = (error?: StorageError): void => {
-      if (state.ended) return;
-      this.#log.debug('watch cache watch ended; rebuilt on next use', { error: String(error) });
-      state.end();
-      const current = this.#state;
-      void current?.then((s) => {
-        if (s === state && this.#state === current) this.#state = undefined;
-      });
-    };
-    await this.#storage.watch(
-      RegistryPrefix,
-      { afterRevision: state.revision, signal: state.stop.signal },
-      {
-        onEvent: (event) => {
-          state.apply(event);
-        },
-        onError: ended,
-      },
-    );
-    return state;
-  }
-
-  /** Whether the cache has seen every write up to `revision`, waiting `freshWaitMs` at most. */
-  #reached(state: CacheState, revision: number): Promise<boolean> {
-    if (state.revision >= revision) return Promise.resolve(true);
-    if (state.ended) return Promise.resolve(false);
-    return new Promise<boolean>((resolve) => {
-      const timer = setTimeout(() => {
-        state.waiters.delete(waiter);
-        resolve(false);
-      }, this.#freshWaitMs);
-      timer.unref();
-      const waiter: RevisionWaiter = {
-        revision,
-        resolve: (reached) => {
-          clearTimeout(timer);
-          resolve(reached);
-        },
-      };
-      state.waiters.add(waiter);
-    });
+    this.#follower.close();
   }
 
   /** A resource's state, read at the cache's revision on first use. */
