@@ -19,3 +19,24 @@ function codePointRank(unit: number): number {
   if (unit >= 0xd800) return unit + 0x2000;
   return unit;
 }
+
+/**
+ * Binary search in `sorted`, ascending by code point of `keyOf(item)`: the first index whose key
+ * is at or past `key`, or with `past` strictly past it.
+ */
+export function codePointBound<T>(
+  sorted: readonly T[],
+  key: string,
+  keyOf: (item: T) => string,
+  past = false,
+): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const order = compareCodePoints(keyOf(sorted[mid] as T), key);
+    if (order < 0 || (past && order === 0)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

@@ -9,7 +9,7 @@
  * took the one before. Keys are ordered by Unicode code point, which is the UTF-8 byte order SQLite and
  * etcd use.
  */
-import { compareCodePoints } from '../lib/code-point-order.js';
+import { codePointBound, compareCodePoints } from '../lib/code-point-order.js';
 import {
   ReplayBatchBytes,
   ReplayBatchEvents,
@@ -397,26 +397,14 @@ function compactVersions(versions: readonly Version[], revision: number): Versio
   return versions.slice(start);
 }
 
+const keyItself = (key: string): string => key;
+
 /** First index whose key is >= `key`. */
 function lowerBound(keys: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareCodePoints(keys[mid] ?? '', key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return codePointBound(keys, key, keyItself);
 }
 
 /** First index whose key is > `key`. */
 function upperBound(keys: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareCodePoints(keys[mid] ?? '', key) <= 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return codePointBound(keys, key, keyItself, true);
 }

@@ -18,7 +18,7 @@
  * - The watch failing (storage closed, history compacted past the cache) drops the cache; the
  *   next use builds it again.
  */
-import { compareCodePoints } from '../../lib/code-point-order.js';
+import { codePointBound, compareCodePoints } from '../../lib/code-point-order.js';
 import type { Logger } from '../../ports/logger.js';
 import type { KeyValue, Storage, WatchEvent } from '../../ports/storage.js';
 import type { KubeObject } from '../resource-store.js';
@@ -106,14 +106,7 @@ class ResourceState {
 
 /** First index whose key is >= `key`. */
 function lowerBound(sorted: readonly Entry[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (compareCodePoints(sorted[mid]?.key ?? '', key) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  return codePointBound(sorted, key, (entry) => entry.key);
 }
 
 /** The cache while its watch runs; dropped as a whole when the watch ends. */
