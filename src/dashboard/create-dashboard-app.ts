@@ -42,7 +42,7 @@ import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-c
 import type { Pod } from '../api/core/v1/pod.js';
 import { Resources } from '../api/resource-refs.js';
 import type { UserApiAccess } from '../ports/user-api-access.js';
-import { NeedsToken, refusal } from './api-refusal.js';
+import { refusal } from './api-refusal.js';
 import { bearerToken } from './bearer-token.js';
 import { addBuildRoutes } from './build-routes.js';
 import type { BuildLogSource } from '../ports/build-log-source.js';
@@ -57,6 +57,7 @@ import { nodeDetail } from './node-detail.js';
 import { NoNodeForcefile, type NodeForcefile } from '../ports/node-forcefile.js';
 import { isObjectName, poolActionPatch } from './pool-actions.js';
 import { addRolloutRoutes } from './rollout-routes.js';
+import { userAction } from './user-action.js';
 
 /** What the app reads: the watches' view (DashboardCache, or a fixed one in tests). */
 export interface SnapshotSource {
@@ -293,15 +294,10 @@ export function createDashboardApp(options: DashboardAppOptions): Hono {
   app.post('/api/nodes/:name/forcefile', async (c) => {
     const name = c.req.param('name');
     if (!isObjectName(name)) return c.json({ error: `"${name}" is not a node name` }, 400);
-    const token = bearerToken(c.req.header('authorization'));
-    if (!token.ok) return c.json({ error: token.error }, 400);
-    if (token.value === undefined) return c.json({ error: NeedsToken }, 401);
-    const access = options.access;
-    if (access === undefined) return c.json({ error: unavailable }, 503);
+    const user = await userAction(c, options.access);
+    if ('refused' in user) return user.refused;
     try {
-      await access
-        .client(token.value)
-        .patch(Resources.node, name, { metadata: {} }, 'merge', { dryRun: true });
+      await user.client.patch(Resources.node, name, { metadata: {} }, 'merge', { dryRun: true });
     } catch (e) {
       const r = refusal(e);
       return c.json({ error: r.message }, r.code as ContentfulStatusCode);
@@ -323,27 +319,17 @@ export function createDashboardApp(options: DashboardAppOptions): Hono {
     if (action !== 'pause' && action !== 'resume' && action !== 'maxUnavailable')
       return c.json({ error: `unknown action "${action}"` }, 404);
     if (!isObjectName(name)) return c.json({ error: `"${name}" is not a pool name` }, 400);
-    const token = bearerToken(c.req.header('authorization'));
-    if (!token.ok) return c.json({ error: token.error }, 400);
-    if (token.value === undefined) return c.json({ error: NeedsToken }, 401);
-    const access = options.access;
-    if (access === undefined) return c.json({ error: unavailable }, 503);
-    const text = await c.req.text();
-    if (text.length > MaxActionBody)
-      return c.json({ error: `the body is longer than ${MaxActionBody} bytes` }, 413);
-    let body: unknown = {};
-    if (text.trim() !== '')
-      try {
-        body = JSON.parse(text) as unknown;
-      } catch {
-        return c.json({ error: 'the body is not JSON' }, 400);
-      }
-    const patch = poolActionPatch(action, body);
+    const user = await userAction(c, options.access, MaxActionBody);
+    if ('refused' in user) return user.refused;
+    const patch = poolActionPatch(action, user.body);
     if (!patch.ok) return c.json({ error: patch.error }, 422);
     try {
-      const pool = await access
-        .client(token.value)
-        .patch<MachineConfigPool>(Resources.machineConfigPool, name, patch.value, 'merge');
+      const pool = await user.client.patch<MachineConfigPool>(
+        Resources.machineConfigPool,
+        name,
+        patch.value,
+        'merge',
+      );
       log.info('pool action', { pool: name, action, patch: patch.value });
       return c.json({
         pool: name,

@@ -22,9 +22,9 @@ import {
   type RolloutRefusalKind,
   type UndoResult,
 } from '../runtime/pool-rollout-actions.js';
-import { NeedsToken, refusal } from './api-refusal.js';
-import { bearerToken } from './bearer-token.js';
+import { refusal } from './api-refusal.js';
 import { isObjectName } from './pool-actions.js';
+import { userAction } from './user-action.js';
 
 const MaxBody = 1024;
 
@@ -82,26 +82,12 @@ export function addRolloutRoutes(
     if (verb !== 'resume' && verb !== 'undo')
       return c.json({ error: `unknown rollout action "${verb}"` }, 404);
     if (!isObjectName(name)) return c.json({ error: `"${name}" is not a pool name` }, 400);
-    const token = bearerToken(c.req.header('authorization'));
-    if (!token.ok) return c.json({ error: token.error }, 400);
-    if (token.value === undefined) return c.json({ error: NeedsToken }, 401);
-    const access = options.access;
-    if (access === undefined)
-      return c.json({ error: 'the dashboard has no API access for this' }, 503);
-    const text = await c.req.text();
-    if (text.length > MaxBody)
-      return c.json({ error: `the body is longer than ${MaxBody} bytes` }, 413);
-    let body: unknown = {};
-    if (text.trim() !== '')
-      try {
-        body = JSON.parse(text) as unknown;
-      } catch {
-        return c.json({ error: 'the body is not JSON' }, 400);
-      }
-    const revision = verb === 'undo' ? undoRevisionOf(body) : ok(undefined);
+    const action = await userAction(c, options.access, MaxBody);
+    if ('refused' in action) return action.refused;
+    const revision = verb === 'undo' ? undoRevisionOf(action.body) : ok(undefined);
     if (!revision.ok) return c.json({ error: revision.error }, 422);
     try {
-      const answer = await run(access.client(token.value), {
+      const answer = await run(action.client, {
         verb,
         pool: name,
         toRevision: revision.value,
