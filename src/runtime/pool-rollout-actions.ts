@@ -112,30 +112,16 @@ export async function resumePoolRollout(
   const stopped = annotations[RolloutAnnotation.stopped] !== undefined;
   if (annotations[RolloutAnnotation.resume] === target && !stopped)
     return { pool: name, target, changed: false };
-  try {
-    await client.patch(
-      Resources.machineConfigPool,
-      name,
-      {
-        metadata: {
-          resourceVersion: pool.metadata.resourceVersion,
-          annotations: {
-            [RolloutAnnotation.resume]: target,
-            ...(stopped ? { [RolloutAnnotation.stopped]: null } : {}),
-          },
-        },
-      },
-      'merge',
-      signal === undefined ? undefined : { signal },
-    );
-  } catch (e) {
-    if (isStatusError(e, 'Conflict'))
-      throw new RolloutActionRefused(
-        'Conflict',
-        `mcp/${name} changed while resuming (its target may have moved): try again`,
-      );
-    throw e;
-  }
+  await patchPoolAnnotations(client, {
+    name,
+    pool,
+    annotations: {
+      [RolloutAnnotation.resume]: target,
+      ...(stopped ? { [RolloutAnnotation.stopped]: null } : {}),
+    },
+    onConflict: `mcp/${name} changed while resuming (its target may have moved): try again`,
+    signal,
+  });
   return { pool: name, target, changed: true };
 }
 
@@ -166,28 +152,44 @@ export async function undoPoolRollout(
   if (!chosen.ok) throw new RolloutActionRefused('Invalid', chosen.error);
   const to = chosen.value.name;
   const cleared = to === target;
+  await patchPoolAnnotations(client, {
+    name,
+    pool,
+    annotations: {
+      [RolloutAnnotation.rollback]: cleared ? null : JSON.stringify({ to, from: target }),
+    },
+    onConflict: `mcp/${name} changed while undoing (a new render?): look at the history again`,
+    signal,
+  });
+  return { pool: name, revision: chosen.value.revision, to, cleared };
+}
+
+/** An annotation write on a pool as it was read, and what a Conflict is refused with. */
+interface PoolAnnotationWrite {
+  readonly name: string;
+  readonly pool: MachineConfigPool;
+  readonly annotations: Readonly<Record<string, string | null>>;
+  readonly onConflict: string;
+  readonly signal: AbortSignal | undefined;
+}
+
+/**
+ * Writes the annotations with the pool's resourceVersion held, so a pool changed since it was
+ * read is a Conflict, refused with `onConflict` rather than written over.
+ */
+async function patchPoolAnnotations(client: ResourceClient, w: PoolAnnotationWrite): Promise<void> {
   try {
     await client.patch(
       Resources.machineConfigPool,
-      name,
+      w.name,
       {
-        metadata: {
-          resourceVersion: pool.metadata.resourceVersion,
-          annotations: {
-            [RolloutAnnotation.rollback]: cleared ? null : JSON.stringify({ to, from: target }),
-          },
-        },
+        metadata: { resourceVersion: w.pool.metadata.resourceVersion, annotations: w.annotations },
       },
       'merge',
-      signal === undefined ? undefined : { signal },
+      w.signal === undefined ? undefined : { signal: w.signal },
     );
   } catch (e) {
-    if (isStatusError(e, 'Conflict'))
-      throw new RolloutActionRefused(
-        'Conflict',
-        `mcp/${name} changed while undoing (a new render?): look at the history again`,
-      );
+    if (isStatusError(e, 'Conflict')) throw new RolloutActionRefused('Conflict', w.onConflict);
     throw e;
   }
-  return { pool: name, revision: chosen.value.revision, to, cleared };
 }
