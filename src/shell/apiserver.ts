@@ -15,6 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { createAdaptorServer } from '@hono/node-server';
@@ -334,6 +335,11 @@ async function startApiServer(config: ApiServerConfig, log: Logger): Promise<Run
       ca: pki.caCertPem,
     },
   }) as HttpsServer;
+  // A connection's client certificate is read once for all its requests (client-connection.ts):
+  // no renegotiation may change it, as Go's TLS server never renegotiates.
+  server.on('secureConnection', (socket: TLSSocket) => {
+    socket.disableRenegotiation();
+  });
   // a body too large for the limit is refused before the client sends it
   server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
     answerExpectContinue(request, response, (req, res) => server.emit('request', req, res));

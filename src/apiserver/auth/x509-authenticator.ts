@@ -47,6 +47,18 @@ function usableForClientAuth(cert: x509.X509Certificate): boolean {
   return eku.usages.some((u) => u === ClientAuth || u === AnyExtendedKeyUsage);
 }
 
+/** Digests by the bytes' identity: a connection hands over the same bytes for each request. */
+const digests = new WeakMap<Uint8Array, string>();
+
+function certificateKey(der: Uint8Array): string {
+  let key = digests.get(der);
+  if (key === undefined) {
+    key = createHash('sha256').update(der).digest('hex');
+    digests.set(der, key);
+  }
+  return key;
+}
+
 export class X509Authenticator implements Authenticator {
   readonly #ca: x509.X509Certificate;
   readonly #clock: Clock;
@@ -65,7 +77,7 @@ export class X509Authenticator implements Authenticator {
   ): Promise<UserInfo | undefined> {
     const der = connection?.peerCertificate;
     if (der === undefined || der.length === 0) return undefined;
-    const key = createHash('sha256').update(der).digest('hex');
+    const key = certificateKey(der);
     let verified = this.#cache.get(key);
     if (verified === undefined) {
       const verdict = await this.verify(der);

@@ -22,7 +22,7 @@ import { OpenStreams } from './open-streams.js';
 import type { RequestMetrics } from '../../ports/request-metrics.js';
 import { noRequestMetrics, requestLabels } from './request-metrics.js';
 import { decodeObjectBody, decodesProtobuf } from './body.js';
-import { readBoundedBody } from './bounded-body.js';
+import { nodeRequestBodyOf, readBoundedBody, type NodeRequestBody } from './bounded-body.js';
 import { clientConnection } from './client-connection.js';
 import { directAnswerEnd, nodeResponseOf, type NodeResponse } from './direct-response.js';
 import { serveNonResource, versionInfo, type NonResourceContext } from './non-resource.js';
@@ -70,6 +70,13 @@ interface Handled {
   readonly response: Response;
   readonly user?: UserInfo;
   readonly info?: ResourceInfo;
+}
+
+/** What the Node adapter hands over under a request (nothing of it for in-process callers). */
+interface NodeSide {
+  readonly connection: ClientConnection;
+  readonly response: NodeResponse | undefined;
+  readonly incoming: NodeRequestBody | undefined;
 }
 
 const BodylessMethods = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -134,11 +141,8 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     versionInfo: versionInfo(options.version),
   };
 
-  async function handle(
-    request: Request,
-    connection: ClientConnection,
-    response: NodeResponse | undefined,
-  ): Promise<Handled> {
+  async function handle(request: Request, node: NodeSide): Promise<Handled> {
+    const { connection, response } = node;
     const authenticated = await authenticator.authenticate(request, connection);
     if (authenticated === undefined)
       return { response: statusResponse(StatusError.unauthorized()) };
@@ -154,7 +158,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     const attributes = requestAttributes(info, url.searchParams);
     const body = BodylessMethods.has(request.method)
       ? new Uint8Array()
-      : await readBoundedBody(request);
+      : await readBoundedBody(request, undefined, node.incoming);
     const target = info.isResourceRequest ? resolveTarget(info, registry) : undefined;
     const load =
       info.isResourceRequest && target?.ok === true
@@ -206,7 +210,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
           target: target.value,
           user,
           body,
-          signal: AbortSignal.any([request.signal, streams.shutdown]),
+          signal: () => AbortSignal.any([request.signal, streams.shutdown]),
           ...(options.podLogs === undefined ? {} : { podLogs: options.podLogs }),
           ...directAnswer(response),
         }),
@@ -260,7 +264,11 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     const started = performance.now();
     let handled: Handled;
     try {
-      handled = await handle(request, clientConnection(c.env), nodeResponseOf(c.env));
+      handled = await handle(request, {
+        connection: clientConnection(c.env),
+        response: nodeResponseOf(c.env),
+        incoming: nodeRequestBodyOf(c.env),
+      });
     } catch (e) {
       if (e instanceof StatusError) {
         handled = { response: statusResponse(e) };

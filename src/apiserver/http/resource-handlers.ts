@@ -60,8 +60,11 @@ export interface ResourceCall {
   readonly user: UserInfo;
   /** The request body, read once. */
   readonly body: Uint8Array;
-  /** Aborts when the client goes away or the server shuts down (ends watches). */
-  readonly signal: AbortSignal;
+  /**
+   * Aborts when the client goes away or the server shuts down (ends watches and log streams); made
+   * on first call, since following the client's connection costs every request that never asks.
+   */
+  readonly signal: () => AbortSignal;
   /** Where `pods/log` streams from (the kubelet's part); none: no pod has a log. */
   readonly podLogs?: PodLogSource;
   /** Ends the connection at once (a watcher whose client does not read). */
@@ -192,7 +195,7 @@ async function watch(call: ResourceCall, format: ResponseFormat): Promise<Respon
     includeObject: includeObjectParam(q),
     clock: call.clock,
     log: call.log,
-    requestSignal: call.signal,
+    requestSignal: call.signal(),
     ...(call.dropConnection === undefined ? {} : { dropConnection: call.dropConnection }),
     ...(call.response === undefined ? {} : { response: call.response }),
   });
@@ -392,7 +395,7 @@ async function podLog(call: ResourceCall): Promise<Response> {
     throw StatusError.badRequest(
       `container ${JSON.stringify(options.container)} in pod ${JSON.stringify(name)}: this API server serves no container logs`,
     );
-  const body = await call.podLogs.stream(pod, options, call.signal);
+  const body = await call.podLogs.stream(pod, options, call.signal());
   return new Response(body, { status: 200, headers: { 'Content-Type': 'text/plain' } });
 }
 
