@@ -39,7 +39,7 @@ import {
   type RequestOptions,
 } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import type { ConnectionOptions } from 'node:tls';
+import { createSecureContext, type ConnectionOptions } from 'node:tls';
 import { StatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import type { Status } from '../api/meta/v1/status.js';
@@ -221,21 +221,34 @@ export function credentialsInCluster(
 }
 
 export interface HttpsResourceClientOptions {
-  /** Connections kept open for reuse (default 16). */
+  /** Idle connections kept open for reuse (default 128). */
   readonly idleSockets?: number;
   /** Milliseconds, for the token file's re-read; `Date.now` by default. */
   readonly now?: () => number;
 }
 
+/**
+ * One secure context for every connection: given only the PEMs, each new connection parses the CA,
+ * the certificate and the key again (a fifth of a controller's CPU in a 1,000-node rollout).
+ */
 function tlsOptions(credentials: HttpsCredentials): ConnectionOptions {
   return {
-    ...(credentials.ca === undefined ? {} : { ca: credentials.ca }),
-    ...(credentials.cert === undefined ? {} : { cert: credentials.cert }),
-    ...(credentials.key === undefined ? {} : { key: credentials.key }),
+    secureContext: createSecureContext({
+      ...(credentials.ca === undefined ? {} : { ca: credentials.ca }),
+      ...(credentials.cert === undefined ? {} : { cert: credentials.cert }),
+      ...(credentials.key === undefined ? {} : { key: credentials.key }),
+    }),
     ...(credentials.serverName === undefined ? {} : { servername: credentials.serverName }),
     rejectUnauthorized: credentials.insecure !== true,
   };
 }
+
+/**
+ * Idle connections kept for the next burst: a controller's drain workers, sized to the pools'
+ * maxUnavailable, send about a hundred requests at once, and a connection closed after each burst
+ * is a TLS handshake on both sides at the next one.
+ */
+const DefaultIdleSockets = 128;
 
 /** client-go re-reads a token file at most this often. */
 const TokenFileRefreshMs = 60_000;
@@ -272,7 +285,7 @@ export class HttpsResourceClient implements ResourceClient {
     const common = {
       keepAlive: true,
       keepAliveMsecs: 30_000,
-      maxFreeSockets: options.idleSockets ?? 16,
+      maxFreeSockets: options.idleSockets ?? DefaultIdleSockets,
       scheduling: 'lifo' as const,
     };
     this.#agent = this.#secure

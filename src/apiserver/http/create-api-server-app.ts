@@ -141,7 +141,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     versionInfo: versionInfo(options.version),
   };
 
-  async function handle(request: Request, node: NodeSide): Promise<Handled> {
+  async function handle(request: Request, url: URL, node: NodeSide): Promise<Handled> {
     const { connection, response } = node;
     const authenticated = await authenticator.authenticate(request, connection);
     if (authenticated === undefined)
@@ -153,7 +153,6 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
       if (e instanceof StatusError) return { response: statusResponse(e), user: authenticated };
       throw e;
     }
-    const url = new URL(request.url);
     const info = requestInfo(request.method, url.pathname, url.searchParams);
     const attributes = requestAttributes(info, url.searchParams);
     const body = BodylessMethods.has(request.method)
@@ -222,9 +221,8 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
   }
 
   /** Counts and logs a request once its answer is complete (a watch: when its stream ends). */
-  function observed(request: Request, started: number, handled: Handled): Response {
+  function observed(request: Request, url: URL, started: number, handled: Handled): Response {
     const { response, user, info } = handled;
-    const url = new URL(request.url);
     const tracker =
       info === undefined ? undefined : metrics.begin(requestLabels(info, request, url));
     const done = (): void => {
@@ -262,9 +260,10 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
   app.all('*', async (c) => {
     const request = c.req.raw;
     const started = performance.now();
+    const url = new URL(request.url);
     let handled: Handled;
     try {
-      handled = await handle(request, {
+      handled = await handle(request, url, {
         connection: clientConnection(c.env),
         response: nodeResponseOf(c.env),
         incoming: nodeRequestBodyOf(c.env),
@@ -282,7 +281,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
         handled = { response: statusResponse(StatusError.internal(e)) };
       }
     }
-    return observed(request, started, handled);
+    return observed(request, url, started, handled);
   });
   return app;
 }

@@ -9,9 +9,27 @@ export function isJsonMap(value: unknown): value is JsonMap {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** A deep copy of a JSON value. */
+/**
+ * A deep copy of a JSON value. By hand rather than `structuredClone`, which serializes and
+ * deserializes (about three times slower on the objects a PATCH copies); the recursion is bounded
+ * by the nesting limit every stored and received object passed (request-limits.ts).
+ */
 export function cloneJson<T>(value: T): T {
-  return structuredClone(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(cloneJson) as T;
+  const copy: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    // an own `__proto__` key (JSON.parse makes one) stays a key, not the copy's prototype
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, {
+        value: cloneJson(child),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    else copy[key] = cloneJson(child);
+  }
+  return copy as T;
 }
 
 /** Reads a dotted path of map keys; undefined when any step is missing or not a map. */
