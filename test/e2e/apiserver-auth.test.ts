@@ -8,6 +8,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { connect, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   api,
@@ -291,6 +292,37 @@ describe('node identities', () => {
     expect(cert.subject.split('\n').sort()).toEqual(['CN=system:node:n1', 'O=system:nodes']);
     expect(cert.checkIssued(new X509Certificate(server.caPem))).toBe(true);
     expect(readFileSync(n1, 'utf8')).not.toMatch(/token:/);
+  });
+
+  it('keep the certificate a connection began with: the server refuses TLS renegotiation', async () => {
+    // TLS 1.2, the last version with renegotiation; the first request reads the certificate
+    const socket: TLSSocket = connect({
+      host: '127.0.0.1',
+      port: server.port,
+      ca: server.caPem,
+      cert: n1Cert.cert,
+      key: n1Cert.key,
+      maxVersion: 'TLSv1.2',
+    });
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('error', () => undefined);
+    await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+    socket.write('GET /api/v1/nodes/n1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    while (!Buffer.concat(received).toString().includes('"name":"n1"'))
+      await new Promise((r) => setTimeout(r, 20));
+    expect(Buffer.concat(received).toString()).toMatch(/^HTTP\/1\.1 200/);
+    const renegotiated = await Promise.race([
+      new Promise<boolean>((resolve) => {
+        const asked = socket.renegotiate({ rejectUnauthorized: true }, (e) => resolve(e === null));
+        if (!asked) resolve(false);
+      }),
+      closed.then(() => false),
+    ]);
+    expect(renegotiated).toBe(false);
+    await closed;
+    expect(server.stderr).not.toMatch(/uncaught|unhandled/i);
   });
 
   it('do not need a token: the certificate alone authenticates, and a bad token beside it does not matter', async () => {

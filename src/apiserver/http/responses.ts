@@ -11,6 +11,8 @@ import { objectJson } from '../shared-objects.js';
 /**
  * A list in JSON, byte for byte `JSON.stringify({ kind, apiVersion, metadata, items })`, with each
  * shared item's JSON the one computed for it (shared-objects.ts) rather than serialized again.
+ * The body is encoded here, once: given the joined string, the adapter would scan it for its
+ * length and then encode it (a tenth of a 3,000-item LIST's server time).
  */
 export function jsonListResponse(
   list: { kind: string; apiVersion: string; metadata: Record<string, unknown> },
@@ -21,7 +23,7 @@ export function jsonListResponse(
     apiVersion: list.apiVersion,
     metadata: list.metadata,
   });
-  const body = `${head.slice(0, -1)},"items":[${items.map(objectJson).join(',')}]}`;
+  const body = Buffer.from(`${head.slice(0, -1)},"items":[${items.map(objectJson).join(',')}]}`);
   return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } });
 }
 
