@@ -88,18 +88,33 @@ function hasConfig(mc: MachineConfig): boolean {
 /** Configs whose Ignition was already parsed (by validation), so merging does not parse again. */
 export type ParsedConfigs = ReadonlyMap<MachineConfig, ParseResult>;
 
+/**
+ * Each parse result's conversion to the latest spec, kept as long as the result is: the render
+ * controller keeps parse results per MachineConfig version (validation-cache.ts) and renders
+ * again with the same ones, and neither a parse result nor its conversion is ever changed.
+ */
+const conversions = new WeakMap<ParseResult, ReturnType<typeof convertParsedConfig>>();
+
+function conversionOf(parsed: ParseResult): ReturnType<typeof convertParsedConfig> {
+  let result = conversions.get(parsed);
+  if (result === undefined) {
+    result = convertParsedConfig(parsed);
+    conversions.set(parsed, result);
+  }
+  return result;
+}
+
 function parseConfig(mc: MachineConfig, known: ParsedConfigs): Result<IgnitionConfig, MergeError> {
   const seen = known.get(mc);
-  const converted =
-    seen === undefined ? parseAndConvertConfig(mc.spec?.config) : convertParsedConfig(seen);
-  if (!converted.ok) {
+  const result = seen === undefined ? parseAndConvertConfig(mc.spec?.config) : conversionOf(seen);
+  if (!result.ok) {
     return err({
       kind: 'IgnitionParse',
       config: mc.metadata.name ?? '',
-      message: describeMcoParseError(converted.error),
+      message: describeMcoParseError(result.error),
     });
   }
-  return ok(converted.value);
+  return ok(result.value);
 }
 
 /** Parses the configs in merge order (the first failure is the error), then merges them. */

@@ -4,6 +4,7 @@ import { controllerConfig, ign, mc, pool } from '../../../test/support/machine-c
 import { RenderVectors } from '../../../test/support/render-vectors.js';
 import { McoVersion } from '../../version.js';
 import { describeRenderPoolError, renderPool, type RenderPoolInput } from './render-pool.js';
+import { MachineConfigValidationCache } from './validation-cache.js';
 
 function render(input: Partial<RenderPoolInput> & Pick<RenderPoolInput, 'pool' | 'configs'>) {
   return renderPool({ version: McoVersion, enforceVersionGates: false, ...input });
@@ -242,6 +243,25 @@ describe('renderPool: properties', () => {
         expect(configs).toEqual(before); // fc.record objects have no prototype: not toStrictEqual
         const inputs = objects(configs);
         expect([...objects(rendered)].filter((o) => inputs.has(o))).toEqual([]);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('renders the same from kept validations, however often and in whichever order', () => {
+    // the controller's case: one cache across renders, each config the same version every time
+    const versioned = (m: ReturnType<typeof toMc>) => ({
+      ...m,
+      metadata: { ...m.metadata, uid: `uid-${m.metadata.name}`, resourceVersion: '1' },
+    });
+    fc.assert(
+      fc.property(setArb, (set) => {
+        const configs = set.map(toMc).map(versioned);
+        const p = pool('infra', ['worker', 'infra']);
+        const plain = renderedOrThrow({ pool: p, configs });
+        const validations = new MachineConfigValidationCache();
+        for (const order of [configs, [...configs].reverse(), configs])
+          expect(renderedOrThrow({ pool: p, configs: order, validations })).toEqual(plain);
       }),
       { numRuns: 100 },
     );

@@ -279,13 +279,6 @@ function buildRendered(
   };
 }
 
-const NON_ASCII = /[\u0080-\uffff]/;
-
-/** UTF-8 length of `s`; an all-ASCII string (the usual rendered config) is not encoded. */
-function utf8Length(s: string): number {
-  return NON_ASCII.test(s) ? new TextEncoder().encode(s).length : s.length;
-}
-
 export function renderPool(input: RenderPoolInput): Result<RenderedPool, RenderPoolError> {
   const pool = input.pool.metadata.name ?? '';
   const selector = input.pool.spec?.machineConfigSelector;
@@ -333,7 +326,7 @@ export function renderPool(input: RenderPoolInput): Result<RenderedPool, RenderP
         shapeReconcileError(input.current, reconcilable.error, merged.value.order, input.overrides),
       );
   }
-  const bytes = utf8Length(JSON.stringify(config));
+  const bytes = Buffer.byteLength(JSON.stringify(config));
   if (bytes > MaxRenderedConfigBytes)
     return err({ kind: 'TooLarge', pool, name: config.metadata.name ?? '', bytes });
 
