@@ -11,8 +11,9 @@ import { objectJson } from '../shared-objects.js';
 /**
  * A list in JSON, byte for byte `JSON.stringify({ kind, apiVersion, metadata, items })`, with each
  * shared item's JSON the one computed for it (shared-objects.ts) rather than serialized again.
- * The body is encoded here, once: given the joined string, the adapter would scan it for its
- * length and then encode it (a tenth of a 3,000-item LIST's server time).
+ * The items are encoded straight into one buffer of the exact size: joining them first and
+ * encoding the result made the server flatten, scan and copy a 3,000-item LIST's two megabytes
+ * several times (a quarter of the server's time on such LISTs).
  */
 export function jsonListResponse(
   list: { kind: string; apiVersion: string; metadata: Record<string, unknown> },
@@ -23,14 +24,26 @@ export function jsonListResponse(
     apiVersion: list.apiVersion,
     metadata: list.metadata,
   });
-  const body = Buffer.from(`${head.slice(0, -1)},"items":[${items.map(objectJson).join(',')}]}`);
+  const open = `${head.slice(0, -1)},"items":[`;
+  const texts = items.map(objectJson);
+  let size = Buffer.byteLength(open) + Math.max(0, texts.length - 1) + 2;
+  for (const text of texts) size += Buffer.byteLength(text);
+  const body = Buffer.allocUnsafe(size);
+  let at = body.write(open, 0);
+  texts.forEach((text, i) => {
+    if (i > 0) at = body.writeUInt8(0x2c, at);
+    at += body.write(text, at);
+  });
+  body.write(']}', at);
   return new Response(body, { status: 200, headers: { 'Content-Type': 'application/json' } });
 }
 
+/** A JSON body, encoded here (a Table of thousands of rows is as big as a list; see above). */
 export function jsonResponse(status: number, body: unknown, headers?: Headers): Response {
   const h = headers ?? new Headers();
   h.set('Content-Type', 'application/json');
-  return new Response(JSON.stringify(body), { status, headers: h });
+  const text = JSON.stringify(body) as string | undefined; // undefined for an undefined body
+  return new Response(text === undefined ? null : Buffer.from(text), { status, headers: h });
 }
 
 /** YAML as kube-apiserver writes it (sigs.k8s.io/yaml: keys sorted, block style). */
