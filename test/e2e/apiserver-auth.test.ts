@@ -8,6 +8,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connect, type TLSSocket } from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -306,16 +307,25 @@ describe('node identities', () => {
     });
     const received: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => received.push(chunk));
-    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    const closed = new Promise<void>((resolve) =>
+      socket.once('close', () => {
+        resolve();
+      }),
+    );
     socket.on('error', () => undefined);
-    await new Promise<void>((resolve) => socket.once('secureConnect', () => resolve()));
+    await new Promise<void>((resolve) =>
+      socket.once('secureConnect', () => {
+        resolve();
+      }),
+    );
     socket.write('GET /api/v1/nodes/n1 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    while (!Buffer.concat(received).toString().includes('"name":"n1"'))
-      await new Promise((r) => setTimeout(r, 20));
+    while (!Buffer.concat(received).toString().includes('"name":"n1"')) await sleep(20);
     expect(Buffer.concat(received).toString()).toMatch(/^HTTP\/1\.1 200/);
     const renegotiated = await Promise.race([
       new Promise<boolean>((resolve) => {
-        const asked = socket.renegotiate({ rejectUnauthorized: true }, (e) => resolve(e === null));
+        const asked = socket.renegotiate({ rejectUnauthorized: true }, (e) => {
+          resolve(e === null);
+        });
         if (!asked) resolve(false);
       }),
       closed.then(() => false),
