@@ -120,14 +120,21 @@ describe('yamlNestsDeeper', () => {
         const cst = Math.max(0, ...[...new Parser().parse(text)].map(cstDepth));
         const found = measured(text);
         expect(found).toBeGreaterThanOrEqual(cst);
-        expect(found).toBeLessThanOrEqual(cst + 1);
+        const doc = parseDocument(text, { uniqueKeys: false });
+        // A text that does not parse is refused (400) whatever the measure says, and the CST of
+        // such a text may have dropped the collections it opened (`- [\n|: b` is one error
+        // token): only the lower bound is asked of it.
+        if (doc.errors.length === 0) expect(found).toBeLessThanOrEqual(cst + 1);
         // a pair inside a flow sequence becomes a map: the value can be twice as deep
-        expect(astDepth(parseDocument(text, { uniqueKeys: false }).contents)).toBeLessThanOrEqual(
-          2 * found + 1,
-        );
+        expect(astDepth(doc.contents)).toBeLessThanOrEqual(2 * found + 1);
       }),
       { numRuns: 5000 },
     );
+  });
+
+  it('may overestimate only a text that does not parse', () => {
+    expect(measured('- [\n|: b')).toBe(2);
+    expect(parseDocument('- [\n|: b').errors).not.toHaveLength(0);
   });
 
   it('is exact on what a YAML writer produces', () => {

@@ -50,9 +50,26 @@ function reorder(value: JsonValue, order: (keys: string[]) => string[]): JsonVal
   );
 }
 
+/**
+ * `value` with every decimal digit in its keys made a letter. yaml.v2's key order is no total
+ * order once digits and letters meet at the same place ("3A" < "4" < "30" < "3A"): there Go's
+ * own output follows its random map order, so no order-independence can be asked of such keys.
+ * Without digits it is a lexicographic order (non-letters by code point, then letters).
+ */
+function withoutDigitsInKeys(value: JsonValue): JsonValue {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(withoutDigitsInKeys);
+  const obj = value as { readonly [key: string]: JsonValue };
+  return Object.fromEntries(
+    Object.keys(obj).map((k) => [k.replace(/\p{Nd}/gu, 'd'), withoutDigitsInKeys(obj[k] ?? null)]),
+  );
+}
+
 describe('renderedConfigName properties', () => {
   it('does not depend on the key order of the config object', () => {
-    const config = fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as JsonValue);
+    const config = fc
+      .jsonValue()
+      .map((v) => withoutDigitsInKeys(JSON.parse(JSON.stringify(v)) as JsonValue));
     fc.assert(
       fc.property(config, fc.integer(), (cfg, seed) => {
         const shuffle = (keys: string[]): string[] =>
