@@ -14,9 +14,8 @@ function hasToJson(value: object): boolean {
   return typeof (value as { toJSON?: unknown }).toJSON === 'function';
 }
 
-/** What JSON writes for a value in an array (a member that writes as nothing is null there). */
-function inArray(value: unknown): unknown {
-  if (value === undefined || typeof value === 'function' || typeof value === 'symbol') return null;
+/** A non-finite number is written as null. */
+function finite(value: unknown): unknown {
   return typeof value === 'number' && !Number.isFinite(value) ? null : value;
 }
 
@@ -25,10 +24,13 @@ function written(value: unknown): boolean {
   return value !== undefined && typeof value !== 'function' && typeof value !== 'symbol';
 }
 
+/** What JSON writes for a value in an array (a member that writes as nothing is null there). */
+function inArray(value: unknown): unknown {
+  return written(value) ? finite(value) : null;
+}
+
 function equalScalars(a: unknown, b: unknown): boolean {
-  const x = typeof a === 'number' && !Number.isFinite(a) ? null : a;
-  const y = typeof b === 'number' && !Number.isFinite(b) ? null : b;
-  return x === y;
+  return finite(a) === finite(b);
 }
 
 function equalObjects(a: Walkable, b: Walkable): boolean {

@@ -98,7 +98,7 @@ describe('readBoundedBody', () => {
 
   it('takes a smaller limit when given', async () => {
     const s = streamed(11);
-    expect(await status(readBoundedBody(s.request, 10))).toMatchObject({
+    expect(await status(readBoundedBody(s.request, { limit: 10 }))).toMatchObject({
       message: 'Request entity too large: limit is 10',
     });
   });

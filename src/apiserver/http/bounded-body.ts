@@ -48,10 +48,16 @@ async function* webChunks(body: ReadableStream<Uint8Array>): AsyncGenerator<Uint
   }
 }
 
+export interface BodyReading {
+  /** Bytes a body may have (default `MaxRequestBodyBytes`). */
+  readonly limit?: number;
+  /** Node's request under `request`, read instead of the web body when there is one. */
+  readonly incoming?: NodeRequestBody | undefined;
+}
+
 export async function readBoundedBody(
   request: Request,
-  limit = MaxRequestBodyBytes,
-  incoming?: NodeRequestBody,
+  { limit = MaxRequestBodyBytes, incoming }: BodyReading = {},
 ): Promise<Uint8Array> {
   const declared = request.headers.get('Content-Length');
   const length = declared !== null && /^\d+$/.test(declared) ? Number(declared) : undefined;

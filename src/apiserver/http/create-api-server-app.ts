@@ -157,7 +157,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
     const attributes = requestAttributes(info, url.searchParams);
     const body = BodylessMethods.has(request.method)
       ? new Uint8Array()
-      : await readBoundedBody(request, undefined, node.incoming);
+      : await readBoundedBody(request, { incoming: node.incoming });
     const target = info.isResourceRequest ? resolveTarget(info, registry) : undefined;
     const load =
       info.isResourceRequest && target?.ok === true
