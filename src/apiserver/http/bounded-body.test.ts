@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { isStatusError } from '../../api/meta/v1/status-error.js';
 import { DrainBytes, readBoundedBody } from './bounded-body.js';
@@ -100,6 +101,52 @@ describe('readBoundedBody', () => {
     const s = streamed(11);
     expect(await status(readBoundedBody(s.request, { limit: 10 }))).toMatchObject({
       message: 'Request entity too large: limit is 10',
+    });
+  });
+
+  describe("from Node's request stream", () => {
+    /** A Node stream of `total` bytes in 64 KiB chunks, made as it is read. */
+    function nodeStream(total: number): { stream: Readable; pulled: () => number } {
+      let sent = 0;
+      const stream = new Readable({
+        read() {
+          if (sent >= total) {
+            this.push(null);
+            return;
+          }
+          const n = Math.min(64 * 1024, total - sent);
+          sent += n;
+          this.push(Buffer.alloc(n, 0x61));
+        },
+      });
+      return { stream, pulled: () => sent };
+    }
+    /** The web request beside it carries only the headers: its body must not be read. */
+    const headersOnly = (headers: Record<string, string> = {}) =>
+      new Request('http://x/', { method: 'POST', headers });
+
+    it('reads the whole body when it fits', async () => {
+      const { stream } = nodeStream(LIMIT);
+      expect((await readBoundedBody(headersOnly(), { incoming: stream })).byteLength).toBe(LIMIT);
+    });
+
+    it('answers 413 past the limit, drains at most DrainBytes, and leaves the stream open', async () => {
+      const endless = nodeStream(200 * 1024 * 1024);
+      expect(
+        await status(readBoundedBody(headersOnly(), { incoming: endless.stream })),
+      ).toMatchObject({ code: 413, message: 'Request entity too large: limit is 3145728' });
+      expect(endless.pulled()).toBeLessThan(DrainBytes + 256 * 1024);
+      // not destroyed: the adapter drains the rest once the 413 is written
+      expect(endless.stream.destroyed).toBe(false);
+
+      const declared = nodeStream(4 * 1024 * 1024);
+      expect(
+        await status(
+          readBoundedBody(headersOnly({ 'Content-Length': String(4 * 1024 * 1024) }), {
+            incoming: declared.stream,
+          }),
+        ),
+      ).toMatchObject({ code: 413 });
     });
   });
 });
