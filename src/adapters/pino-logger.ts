@@ -34,16 +34,16 @@ function entryFields(
 function wrap(p: Pino, bindings: Readonly<Record<string, unknown>>): Logger {
   return {
     debug: (message, fields) => {
-      p.debug(entryFields(bindings, fields), message);
+      if (p.isLevelEnabled('debug')) p.debug(entryFields(bindings, fields), message);
     },
     info: (message, fields) => {
-      p.info(entryFields(bindings, fields), message);
+      if (p.isLevelEnabled('info')) p.info(entryFields(bindings, fields), message);
     },
     warn: (message, fields) => {
-      p.warn(entryFields(bindings, fields), message);
+      if (p.isLevelEnabled('warn')) p.warn(entryFields(bindings, fields), message);
     },
     error: (message, fields) => {
-      p.error(entryFields(bindings, fields), message);
+      if (p.isLevelEnabled('error')) p.error(entryFields(bindings, fields), message);
     },
     child: (fields) => wrap(p, entryFields(bindings, fields)),
   };

@@ -128,6 +128,20 @@ function directAnswer(
   };
 }
 
+/**
+ * The signal of a watch or log stream: the client went away or the server shuts down. Under the
+ * Node adapter it follows the Node response; in-process callers have only the web request's signal.
+ */
+function endSignal(
+  request: Request,
+  response: NodeResponse | undefined,
+  streams: OpenStreams,
+): () => AbortSignal {
+  return response === undefined
+    ? () => AbortSignal.any([request.signal, streams.shutdown])
+    : () => streams.endOf(response);
+}
+
 export function createApiServerApp(options: ApiServerAppOptions): Hono {
   const { store, registry, authenticator, authorizer, clock, log } = options;
   const metrics = options.metrics ?? noRequestMetrics;
@@ -209,7 +223,7 @@ export function createApiServerApp(options: ApiServerAppOptions): Hono {
           target: target.value,
           user,
           body,
-          signal: () => AbortSignal.any([request.signal, streams.shutdown]),
+          signal: endSignal(request, response, streams),
           ...(options.podLogs === undefined ? {} : { podLogs: options.podLogs }),
           ...directAnswer(response),
         }),

@@ -4,14 +4,42 @@
  * before closing connections: a client then sees a clean end of stream and re-watches from its
  * last resourceVersion, instead of a connection cut mid-chunk.
  */
+import type { NodeResponse } from './direct-response.js';
+
+/** The reason a connection's signal gives (one value: no error and stack made per closed watch). */
+const ConnectionEnded = new Error('the connection closed or the server shut down');
+
 export class OpenStreams {
   readonly #stop = new AbortController();
+  /** Aborts the signals of open connections (endOf) when the server shuts down. */
+  readonly #onShutdown = new Set<() => void>();
   #open = 0;
   #idle: (() => void)[] = [];
 
   /** Aborted when the server shuts down: every watch ends on it. */
   get shutdown(): AbortSignal {
     return this.#stop.signal;
+  }
+
+  /**
+   * Aborted when `response`'s connection closes (the client went away, or the answer ended) or the
+   * server shuts down. Follows the Node response itself: the adapter's web `request.signal` would
+   * cost an AbortController, an AbortSignal.any and an abort event per closed watch.
+   */
+  endOf(response: Pick<NodeResponse, 'on' | 'off' | 'destroyed'>): AbortSignal {
+    const stop = new AbortController();
+    if (this.#stop.signal.aborted || response.destroyed) {
+      stop.abort(ConnectionEnded);
+      return stop.signal;
+    }
+    const abort = (): void => {
+      this.#onShutdown.delete(abort);
+      response.off('close', abort);
+      stop.abort(ConnectionEnded);
+    };
+    this.#onShutdown.add(abort);
+    response.on('close', abort);
+    return stop.signal;
   }
 
   get count(): number {
@@ -65,6 +93,7 @@ export class OpenStreams {
   /** Ends every open stream and resolves once all have ended, or after `timeoutMs`. */
   async closeAll(timeoutMs: number): Promise<void> {
     this.#stop.abort();
+    for (const abort of [...this.#onShutdown]) abort();
     if (this.#open === 0) return;
     await new Promise<void>((resolve) => {
       const timer = setTimeout(resolve, timeoutMs);

@@ -12,6 +12,7 @@ import { silentLogger } from '../../ports/logger.js';
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { KubeObject, ResourceStore } from '../resource-store.js';
 import { createApiServerApp } from './create-api-server-app.js';
+import { OpenStreams } from './open-streams.js';
 import {
   Admin,
   adminAuthenticator,
@@ -355,5 +356,41 @@ describe('watch over a socket', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(openEnded).toBe(false);
     open.request.destroy();
+  });
+
+  it('ends a watch cleanly on shutdown: terminated body, store watch stopped, nothing left open', async () => {
+    const t = await newTestApp();
+    const signals: AbortSignal[] = [];
+    const store: ResourceStore = {
+      ...t.store,
+      list: t.store.list.bind(t.store),
+      watch: (rt, ns, query, onEvent) => {
+        signals.push(query.signal);
+        return t.store.watch(rt, ns, query, onEvent);
+      },
+    };
+    const streams = new OpenStreams();
+    const app = createApiServerApp({
+      store,
+      registry: t.registry,
+      authenticator: adminAuthenticator,
+      authorizer: allowAll,
+      clock: t.clock,
+      log: silentLogger,
+      version: 'v1.32.5',
+      streams,
+    });
+    const url = await listen(app);
+    const w = openWatch(`${url}${POOLS}?watch=true`);
+    const res = await w.response;
+    let cleanEnd = false;
+    res.on('end', () => (cleanEnd = true));
+    expect(streams.count).toBe(1);
+    await within(2000, streams.closeAll(1000));
+    await within(2000, w.ended);
+    // 'end' only follows the chunked body's terminating chunk; a cut connection gives 'close' alone
+    expect(cleanEnd).toBe(true);
+    expect(signals[0]?.aborted).toBe(true);
+    expect(streams.count).toBe(0);
   });
 });

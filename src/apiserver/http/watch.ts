@@ -53,6 +53,9 @@ export interface WatchRequest {
 
 const encoder = new TextEncoder();
 
+/** Why a watch's store watch stops (one value: aborting without one makes a DOMException each time). */
+const WatchEnded = new Error('watch ended');
+
 /** What the response may queue before the store waits. */
 const WatchQueueBytes = 1024 * 1024;
 /** Queued bytes at which a watcher whose client does not read is closed. */
@@ -258,7 +261,7 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
     if (closed) return;
     closed = true;
     w.log.debug('watch ended', { resource: w.rt.plural, namespace: w.namespace });
-    stop.abort();
+    stop.abort(WatchEnded);
     resume();
     w.requestSignal.removeEventListener('abort', ended);
     if (answered) sink.end();
@@ -276,7 +279,7 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
       namespace: w.namespace,
     });
     closed = true;
-    stop.abort();
+    stop.abort(WatchEnded);
     resume();
     w.requestSignal.removeEventListener('abort', ended);
     sink.drop(why);
