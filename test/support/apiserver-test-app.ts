@@ -6,7 +6,7 @@
 import type { Hono } from 'hono';
 import { silentLogger, type Logger } from '../../src/ports/logger.js';
 import type { Authenticator, Authorizer } from '../../src/apiserver/auth.js';
-import type { UserInfo } from '../../src/apiserver/resource-store.js';
+import type { ResourceStore, UserInfo } from '../../src/apiserver/resource-store.js';
 import { newTestStore, type TestStore } from './apiserver-test-store.js';
 import { createApiServerApp } from '../../src/apiserver/http/create-api-server-app.js';
 import type { OpenStreams } from '../../src/apiserver/http/open-streams.js';
@@ -35,11 +35,13 @@ export async function newTestApp(
     log?: Logger;
     metrics?: RequestMetrics;
     streams?: OpenStreams;
+    /** What the app serves in place of the test store (a wrapper that records or fails calls). */
+    serving?: (store: ResourceStore) => ResourceStore;
   } = {},
 ): Promise<TestApp> {
   const ts = await newTestStore();
   const app = createApiServerApp({
-    store: ts.store,
+    store: options.serving?.(ts.store) ?? ts.store,
     registry: ts.registry,
     authenticator: options.authenticator ?? adminAuthenticator,
     authorizer: options.authorizer ?? allowAll,

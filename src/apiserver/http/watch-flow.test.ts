@@ -9,10 +9,10 @@ import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Logger } from '../../ports/logger.js';
-import type { ResourceStore } from '../resource-store.js';
 import { createApiServerApp } from './create-api-server-app.js';
 import { adminAuthenticator, allowAll, Admin } from '../../../test/support/apiserver-test-app.js';
 import { newTestStore, type TestStore } from '../../../test/support/apiserver-test-store.js';
+import { watchRecordingStore } from '../../../test/support/watch-recording-store.js';
 import { WatchCloseBytes, WatchStallMs } from './watch.js';
 
 const CMS = '/api/v1/namespaces/default/configmaps';
@@ -27,23 +27,7 @@ afterEach(async () => {
 
 /** The app over a test store whose watch counts what it hands to the HTTP layer. */
 async function serveCounting(t: TestStore, log: Logger) {
-  const emitted = { events: 0, signals: [] as AbortSignal[] };
-  const store = new Proxy(t.store, {
-    get(target, prop, receiver) {
-      if (prop === 'watch') {
-        const watch: ResourceStore['watch'] = (rt, ns, query, onEvent) => {
-          emitted.signals.push(query.signal);
-          return target.watch(rt, ns, query, (type, object) => {
-            emitted.events += 1;
-            onEvent(type, object);
-          });
-        };
-        return watch;
-      }
-      const value: unknown = Reflect.get(target, prop, receiver);
-      return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
-    },
-  });
+  const { store, record: emitted } = watchRecordingStore(t.store);
   const app = createApiServerApp({
     store,
     registry: t.registry,

@@ -13,6 +13,7 @@ import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { KubeObject, ResourceStore } from '../resource-store.js';
 import { createApiServerApp } from './create-api-server-app.js';
 import { OpenStreams } from './open-streams.js';
+import { watchRecordingStore } from '../../../test/support/watch-recording-store.js';
 import {
   Admin,
   adminAuthenticator,
@@ -130,6 +131,22 @@ const within = <T>(ms: number, p: Promise<T>): Promise<T> =>
     ),
   ]);
 
+/** The app over a socket, its store recording the signal of every watch it starts. */
+async function appRecordingWatches(
+  streams?: OpenStreams,
+): Promise<{ url: string; signals: readonly AbortSignal[] }> {
+  let signals: readonly AbortSignal[] = [];
+  const t = await newTestApp({
+    ...(streams === undefined ? {} : { streams }),
+    serving: (store) => {
+      const recording = watchRecordingStore(store);
+      signals = recording.record.signals;
+      return recording.store;
+    },
+  });
+  return { url: await listen(t.app), signals };
+}
+
 describe('watch over a socket', () => {
   it('delivers the headers of an idle watch within 1 s', async () => {
     const { url, rv } = await poolApp();
@@ -172,33 +189,7 @@ describe('watch over a socket', () => {
   });
 
   it('stops the store watch when the client disconnects', async () => {
-    const t = await newTestApp();
-    const signals: AbortSignal[] = [];
-    const store = new Proxy(t.store, {
-      get(target, prop, receiver) {
-        if (prop === 'watch') {
-          const watch: ResourceStore['watch'] = (rt, ns, query, onEvent) => {
-            signals.push(query.signal);
-            return target.watch(rt, ns, query, onEvent);
-          };
-          return watch;
-        }
-        const value: unknown = Reflect.get(target, prop, receiver);
-        return typeof value === 'function'
-          ? (value as (...a: unknown[]) => unknown).bind(target)
-          : value;
-      },
-    });
-    const app = createApiServerApp({
-      store,
-      registry: t.registry,
-      authenticator: adminAuthenticator,
-      authorizer: allowAll,
-      clock: t.clock,
-      log: silentLogger,
-      version: 'v1.32.5',
-    });
-    const url = await listen(app);
+    const { url, signals } = await appRecordingWatches();
     const w = openWatch(`${url}${POOLS}?watch=true`);
     await w.response;
     expect(signals).toHaveLength(1);
@@ -359,28 +350,8 @@ describe('watch over a socket', () => {
   });
 
   it('ends a watch cleanly on shutdown: terminated body, store watch stopped, nothing left open', async () => {
-    const t = await newTestApp();
-    const signals: AbortSignal[] = [];
-    const store: ResourceStore = {
-      ...t.store,
-      list: t.store.list.bind(t.store),
-      watch: (rt, ns, query, onEvent) => {
-        signals.push(query.signal);
-        return t.store.watch(rt, ns, query, onEvent);
-      },
-    };
     const streams = new OpenStreams();
-    const app = createApiServerApp({
-      store,
-      registry: t.registry,
-      authenticator: adminAuthenticator,
-      authorizer: allowAll,
-      clock: t.clock,
-      log: silentLogger,
-      version: 'v1.32.5',
-      streams,
-    });
-    const url = await listen(app);
+    const { url, signals } = await appRecordingWatches(streams);
     const w = openWatch(`${url}${POOLS}?watch=true`);
     const res = await w.response;
     let cleanEnd = false;
