@@ -32,19 +32,17 @@ function entryFields(
 }
 
 function wrap(p: Pino, bindings: Readonly<Record<string, unknown>>): Logger {
+  // a call below the level builds no fields: the API server logs every request at info
+  const at =
+    (level: 'debug' | 'info' | 'warn' | 'error'): Logger['info'] =>
+    (message, fields) => {
+      if (p.isLevelEnabled(level)) p[level](entryFields(bindings, fields), message);
+    };
   return {
-    debug: (message, fields) => {
-      if (p.isLevelEnabled('debug')) p.debug(entryFields(bindings, fields), message);
-    },
-    info: (message, fields) => {
-      if (p.isLevelEnabled('info')) p.info(entryFields(bindings, fields), message);
-    },
-    warn: (message, fields) => {
-      if (p.isLevelEnabled('warn')) p.warn(entryFields(bindings, fields), message);
-    },
-    error: (message, fields) => {
-      if (p.isLevelEnabled('error')) p.error(entryFields(bindings, fields), message);
-    },
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
     child: (fields) => wrap(p, entryFields(bindings, fields)),
   };
 }

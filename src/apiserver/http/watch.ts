@@ -256,14 +256,18 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
     waiting = undefined;
     resolve?.();
   };
-  /** Ends the watch; `answered` false when the caller answers instead (a refused watch). */
-  const finish = (answered = true): void => {
-    if (closed) return;
+  /** Stops the store's watch and everything waiting on it; the answer is the caller's to end. */
+  const stopWatching = (): void => {
     closed = true;
-    w.log.debug('watch ended', { resource: w.rt.plural, namespace: w.namespace });
     stop.abort(WatchEnded);
     resume();
     w.requestSignal.removeEventListener('abort', ended);
+  };
+  /** Ends the watch; `answered` false when the caller answers instead (a refused watch). */
+  const finish = (answered = true): void => {
+    if (closed) return;
+    w.log.debug('watch ended', { resource: w.rt.plural, namespace: w.namespace });
+    stopWatching();
     if (answered) sink.end();
   };
   const ended = (): void => {
@@ -278,10 +282,7 @@ export async function serveWatch(w: WatchRequest): Promise<Response> {
     w.log.warn(`Forcing ${w.rt.plural} watcher close due to unresponsiveness: ${why}`, {
       namespace: w.namespace,
     });
-    closed = true;
-    stop.abort(WatchEnded);
-    resume();
-    w.requestSignal.removeEventListener('abort', ended);
+    stopWatching();
     sink.drop(why);
   };
   const ready = (): Promise<void> | undefined => {
