@@ -29,9 +29,18 @@ const IO_MODULES = [
 
 // Layer folders are top-level under src/; API group folders share some names (src/api/operator/),
 // so imports into src/api/ are never caught by a layer pattern; `./` stays inside the importer's layer.
+// logic/ has folders named after the components it decides for (logic/operator/); denying a
+// component's folder does not deny its pure core.
 const deny = (...dirs) =>
   dirs.map((d) => ({
-    group: [`**/${d}/**`, `../${d}/*`, `../../${d}/*`, '!**/api/**', '!./**'],
+    group: [
+      `**/${d}/**`,
+      `../${d}/*`,
+      `../../${d}/*`,
+      '!**/api/**',
+      ...(d === 'logic' ? [] : ['!**/logic/**']),
+      '!./**',
+    ],
     message: `layering: this layer may not import ${d}/`,
   }));
 
@@ -68,6 +77,7 @@ const L3 = [
   'operator',
   'simulator',
   'dashboard',
+  'deploy',
 ];
 const sideways = (self) => L3.filter((d) => d !== self);
 

@@ -6,7 +6,7 @@
  * _max_concurrent_reconciles, and workqueue_depth / _adds_total / _retries_total{name}.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { ControllerMetrics } from '../runtime/controller.js';
+import type { ControllerMetrics } from '../ports/controller-metrics.js';
 
 export function createPromControllerMetrics(registry: Registry): ControllerMetrics {
   const registers = [registry];

@@ -10,6 +10,7 @@
  * default set; `csr-signer`, `node-csr-approver` and `machine-node-link` are off unless named; the
  * signer needs `--cluster-signing-cert-file` and `--cluster-signing-key-file`).
  */
+import { createPromControllerMetrics } from '../adapters/prom-controller-metrics.js';
 import { resolve } from 'node:path';
 import { createBuildahOsImageBuilder } from '../adapters/oci/buildah-image-build.js';
 import type { LogFormat } from '../adapters/pino-logger.js';
@@ -17,7 +18,7 @@ import { logFormatOption } from '../shell/log-format-option.js';
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Command } from 'commander';
-import { Gauge, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { collectProcessMetrics } from '../adapters/prom-process-metrics.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { loadCertificateAuthority, webCryptoCertificateIssuer } from '../adapters/pki.js';
@@ -26,11 +27,7 @@ import { startMetricsListener } from '../adapters/metrics-listener.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { McoNamespace } from '../api/machineconfiguration/v1/constants.js';
 import { ApiEventRecorder } from '../runtime/event-recorder.js';
-import {
-  McoMetricNames,
-  type McoMetrics,
-  type PoolMachineCounts,
-} from '../controller/common/mco-metrics.js';
+import { promMcoMetrics } from '../adapters/prom-mco-metrics.js';
 import { DefaultDrainWorkers } from '../controller/drain/drain-controller.js';
 import { UpstreamDrainTimings, type DrainTimings } from '../controller/drain/drain-timings.js';
 import {
@@ -85,55 +82,6 @@ interface ControllerOptions {
 
 /** A duration as these flags print their defaults (`5s`, `90s`, `1m0s` style avoided). */
 const secondsText = (ms: number): string => `${ms / 1000}s`;
-
-/**
- * The controller's metrics as prom-client gauges in `registry`. As upstream's registration, the
- * per-pool and per-node gauges that may otherwise stay empty start with an `initialize` series at
- * 0, so dashboards and alerts see the metric before the first value.
- */
-export function promMcoMetrics(registry: Registry): McoMetrics {
-  const gauge = (m: { name: string; help: string }, ...labelNames: string[]): Gauge =>
-    new Gauge({ name: m.name, help: m.help, labelNames, registers: [registry] });
-  const machine = gauge(McoMetricNames.machineCount, 'pool');
-  const updated = gauge(McoMetricNames.updatedMachineCount, 'pool');
-  const degraded = gauge(McoMetricNames.degradedMachineCount, 'pool');
-  const unavailable = gauge(McoMetricNames.unavailableMachineCount, 'pool');
-  const drainErr = gauge(McoMetricNames.drainErr, 'node');
-  const osImageUrlOverride = gauge(McoMetricNames.osImageUrlOverride, 'pool');
-  const poolAlert = gauge(McoMetricNames.poolAlert, 'node');
-  const state = gauge(McoMetricNames.state, 'node', 'pool', 'state', 'reason');
-  const sub = gauge(McoMetricNames.subControllerState, 'subcontroller', 'state', 'object');
-  osImageUrlOverride.set({ pool: 'initialize' }, 0);
-  drainErr.set({ node: 'initialize' }, 0);
-  poolAlert.set({ node: 'initialize' }, 0);
-  sub.set({ subcontroller: 'initialize', state: 'initialize', object: 'initialize' }, 0);
-  return {
-    setPoolCounts: (pool: string, c: PoolMachineCounts) => {
-      machine.set({ pool }, c.machineCount);
-      updated.set({ pool }, c.updatedMachineCount);
-      degraded.set({ pool }, c.degradedMachineCount);
-      unavailable.set({ pool }, c.unavailableMachineCount);
-    },
-    setDrainError: (node) => {
-      drainErr.set({ node }, 1);
-    },
-    clearDrainError: (node) => {
-      drainErr.remove({ node });
-    },
-    setOsImageUrlOverride: (pool, overridden) => {
-      osImageUrlOverride.set({ pool }, overridden ? 1 : 0);
-    },
-    setPoolAlert: (node, alert) => {
-      poolAlert.set({ node }, alert ? 1 : 0);
-    },
-    setPoolState: (node, pool, s, reason) => {
-      state.setToCurrentTime({ node, pool, state: s, reason });
-    },
-    subControllerSynced: (subcontroller, s, object) => {
-      sub.setToCurrentTime({ subcontroller, state: s, object });
-    },
-  };
-}
 
 function drainTimings(o: ControllerOptions): DrainTimings {
   return {
@@ -292,6 +240,7 @@ export async function runController(options: ControllerOptions): Promise<void> {
   const manager = new Manager({
     clock: systemClock,
     log,
+    controllerMetrics: createPromControllerMetrics(registry),
     ...(election === undefined ? {} : { leaderElection: election }),
   });
   for (const informer of mcc.informers) manager.addInformer(informer);

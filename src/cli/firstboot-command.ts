@@ -28,7 +28,7 @@ import { runOnceFrom } from '../daemon/once-from.js';
 import type { Host } from '../ports/host.js';
 import type { Logger } from '../ports/logger.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
-import { promDaemonMetrics } from './daemon-command.js';
+import { promDaemonMetrics } from '../adapters/prom-daemon-metrics.js';
 import { errorText } from '../lib/error-text.js';
 
 interface FirstbootOptions {

@@ -13,6 +13,7 @@ import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { Registry } from 'prom-client';
 import { collectProcessMetrics } from '../adapters/prom-process-metrics.js';
+import { createPromControllerMetrics } from '../adapters/prom-controller-metrics.js';
 import { credentialsFromKubeconfig } from '../adapters/https-resource-client.js';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { createRegistryReleaseSource } from '../adapters/oci/release-source.js';
@@ -174,16 +175,17 @@ export async function runOperator(options: OperatorOptions): Promise<void> {
         retryPeriodMs: parseDuration('--leader-elect-retry-period', options.leaderElectRetryPeriod),
       }
     : undefined;
+  const registry = new Registry();
+  collectProcessMetrics(registry);
   const operator = createOperator({
     client,
     clock: systemClock,
     log,
     config,
+    metrics: createPromControllerMetrics(registry),
     ...(leaderElection === undefined ? {} : { leaderElection }),
     ...(options.followReleaseImages ? { releasePayloads: releaseSource(options) } : {}),
   });
-  const registry = new Registry();
-  collectProcessMetrics(registry);
   const metrics =
     options.metricsPort === undefined
       ? undefined

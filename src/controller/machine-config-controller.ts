@@ -36,7 +36,7 @@ import { createNodeCsrApprover } from './certificates/node-csr-approver.js';
 import { createBuildController } from './build/build-controller.js';
 import type { OsImageBuilder } from '../ports/os-image-builder.js';
 import type { EventRecorder } from '../runtime/event-recorder.js';
-import type { McoMetrics } from './common/mco-metrics.js';
+import type { McoMetrics } from '../ports/mco-metrics.js';
 import { createContainerRuntimeConfigController } from './container-runtime-config/container-runtime-config-controller.js';
 import { createDrainController } from './drain/drain-controller.js';
 import type { DrainTimings } from './drain/drain-timings.js';

@@ -27,7 +27,7 @@ import { noCrashPoints, type CrashPoints } from './crash-points.js';
 import { readCurrentConfig } from './current-config.js';
 import { DaemonError } from './daemon-errors.js';
 import type { DaemonEvents } from './daemon-events.js';
-import type { DaemonMetrics } from './daemon-metrics.js';
+import type { DaemonMetrics } from '../ports/daemon-metrics.js';
 import {
   EncapsulatedConfigBakPath,
   EncapsulatedConfigPath,

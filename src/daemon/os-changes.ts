@@ -16,7 +16,7 @@ import type { OsPlan } from '../logic/nodeplan/update-plan.js';
 import type { CrashPoints } from './crash-points.js';
 import { DaemonError } from './daemon-errors.js';
 import type { DaemonEvents } from './daemon-events.js';
-import type { DaemonMetrics } from './daemon-metrics.js';
+import type { DaemonMetrics } from '../ports/daemon-metrics.js';
 import { errorText } from '../lib/error-text.js';
 
 export interface OsChangeDeps {

@@ -10,7 +10,7 @@ import type { ClusterNode } from './cluster-node.js';
 import type { ConfigWriter } from './config-writer.js';
 import type { CrashPoints } from './crash-points.js';
 import type { DaemonEvents } from './daemon-events.js';
-import type { DaemonMetrics } from './daemon-metrics.js';
+import type { DaemonMetrics } from '../ports/daemon-metrics.js';
 import type { JournalStore } from './update-journal.js';
 
 export interface UpdateDeps {

@@ -18,7 +18,7 @@ import { noCrashPoints, type CrashPoints } from './crash-points.js';
 import { readCurrentConfig } from './current-config.js';
 import { DaemonError, FailureKind } from './daemon-errors.js';
 import type { DaemonEvents } from './daemon-events.js';
-import { noDaemonMetrics } from './daemon-metrics.js';
+import { noDaemonMetrics } from '../ports/daemon-metrics.js';
 import type { ClusterNode } from './cluster-node.js';
 import { checkOnDiskState } from './on-disk-state.js';
 import { JournalPhase } from './update-journal.js';

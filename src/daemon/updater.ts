@@ -25,7 +25,7 @@ import type { CrashPoints } from './crash-points.js';
 import { readCurrentConfig } from './current-config.js';
 import { DaemonError } from './daemon-errors.js';
 import type { DaemonEvents } from './daemon-events.js';
-import type { DaemonMetrics } from './daemon-metrics.js';
+import type { DaemonMetrics } from '../ports/daemon-metrics.js';
 import { PostConfigActionRunner } from './post-config-actions.js';
 import type { UpdateDeps, UpdateResult } from './update-deps.js';
 import { UpdateExecution } from './update-execution.js';

@@ -12,8 +12,8 @@ import {
   OperatorImagesConfigMapName,
   operatorImagesData,
   osImageUrlData,
-} from '../operator/cluster-version-status.js';
-import type { ReleaseImageInfo } from '../ports/release-payload-source.js';
+  type ReleaseImageInfo,
+} from '../logic/operator/release-config-maps.js';
 import { McoVersion } from '../version.js';
 import type { Manifest } from './manifest.js';
 import { McoImage } from './workloads.js';

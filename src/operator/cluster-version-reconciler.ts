@@ -26,15 +26,18 @@ import { stringify } from 'safe-stable-stringify';
 import {
   acceptRelease,
   completeRelease,
-  operatorImagesData,
-  OperatorImagesConfigMapName,
   operatorReports,
-  osImageUrlData,
   pendingEntry,
   rejectRelease,
 } from './cluster-version-status.js';
+import {
+  operatorImagesData,
+  OperatorImagesConfigMapName,
+  osImageUrlData,
+  type ReleaseImageInfo,
+} from '../logic/operator/release-config-maps.js';
 import { liveGet } from '../runtime/live-get.js';
-import type { ReleaseImageInfo, ReleasePayloadSource } from '../ports/release-payload-source.js';
+import type { ReleasePayloadSource } from '../ports/release-payload-source.js';
 import { errorText } from '../lib/error-text.js';
 
 export interface ClusterVersionReconcilerDeps {

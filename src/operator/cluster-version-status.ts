@@ -3,9 +3,8 @@
  * steps 1 and 7):
  * accepting a desired release into ClusterVersion `status.desired` and `history`, reporting a
  * payload that cannot be loaded, and completing the update once the machine-config
- * ClusterOperator reports the release. Also the two ConfigMaps the release carries for the MCO
- * (`machine-config-osimageurl`, `machine-config-operator-images`). Pure: every function maps
- * objects to objects.
+ * ClusterOperator reports the release. The two ConfigMaps the release carries for the MCO are
+ * in logic/operator/release-config-maps.ts. Pure: every function maps objects to objects.
  */
 import {
   ClusterStatusConditionType,
@@ -17,7 +16,6 @@ import {
   type UpdateHistory,
 } from '../api/config/v1/cluster-version.js';
 import { setStatusCondition } from '../logic/operator/cluster-operator-status.js';
-import type { ReleaseImageInfo } from '../ports/release-payload-source.js';
 
 /** The CVO's ClusterVersion condition types used here. */
 const ClusterVersionCondition = {
@@ -28,9 +26,6 @@ const ClusterVersionCondition = {
 
 /** The CVO keeps at most this many history entries. */
 const MaxHistory = 100;
-
-export const OperatorImagesConfigMapName = 'machine-config-operator-images';
-const OperatorImagesKey = 'images.json';
 
 const payloadText = (version: string, image: string): string =>
   `version="${version}" image="${image}" architecture="amd64"`;
@@ -147,40 +142,4 @@ export function completeRelease(status: ClusterVersionStatus, now: string): Clus
     history: [{ ...top, state: UpdateState.Completed, completionTime: now }, ...rest],
     conditions,
   };
-}
-
-/** `machine-config-osimageurl` for a release (all four keys, as the operator requires). */
-export function osImageUrlData(info: ReleaseImageInfo): Record<string, string> {
-  return {
-    baseOSContainerImage: info.osImage,
-    baseOSExtensionsContainerImage: info.osExtensionsImage,
-    osImageURL: '',
-    releaseVersion: info.version,
-  };
-}
-
-/** `machine-config-operator-images` for a release: images.json with the operator image. */
-export function operatorImagesData(info: ReleaseImageInfo): Record<string, string> {
-  const images = {
-    releaseVersion: info.version,
-    ...(info.operatorImage === undefined ? {} : { machineConfigOperator: info.operatorImage }),
-  };
-  return { [OperatorImagesKey]: JSON.stringify(images) };
-}
-
-/** The operator image `images.json` names for `version`, if it was written for that release. */
-export function operatorImageFor(
-  data: Readonly<Record<string, string>> | undefined,
-  version: string,
-): string | undefined {
-  const text = data?.[OperatorImagesKey];
-  if (text === undefined) return undefined;
-  try {
-    const doc = JSON.parse(text) as { releaseVersion?: unknown; machineConfigOperator?: unknown };
-    return doc.releaseVersion === version && typeof doc.machineConfigOperator === 'string'
-      ? doc.machineConfigOperator
-      : undefined;
-  } catch {
-    return undefined;
-  }
 }

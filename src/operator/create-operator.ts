@@ -6,7 +6,8 @@
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
-import { Controller, type ControllerMetrics } from '../runtime/controller.js';
+import { Controller } from '../runtime/controller.js';
+import type { ControllerMetrics } from '../ports/controller-metrics.js';
 import { ApiEventRecorder, type EventRecorder } from '../runtime/event-recorder.js';
 import { Manager, type ManagerLeaderElection } from '../runtime/manager.js';
 import { allCaches, createOperatorCaches, type OperatorCaches } from './operator-caches.js';
@@ -25,6 +26,7 @@ export interface OperatorOptions {
   readonly config: OperatorConfig;
   /** Run only while holding the operator Lease. */
   readonly leaderElection?: ManagerLeaderElection;
+  /** The operator's controllers report here (controller_runtime_* and workqueue_*). */
   readonly metrics?: ControllerMetrics;
   /** Follow release images set on ClusterVersion (`mco upgrade --to-image`), read through this. */
   readonly releasePayloads?: ReleasePayloadSource;
@@ -51,7 +53,6 @@ export function createOperator(options: OperatorOptions): Operator {
           caches,
           config,
           payloads: options.releasePayloads,
-          ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
         });
   const controller = new Controller({
     name: 'machine-config-operator',
@@ -67,7 +68,6 @@ export function createOperator(options: OperatorOptions): Operator {
     }),
     clock,
     log,
-    ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
   });
   const everything = (): readonly string[] => [ClusterOperatorName];
   for (const informer of allCaches(caches)) controller.watch(informer, { map: everything });
@@ -76,6 +76,7 @@ export function createOperator(options: OperatorOptions): Operator {
     clock,
     log,
     ...(options.leaderElection === undefined ? {} : { leaderElection: options.leaderElection }),
+    ...(options.metrics === undefined ? {} : { controllerMetrics: options.metrics }),
   });
   manager.addController(controller);
   if (release !== undefined) manager.addController(release.controller);

@@ -12,7 +12,10 @@ import { ClusterVersionName } from '../api/config/v1/cluster-version.js';
 import type { ConfigMap } from '../api/core/v1/config-map.js';
 import type { OperatorVersions } from '../logic/operator/cluster-operator-status.js';
 import type { Informer } from '../runtime/informer.js';
-import { OperatorImagesConfigMapName, operatorImageFor } from './cluster-version-status.js';
+import {
+  OperatorImagesConfigMapName,
+  operatorImageFor,
+} from '../logic/operator/release-config-maps.js';
 import type { OperatorConfig } from './operator-config.js';
 
 function releaseVersions(

@@ -10,7 +10,7 @@ import { Resources } from '../api/resource-refs.js';
 import type { Clock } from '../ports/clock.js';
 import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
-import { Controller, type ControllerMetrics } from '../runtime/controller.js';
+import { Controller } from '../runtime/controller.js';
 import { Informer } from '../runtime/informer.js';
 import { ClusterVersionReconciler } from './cluster-version-reconciler.js';
 import type { OperatorCaches } from './operator-caches.js';
@@ -26,7 +26,6 @@ export interface ReleaseFollowerDeps {
   readonly caches: OperatorCaches;
   readonly config: OperatorConfig;
   readonly payloads: ReleasePayloadSource;
-  readonly metrics?: ControllerMetrics;
 }
 
 export interface ReleaseFollower {
@@ -58,7 +57,6 @@ export function createReleaseFollower(d: ReleaseFollowerDeps): ReleaseFollower {
     }),
     clock: d.clock,
     log: d.log,
-    ...(d.metrics === undefined ? {} : { metrics: d.metrics }),
   });
   const version = (): readonly string[] => [ClusterVersionName];
   controller.watch(clusterVersions, { map: version });

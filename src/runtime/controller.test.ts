@@ -8,7 +8,8 @@ import type {
   ResourceClient,
 } from '../ports/resource-client.js';
 import { FakeClock, flushAsync } from '../../test/support/fake-clock.js';
-import { Controller, type ControllerMetrics } from './controller.js';
+import { Controller } from './controller.js';
+import type { ControllerMetrics } from '../ports/controller-metrics.js';
 import { Informer } from './informer.js';
 import { TerminalError, type Reconciler, type ReconcileResult } from './reconciler.js';
 

@@ -21,27 +21,11 @@ import type { Logger } from '../ports/logger.js';
 import type { ApiObject } from '../ports/resource-client.js';
 import { objectKey, type Informer, type SyncedSource } from './informer.js';
 import { isTerminalError, type Reconciler, type ReconcileResult } from './reconciler.js';
-import { WorkQueue, type RateLimiterOptions, type WorkQueueMetrics } from './work-queue.js';
+import { WorkQueue, type RateLimiterOptions } from './work-queue.js';
+import { ReconcileOutcome, type ControllerMetrics } from '../ports/controller-metrics.js';
 import { errorText } from '../lib/error-text.js';
 
 /** controller-runtime's `result` label values. */
-const ReconcileOutcome = {
-  Success: 'success',
-  Error: 'error',
-  Requeue: 'requeue',
-  RequeueAfter: 'requeue_after',
-} as const;
-type ReconcileOutcome = (typeof ReconcileOutcome)[keyof typeof ReconcileOutcome];
-
-/** Optional metric hooks; `src/adapters/prom-controller-metrics.ts` backs them with prom-client. */
-export interface ControllerMetrics extends WorkQueueMetrics {
-  reconciled(controller: string, outcome: ReconcileOutcome, seconds: number): void;
-  /** Every thrown error, terminal ones included (controller_runtime_reconcile_errors_total). */
-  reconcileError(controller: string, terminal: boolean): void;
-  activeWorkers(controller: string, delta: 1 | -1): void;
-  maxConcurrentReconciles(controller: string, workers: number): void;
-}
-
 /** Maps an object to the keys to reconcile (default: the object's own key). */
 type KeyMapper<T> = (object: T) => readonly string[];
 
@@ -68,6 +52,7 @@ export class Controller {
   readonly #options: ControllerOptions;
   readonly #queue: WorkQueue;
   readonly #informers = new Set<SyncedSource>();
+  #metrics: ControllerMetrics | undefined;
   #running = false;
   #wantedWorkers: number;
   #liveWorkers = 0;
@@ -78,6 +63,7 @@ export class Controller {
   constructor(options: ControllerOptions) {
     this.name = options.name;
     this.#options = options;
+    this.#metrics = options.metrics;
     this.#wantedWorkers = Math.max(1, options.workers ?? 1);
     this.#queue = new WorkQueue<string>({
       clock: options.clock,
@@ -124,6 +110,13 @@ export class Controller {
     this.#queue.addAfter(key, delayMs);
   }
 
+  /** Reports to `metrics` from now on, the queue's metrics included; before `run`. */
+  reportTo(metrics: ControllerMetrics): void {
+    if (this.#running) throw new Error(`controller ${this.name} is already running`);
+    this.#metrics = metrics;
+    this.#queue.reportTo(metrics);
+  }
+
   /** Keys waiting to be reconciled (for tests and metrics). */
   queueLength(): number {
     return this.#queue.len();
@@ -139,7 +132,7 @@ export class Controller {
     const wanted = Math.max(1, Math.floor(n));
     if (wanted === this.#wantedWorkers) return;
     this.#wantedWorkers = wanted;
-    this.#options.metrics?.maxConcurrentReconciles(this.name, wanted);
+    this.#metrics?.maxConcurrentReconciles(this.name, wanted);
     const signal = this.#signal;
     if (signal !== undefined && !signal.aborted) this.#startWorkers(signal);
   }
@@ -161,7 +154,8 @@ export class Controller {
   async run(signal: AbortSignal): Promise<void> {
     if (this.#running) throw new Error(`controller ${this.name} is already running`);
     this.#running = true;
-    const { log, metrics } = this.#options;
+    const { log } = this.#options;
+    const metrics = this.#metrics;
     try {
       await Promise.all([...this.#informers].map((i) => i.waitForSync(signal)));
     } catch (e) {
@@ -204,18 +198,19 @@ export class Controller {
       this.#queue.done(key);
       return false;
     }
-    this.#options.metrics?.activeWorkers(this.name, 1);
+    this.#metrics?.activeWorkers(this.name, 1);
     try {
       await this.#reconcileHandler(key, signal);
     } finally {
-      this.#options.metrics?.activeWorkers(this.name, -1);
+      this.#metrics?.activeWorkers(this.name, -1);
       this.#queue.done(key);
     }
     return true;
   }
 
   async #reconcileHandler(key: string, signal: AbortSignal): Promise<void> {
-    const { reconciler, clock, log, metrics } = this.#options;
+    const { reconciler, clock, log } = this.#options;
+    const metrics = this.#metrics;
     const started = clock.now();
     const seconds = (): number => (clock.now() - started) / 1000;
     let result: ReconcileResult | undefined;

@@ -17,6 +17,7 @@ import type { Controller } from './controller.js';
 import type { SyncedSource } from './informer.js';
 import { LeaderElector, type LeaderElectionConfig } from './leader-election.js';
 import { errorText } from '../lib/error-text.js';
+import type { ControllerMetrics } from '../ports/controller-metrics.js';
 
 export interface Runnable {
   run(signal: AbortSignal): Promise<void>;
@@ -32,6 +33,8 @@ export interface ManagerOptions {
   readonly log: Logger;
   /** Run controllers only while holding this Lease (`--leader-elect`). */
   readonly leaderElection?: ManagerLeaderElection;
+  /** Every controller added reports here (controller_runtime_* and workqueue_* metrics). */
+  readonly controllerMetrics?: ControllerMetrics;
 }
 
 type Guard = (what: string, under: AbortSignal, p: Promise<void>) => Promise<void>;
@@ -78,6 +81,8 @@ export class Manager {
   /** Adds the controller and the informers it watches. */
   addController(controller: Controller): this {
     this.#controllers.add(controller);
+    if (this.#options.controllerMetrics !== undefined)
+      controller.reportTo(this.#options.controllerMetrics);
     for (const informer of controller.informers()) this.#informers.add(informer);
     return this;
   }

@@ -15,6 +15,7 @@
  * Time comes from the injected Clock, so tests drive delays with a fake clock.
  */
 import type { Clock } from '../ports/clock.js';
+import type { WorkQueueMetrics } from '../ports/controller-metrics.js';
 
 export interface RateLimiterOptions {
   /** The first retry waits this long (client-go's default controller limiter: 5 ms). */
@@ -53,13 +54,6 @@ export class ExponentialBackoffRateLimiter<K> {
   }
 }
 
-/** Optional observation hooks (client-go's workqueue metrics: depth, adds, retries). */
-export interface WorkQueueMetrics {
-  depth(name: string, depth: number): void;
-  added(name: string): void;
-  retried(name: string): void;
-}
-
 export interface WorkQueueOptions {
   readonly clock: Clock;
   /** Labels metrics. */
@@ -77,7 +71,7 @@ export class WorkQueue<K = string> {
   readonly #clock: Clock;
   readonly #name: string;
   readonly #limiter: ExponentialBackoffRateLimiter<K>;
-  readonly #metrics: WorkQueueMetrics | undefined;
+  #metrics: WorkQueueMetrics | undefined;
   /** Keys ready to hand out, in order; each also in #dirty. */
   #queue: K[] = [];
   #head = 0;
@@ -97,6 +91,12 @@ export class WorkQueue<K = string> {
     this.#name = options.name ?? 'queue';
     this.#limiter = new ExponentialBackoffRateLimiter<K>(options.rateLimiter);
     this.#metrics = options.metrics;
+  }
+
+  /** Reports to `metrics` from now on (the Manager that runs the queue's controller sets it). */
+  reportTo(metrics: WorkQueueMetrics): void {
+    this.#metrics = metrics;
+    metrics.depth(this.#name, this.len());
   }
 
   /** Queues `key` unless it is already waiting; a key being processed runs again after `done`. */

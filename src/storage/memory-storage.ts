@@ -23,7 +23,8 @@ import {
   type WatchHandler,
   type WatchOptions,
 } from '../ports/storage.js';
-import { eventBytes, eventKey, eventRevision, WatchDelivery } from './watch-delivery.js';
+import { eventBytes, eventRevision } from './watch-delivery.js';
+import { ReplayingWatcher } from './replaying-watcher.js';
 
 /** One retained version of a key; `kv` is undefined for a deletion (tombstone). */
 interface Version {
@@ -40,7 +41,7 @@ export class MemoryStorage implements Storage {
   #versions = new Map<string, Version[]>();
   /** Every event after the compaction point, in revision order. */
   #log: WatchEvent[] = [];
-  readonly #watchers = new Set<MemoryWatcher>();
+  readonly #watchers = new Set<ReplayingWatcher>();
 
   currentRevision(): Promise<number> {
     return this.#run(() => this.#revision);
@@ -128,7 +129,7 @@ export class MemoryStorage implements Storage {
       if (signal.aborted) return undefined;
       // 0 means "from now": nothing to replay, and nothing at or below the current revision.
       const after = afterRevision > 0 ? afterRevision : this.#revision;
-      const w = new MemoryWatcher({
+      const w = new ReplayingWatcher({
         prefix,
         after,
         handler,
@@ -146,7 +147,7 @@ export class MemoryStorage implements Storage {
    * Replays one bounded batch of the log into the watcher; true once it has caught up (and gone
    * live, in the same step, so no write can fall between) or ended.
    */
-  #replayBatch(w: MemoryWatcher): boolean {
+  #replayBatch(w: ReplayingWatcher): boolean {
     if (w.ended) return true;
     // Compaction overtook the replay: events after the cursor may be gone.
     if (w.cursor < this.#compacted) {
@@ -170,7 +171,7 @@ export class MemoryStorage implements Storage {
   }
 
   /** The rest of a long replay, a batch at a time, each once the watcher took the one before. */
-  async #replayRest(w: MemoryWatcher): Promise<void> {
+  async #replayRest(w: ReplayingWatcher): Promise<void> {
     do {
       await w.paced();
       if (this.#closed) return;
@@ -274,77 +275,6 @@ export class MemoryStorage implements Storage {
       if (key === undefined || !key.startsWith(prefix)) return;
       yield key;
     }
-  }
-}
-
-/**
- * One watch: filters by prefix and revision; delivery is the shared WatchDelivery. While it
- * replays, live events are left to the replay (they are in the log it reads).
- */
-class MemoryWatcher {
-  readonly #prefix: string;
-  /** The revision of the last event replayed (or skipped by the prefix). */
-  #cursor: number;
-  #live = false;
-  readonly #delivery: WatchDelivery;
-
-  constructor({
-    prefix,
-    after,
-    handler,
-    signal,
-    onEnd,
-  }: {
-    readonly prefix: string;
-    readonly after: number;
-    readonly handler: WatchHandler;
-    readonly signal: AbortSignal;
-    readonly onEnd: (w: MemoryWatcher) => void;
-  }) {
-    this.#prefix = prefix;
-    this.#cursor = after;
-    this.#delivery = new WatchDelivery(handler, signal, () => {
-      onEnd(this);
-    });
-  }
-
-  get cursor(): number {
-    return this.#cursor;
-  }
-
-  get ended(): boolean {
-    return this.#delivery.ended;
-  }
-
-  /** An event of the log, in order; true when it was for this watch. */
-  replay(event: WatchEvent): boolean {
-    this.#cursor = eventRevision(event);
-    if (this.#delivery.ended || !eventKey(event).startsWith(this.#prefix)) return false;
-    this.#delivery.deliver(event);
-    return true;
-  }
-
-  /** The log is read up to `revision`: from now on events come from the write path. */
-  goLive(revision: number): void {
-    // a start ahead of the head still skips what comes up to it
-    this.#cursor = Math.max(this.#cursor, revision);
-    this.#live = true;
-  }
-
-  paced(): Promise<void> {
-    return this.#delivery.paced();
-  }
-
-  /** A live event from the write path. */
-  push(event: WatchEvent): void {
-    if (!this.#live || this.#delivery.ended || eventRevision(event) <= this.#cursor) return;
-    if (!eventKey(event).startsWith(this.#prefix)) return;
-    this.#delivery.deliver(event);
-  }
-
-  /** Ends the watch: queued events are dropped and `onError` is the last call. */
-  fail(error: StorageError): void {
-    this.#delivery.fail(error);
   }
 }
 

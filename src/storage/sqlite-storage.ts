@@ -37,7 +37,7 @@ import {
 } from '../ports/storage.js';
 import { openSqliteCommits, type SqliteCommits } from './sqlite-commit-thread.js';
 import type { WriteOutcome, WriteRequest } from './sqlite-committer.js';
-import { eventKey, eventRevision, WatchDelivery } from './watch-delivery.js';
+import { ReplayingWatcher } from './replaying-watcher.js';
 
 export interface SqliteStorageOptions {
   /** Rows read per step when a watch replays history (default 1000). */
@@ -111,7 +111,7 @@ type Stmt<P extends unknown[] | object, R> = Database.Statement<P, R>;
 export class SqliteStorage implements Storage {
   readonly #db: Database.Database;
   readonly #replayPageSize: number;
-  readonly #watchers = new Set<SqliteWatcher>();
+  readonly #watchers = new Set<ReplayingWatcher>();
   readonly #statements = new Map<string, Stmt<Params, unknown>>();
   #closed = false;
   #closing: Promise<void> | undefined;
@@ -130,7 +130,7 @@ export class SqliteStorage implements Storage {
   /** A read transaction gives one snapshot even if another connection writes meanwhile. */
   readonly #listTx: (prefix: string, options: ListOptions) => ListResult;
   /** One replay page and the head it goes live at, read in one snapshot (see #replayPage). */
-  readonly #replayTx: (w: SqliteWatcher) => boolean;
+  readonly #replayTx: (w: ReplayingWatcher) => boolean;
 
   /** Opens (creating if needed) the database at `path`; ':memory:' gives a private one. */
   constructor(path: string, options: SqliteStorageOptions = {}) {
@@ -159,7 +159,7 @@ export class SqliteStorage implements Storage {
     this.#listTx = db.transaction((prefix: string, options: ListOptions) =>
       this.#listRows(prefix, options),
     );
-    this.#replayTx = db.transaction((w: SqliteWatcher) => this.#replayRows(w));
+    this.#replayTx = db.transaction((w: ReplayingWatcher) => this.#replayRows(w));
   }
 
   /** Opens the database at `path` (or ':memory:'); rejects with Unavailable if it cannot. */
@@ -225,7 +225,7 @@ export class SqliteStorage implements Storage {
       const head = this.#readRevision();
       // 0 means "from now"; a revision at or past the head has nothing to replay either.
       const after = afterRevision > 0 ? afterRevision : head;
-      const w = new SqliteWatcher({
+      const w = new ReplayingWatcher({
         prefix,
         after,
         handler,
@@ -356,7 +356,7 @@ export class SqliteStorage implements Storage {
         );
       } else {
         const { event } = outcome;
-        for (const watcher of this.#watchers) watcher.publish(event);
+        for (const watcher of this.#watchers) watcher.push(event);
         w.resolve(event.type === 'put' ? event.kv : event.prev);
       }
     }
@@ -367,7 +367,7 @@ export class SqliteStorage implements Storage {
    * `ReplayBatchBytes`); returns true once it has caught up (and gone live, in the same step, so
    * no write can fall between) or ended.
    */
-  #replayPage(w: SqliteWatcher): boolean {
+  #replayPage(w: ReplayingWatcher): boolean {
     return w.ended || this.#replayTx(w);
   }
 
@@ -376,7 +376,7 @@ export class SqliteStorage implements Storage {
    * the commit thread may commit between two statements, and a row committed after the page's
    * read but at or below the head would be in neither the replay nor the live events.
    */
-  #replayRows(w: SqliteWatcher): boolean {
+  #replayRows(w: ReplayingWatcher): boolean {
     const compacted = this.#readCompacted();
     // Compaction overtook the replay: rows after the cursor may be gone, so events would be lost.
     if (w.cursor < compacted) {
@@ -406,7 +406,7 @@ export class SqliteStorage implements Storage {
   }
 
   /** The rest of a long replay, a page at a time, each once the watcher took the one before. */
-  async #replayRest(w: SqliteWatcher): Promise<void> {
+  async #replayRest(w: ReplayingWatcher): Promise<void> {
     try {
       do {
         await w.paced();
@@ -575,76 +575,3 @@ function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
 
-/**
- * One watch. While it replays, live events are left to the replay: they are rows of the table it
- * reads, and it goes live in the step that reads the last of them. Delivery runs after the write settles,
- * never inside a write.
- */
-class SqliteWatcher {
-  readonly prefix: string;
-  readonly #delivery: WatchDelivery;
-  /** The highest revision read or queued; the replay continues after it. */
-  #cursor: number;
-  #live = false;
-
-  constructor({
-    prefix,
-    after,
-    handler,
-    signal,
-    onEnd,
-  }: {
-    readonly prefix: string;
-    readonly after: number;
-    readonly handler: WatchHandler;
-    readonly signal: AbortSignal;
-    readonly onEnd: (w: SqliteWatcher) => void;
-  }) {
-    this.prefix = prefix;
-    this.#cursor = after;
-    this.#delivery = new WatchDelivery(handler, signal, () => {
-      onEnd(this);
-    });
-  }
-
-  get cursor(): number {
-    return this.#cursor;
-  }
-
-  get ended(): boolean {
-    return this.#delivery.ended;
-  }
-
-  /** A live event from the write path. */
-  publish(event: WatchEvent): void {
-    if (!this.#live || this.ended || !eventKey(event).startsWith(this.prefix)) return;
-    this.#enqueue(event);
-  }
-
-  /** An event read from the table, in revision order. */
-  replay(event: WatchEvent): void {
-    if (!this.ended) this.#enqueue(event);
-  }
-
-  /** The table is read up to `head`: from now on events come from the write path. */
-  goLive(head: number): void {
-    this.#cursor = Math.max(this.#cursor, head);
-    this.#live = true;
-  }
-
-  paced(): Promise<void> {
-    return this.#delivery.paced();
-  }
-
-  /** Ends the watch: queued events are dropped and `onError` is the last call. */
-  fail(error: StorageError): void {
-    this.#delivery.fail(error);
-  }
-
-  #enqueue(event: WatchEvent): void {
-    const revision = eventRevision(event);
-    if (revision <= this.#cursor) return;
-    this.#cursor = revision;
-    this.#delivery.deliver(event);
-  }
-}

@@ -19,7 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createExecCommandRunner } from '../../src/adapters/exec-command-runner.js';
 import { createOstreeHost } from '../../src/adapters/ostree-host.js';
 import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';
-import { noDaemonMetrics } from '../../src/daemon/daemon-metrics.js';
+import { noDaemonMetrics } from '../../src/ports/daemon-metrics.js';
 import { runOnceFrom } from '../../src/daemon/once-from.js';
 import { silentLogger } from '../../src/ports/logger.js';
 import { FakeClock } from '../support/fake-clock.js';

@@ -122,6 +122,17 @@ describe('mco controller (process)', () => {
       const text = res === undefined ? '' : await res.text();
       return text.includes('mco_machine_count{pool="worker"} 0');
     });
+    // The Manager's controllers report controller-runtime's and the work queues' metrics.
+    const served = await (await fetch(`http://127.0.0.1:${String(port)}/metrics`)).text();
+    expect(served).toMatch(
+      /^controller_runtime_reconcile_total\{controller="machineconfigcontroller-rendercontroller",result="success"\} [1-9]/m,
+    );
+    expect(served).toMatch(
+      /^workqueue_adds_total\{name="machineconfigcontroller-rendercontroller"\} [1-9]/m,
+    );
+    expect(served).toMatch(
+      /^controller_runtime_max_concurrent_reconciles\{controller="machineconfigcontroller-draincontroller"\} 5$/m,
+    );
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

@@ -13,7 +13,7 @@ import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/ma
 import { isStatusError } from '../../src/api/meta/v1/status-error.js';
 import { Resources } from '../../src/api/resource-refs.js';
 import { ApiEventRecorder } from '../../src/runtime/event-recorder.js';
-import type { McoMetrics, PoolMachineCounts } from '../../src/controller/common/mco-metrics.js';
+import type { McoMetrics, PoolMachineCounts } from '../../src/ports/mco-metrics.js';
 import {
   createMachineConfigController,
   type MachineConfigControllerOptions,

@@ -29,7 +29,7 @@ import { Resources } from '../../src/api/resource-refs.js';
 import { issueNodeKubeconfig } from '../../src/cli/node-kubeconfig.js';
 import { Daemon, UpstreamDaemonTimings } from '../../src/daemon/daemon.js';
 import type { DaemonEvents } from '../../src/daemon/daemon-events.js';
-import { noDaemonMetrics } from '../../src/daemon/daemon-metrics.js';
+import { noDaemonMetrics } from '../../src/ports/daemon-metrics.js';
 import { silentLogger, type Logger } from '../../src/ports/logger.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { startApiServerProcess, type ApiServerHandle } from '../support/apiserver-process.js';

@@ -3,7 +3,8 @@
  * src/ports/release-payload-source.ts): pulls the payload with a fresh registry client per read
  * and picks the components the MCO consumes.
  */
-import type { ReleaseImageInfo, ReleasePayloadSource } from '../../ports/release-payload-source.js';
+import type { ReleaseImageInfo } from '../../logic/operator/release-config-maps.js';
+import type { ReleasePayloadSource } from '../../ports/release-payload-source.js';
 import { openSource } from './image-locations.js';
 import { readReleaseImage } from './release-image.js';
 import { componentImage, ReleaseComponent, type ReleasePayload } from './release-payload.js';

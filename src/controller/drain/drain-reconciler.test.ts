@@ -7,7 +7,7 @@ import { silentLogger } from '../../ports/logger.js';
 import type { ReconcileResult } from '../../runtime/reconciler.js';
 import { FakeClock } from '../../../test/support/fake-clock.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
-import { noMcoMetrics, type McoMetrics } from '../common/mco-metrics.js';
+import { noMcoMetrics, type McoMetrics } from '../../ports/mco-metrics.js';
 import { FakeClient } from '../../../test/support/fake-client.js';
 import { DrainReconciler } from './drain-reconciler.js';
 import { UpstreamDrainTimings } from './drain-timings.js';

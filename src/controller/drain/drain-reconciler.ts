@@ -25,7 +25,7 @@ import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { fresher } from '../common/fresher.js';
 import { goDuration } from '../common/go-duration.js';
-import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
+import { SubControllerMetricName, type McoMetrics } from '../../ports/mco-metrics.js';
 import { drainPods, podsToEvict, type PodCache } from './drain-pods.js';
 import type { DrainTimings } from './drain-timings.js';
 import { errorText } from '../../lib/error-text.js';

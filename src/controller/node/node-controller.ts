@@ -12,7 +12,7 @@ import { Controller } from '../../runtime/controller.js';
 import { objectKey } from '../../runtime/informer.js';
 import type { RateLimiterOptions } from '../../runtime/work-queue.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
-import type { McoMetrics } from '../common/mco-metrics.js';
+import type { McoMetrics } from '../../ports/mco-metrics.js';
 import { UpstreamRetryLimit, withRetryLimit, type RetryLimit } from '../common/retry-limit.js';
 import { waitForCache } from '../common/wait-for-caches.js';
 import type { McoInformers } from '../mco-informers.js';

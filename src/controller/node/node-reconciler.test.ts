@@ -14,7 +14,7 @@ import { silentLogger } from '../../ports/logger.js';
 import { FakeClock } from '../../../test/support/fake-clock.js';
 import { noEvents } from '../../runtime/event-recorder.js';
 import { FakeClient } from '../../../test/support/fake-client.js';
-import { noMcoMetrics } from '../common/mco-metrics.js';
+import { noMcoMetrics } from '../../ports/mco-metrics.js';
 import { NodeReconciler } from './node-reconciler.js';
 
 const A = 'machineconfiguration.openshift.io/';

@@ -50,7 +50,7 @@ import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { forEachLimit } from '../../lib/for-each-limit.js';
 import type { RolloutDecision } from '../../logic/rollout-policy/rollout-decision.js';
 import { RolloutHeldCondition } from '../../api/machineconfiguration/v1/rollout-policy.js';
-import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
+import { SubControllerMetricName, type McoMetrics } from '../../ports/mco-metrics.js';
 import { fresher } from '../common/fresher.js';
 import { jsonEqual } from '../../lib/json-equal.js';
 import {

@@ -22,7 +22,7 @@ import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { UpstreamRetryLimit, withRetryLimit, type RetryLimit } from '../common/retry-limit.js';
 import { jsonEqual } from '../../lib/json-equal.js';
 import { waitForCache } from '../common/wait-for-caches.js';
-import type { McoMetrics } from '../common/mco-metrics.js';
+import type { McoMetrics } from '../../ports/mco-metrics.js';
 import type { McoInformers } from '../mco-informers.js';
 import { describePoolsForConfigError, poolsForMachineConfig } from './pools-for-machine-config.js';
 import { RenderReconciler } from './render-reconciler.js';

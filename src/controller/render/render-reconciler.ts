@@ -35,7 +35,7 @@ import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import { applyMachineConfig, applyMachineConfigOver } from '../common/apply-machine-config.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import type { ClusterMachineConfiguration } from '../mco-informers.js';
-import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
+import { SubControllerMetricName, type McoMetrics } from '../../ports/mco-metrics.js';
 import { jsonEqual } from '../../lib/json-equal.js';
 import { controllerConfigGate, describeGateError, generatorsGate } from './render-gates.js';
 import { errorText } from '../../lib/error-text.js';

@@ -11,7 +11,7 @@ import { Controller } from '../../runtime/controller.js';
 import type { RateLimiterOptions } from '../../runtime/work-queue.js';
 import { UpstreamRetryLimit, withRetryLimit, type RetryLimit } from '../common/retry-limit.js';
 import type { McoInformers } from '../mco-informers.js';
-import type { McoMetrics } from '../common/mco-metrics.js';
+import type { McoMetrics } from '../../ports/mco-metrics.js';
 import { TemplateReconciler } from './template-reconciler.js';
 
 const TemplateControllerName = 'machineconfigcontroller-templatecontroller';

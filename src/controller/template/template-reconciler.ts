@@ -17,7 +17,7 @@ import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import { applyMachineConfig } from '../common/apply-machine-config.js';
-import { SubControllerMetricName, type McoMetrics } from '../common/mco-metrics.js';
+import { SubControllerMetricName, type McoMetrics } from '../../ports/mco-metrics.js';
 import { jsonEqual } from '../../lib/json-equal.js';
 import { completedStatus, failingStatus, runningStatus } from './template-status.js';
 import { errorText } from '../../lib/error-text.js';

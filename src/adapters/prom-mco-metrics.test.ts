@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Registry } from 'prom-client';
-import { promMcoMetrics } from './controller-command.js';
+import { promMcoMetrics } from './prom-mco-metrics.js';
 
 describe('promMcoMetrics', () => {
   it('exposes upstream metric names with pool and node labels', async () => {

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
-import { hostOsLabels, promDaemonMetrics } from './daemon-command.js';
+import { hostOsLabels, promDaemonMetrics } from './prom-daemon-metrics.js';
 
 describe('the daemon metrics on prom-client', () => {
   it('serves mcd_pivot_errors_total as a gauge set back to 0 after a good OS step', async () => {
