@@ -428,7 +428,13 @@ describe('rollout through real processes', () => {
             throw new Error(`${String(e)}; busy: ${agents.busy().join(',')}`);
           });
           await waitUpdated('worker', target, Workers);
-          await sleep(300);
+          // The sampler polls on its own: wait for it to see what waitUpdated saw, not a guess.
+          const updated = `Updated=True: All nodes are updated with MachineConfig ${target}`;
+          await until(
+            'the sampler to see the pool Updated',
+            () => Promise.resolve(sampler.seen.has(updated) ? true : undefined),
+            30_000,
+          );
           sampler.stop();
           expect(sampler.samples).toBeGreaterThan(10);
           expect(sampler.maxUnavailable, sampler.worst.join('\n')).toBeLessThanOrEqual(limit);
