@@ -80,6 +80,7 @@ describe('mco get pools', () => {
       'STATUS',
       'CURRENT',
       'MAXUNAVAILABLE',
+      'HELD',
       'MESSAGE',
     ]);
     expect(rows.find((r) => r[0] === 'infra')?.slice(1, 5)).toEqual([
@@ -89,6 +90,35 @@ describe('mco get pools', () => {
       expect.stringMatching(/,Paused$/),
     ]);
     expect(rows.find((r) => r[0] === 'worker')?.[1]).toBe(B);
+    expect(rows.find((r) => r[0] === 'worker')?.[7]).toBe('<none>');
+  });
+
+  it('shows a held rollout: ,Held in STATUS, the reason under HELD and the message', () => {
+    const message =
+      'No node update starts outside a maintenance window; the next maintenance window opens at 2026-12-08T01:00:00Z';
+    const pools = buildSnapshot({
+      pools: [
+        pool('worker', {
+          target: B,
+          current: A,
+          machineCount: 2,
+          updated: 0,
+          conditions: {
+            Updated: 'False',
+            Updating: 'True',
+            RolloutHeld: { status: 'True', reason: 'OutsideMaintenanceWindow', message },
+          },
+        }),
+      ],
+      nodes: [],
+      machineConfigNodes: [],
+      machineConfigs: [],
+      events: [],
+    }).pools;
+    expect(poolRows(pools, false)[1]?.[4]).toBe('Updating,Held');
+    const row = poolRows(pools, true)[1] ?? [];
+    expect(row[7]).toBe('OutsideMaintenanceWindow');
+    expect(row[8]).toContain(`held (OutsideMaintenanceWindow): ${message}; it lifts when`);
   });
 });
 

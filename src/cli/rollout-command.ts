@@ -24,6 +24,7 @@ import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { updatingNodeText, type RolloutStatus } from '../dashboard/rollout-status.js';
+import { holdText } from '../logic/rollout-policy/rollout-hold.js';
 import type { Clock } from '../ports/clock.js';
 import { silentLogger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
@@ -91,7 +92,8 @@ export function formatProgress(s: RolloutStatus): string {
   const node = s.updating[0];
   const nodeText = node === undefined ? '' : `; ${updatingNodeText(node, s.target)}`;
   const blocked = s.blocked === undefined ? '' : `; ${s.blocked}`;
-  return `${head}: ${s.updated} of ${s.total} nodes updated to ${s.target} ${progressBar(s.updated, s.total)}${nodeText}${s.paused ? ' (the pool is paused)' : ''}${blocked}`;
+  const held = s.held === undefined ? '' : `; ${holdText(s.held)}`;
+  return `${head}: ${s.updated} of ${s.total} nodes updated to ${s.target} ${progressBar(s.updated, s.total)}${nodeText}${s.paused ? ' (the pool is paused)' : ''}${blocked}${held}`;
 }
 
 /** The line while an outcome found at the start waits to see whether the pool reacts. */
