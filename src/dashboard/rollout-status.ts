@@ -224,6 +224,16 @@ export function rolloutStatus({
     pool.status?.configuration?.name === target &&
     updated === total;
   if (done) return { ...base, outcome: 'Done', message: `successfully rolled out to ${target}` };
+  return inProgress(base, pool, members);
+}
+
+/** The status of a rollout under way: the node worked on, and what blocks or holds the rest. */
+function inProgress(
+  base: Omit<RolloutStatus, 'outcome' | 'message'>,
+  pool: MachineConfigPool,
+  members: readonly Node[],
+): RolloutStatus {
+  const { target, updated, total, paused, updating } = base;
   const blocked = blockedBy(pool, target, members);
   const held = paused ? undefined : poolHold(pool);
   const why = paused
