@@ -37,6 +37,7 @@ import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { BoxProcess } from '../support/box-process.js';
 import { freePortBase } from '../support/ports.js';
 import { McoBin, RepoRoot } from '../support/run-mco.js';
+import { Sampler } from '../support/unavailable-sampler.js';
 import { until } from '../support/until.js';
 
 const Minute = 60_000;
@@ -54,6 +55,7 @@ describe('rollout undo, holds and preview on the box', () => {
   let kubeconfig = '';
   let box: BoxProcess | undefined;
   let admin: ResourceClient;
+  let sampler: Sampler | undefined;
   /** The worker pool's rendered target with the examples' SSH key, and with the test's. */
   const configs = { first: '', withKey: '' };
 
@@ -133,6 +135,7 @@ describe('rollout undo, holds and preview on the box', () => {
     ]);
     await box.up(10 * Minute);
     admin = createKubeClient({ kubeconfigPath: kubeconfig });
+    sampler = new Sampler(admin, 'worker', 'worker');
     const started = (await getPool()).spec.configuration?.name ?? '';
     const applied = run('kubectl', ['apply', '-f', 'examples/99-worker-ssh.yaml']);
     expect(applied.code, applied.stderr).toBe(0);
@@ -142,6 +145,7 @@ describe('rollout undo, holds and preview on the box', () => {
   }, 12 * Minute);
 
   afterAll(async () => {
+    sampler?.stop();
     await box?.stop();
     if (work !== '') {
       // OSTree deployments are immutable: no check.
@@ -299,7 +303,9 @@ describe('rollout undo, holds and preview on the box', () => {
     );
     const pools = mco(['get', 'pools', 'worker']);
     expect(pools.stdout).toMatch(new RegExp(`\nworker +${configs.first} +2/2 +0 +Updated\n$`));
-    // The rendered target is still the one with the key: the rollback is what went out.
+    // The rendered target is still the test's key: the rollback is what went out.
     expect((await getPool()).spec.configuration?.name).toBe(configs.withKey);
+    expect(sampler!.maxUnavailable, sampler!.worst.join('\n')).toBeLessThanOrEqual(1);
+    expect(sampler!.samples).toBeGreaterThan(100);
   });
 });
