@@ -4,7 +4,9 @@
  * updated and its MachineConfigNode phase; it exits 0 once the pool is Updated at its target, 1
  * with the reason when the pool is Degraded or cannot roll out (an invalid maxUnavailable), and 1
  * with kubectl's `timed out waiting for the condition` after `--timeout`. `--watch=false` prints
- * the status once and exits 0, as kubectl does.
+ * the status once and exits 0, as kubectl does. The target is the one the pool rolls out: a
+ * rollback's while `mco rollout undo` applies. A rollout its policy holds (a closed window, a
+ * waiting canary) is a wait, not a failure: the line says why and what lifts it.
  *
  * It follows rather than samples (rollout-follower.ts): an outcome that already holds when it
  * starts (a pool still Degraded a second after a forcefile, still Updated a second after an
