@@ -18,7 +18,7 @@
  * replaces it: undoing to a config where `core` has no key at all would be unreconcilable, as
  * upstream has it (`user must be core and have 1 or more sshKeys`).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,15 +59,27 @@ describe('rollout undo, holds and preview on the box', () => {
   /** The worker pool's rendered target with the examples' SSH key, and with the test's. */
   const configs = { first: '', withKey: '' };
 
-  const run = (cmd: string, args: readonly string[], timeout = 2 * Minute): Run => {
-    const r = spawnSync(cmd, args, {
-      cwd: work,
-      encoding: 'utf8',
-      timeout,
-      env: { ...process.env, KUBECONFIG: kubeconfig },
+  /** Without blocking this process: the sampler runs in it while a command waits. */
+  const run = (cmd: string, args: readonly string[], timeout = 2 * Minute): Promise<Run> =>
+    new Promise((resolve) => {
+      const child = spawn(cmd, args, {
+        cwd: work,
+        env: { ...process.env, KUBECONFIG: kubeconfig },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        timeout,
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => {
+        stdout += c.toString();
+      });
+      child.stderr.on('data', (c: Buffer) => {
+        stderr += c.toString();
+      });
+      child.on('close', (code) => {
+        resolve({ code, stdout, stderr });
+      });
     });
-    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-  };
   const mco = (args: readonly string[], timeout?: number) =>
     run(process.execPath, [McoBin, ...args], timeout);
   const getPool = () => admin.get<MachineConfigPool>(Resources.machineConfigPool, 'worker');
@@ -137,10 +149,10 @@ describe('rollout undo, holds and preview on the box', () => {
     admin = createKubeClient({ kubeconfigPath: kubeconfig });
     sampler = new Sampler(admin, 'worker', 'worker');
     const started = (await getPool()).spec.configuration?.name ?? '';
-    const applied = run('kubectl', ['apply', '-f', 'examples/99-worker-ssh.yaml']);
+    const applied = await run('kubectl', ['apply', '-f', 'examples/99-worker-ssh.yaml']);
     expect(applied.code, applied.stderr).toBe(0);
     configs.first = await rendered(started);
-    const status = mco(['rollout', 'status', 'mcp/worker', '--timeout', '3m'], 4 * Minute);
+    const status = await mco(['rollout', 'status', 'mcp/worker', '--timeout', '3m'], 4 * Minute);
     expect(status.stdout).toContain(`successfully rolled out to ${configs.first}`);
   }, 12 * Minute);
 
@@ -156,7 +168,7 @@ describe('rollout undo, holds and preview on the box', () => {
 
   it('previews the README’s examples/ folder, pools included, and refuses a pool it cannot apply', async () => {
     const before = await admin.list<MachineConfigPool>(Resources.machineConfigPool);
-    const worker = mco(['rollout', 'preview', 'mcp/worker', '-f', 'examples/']);
+    const worker = await mco(['rollout', 'preview', 'mcp/worker', '-f', 'examples/']);
     expect(worker.code, worker.stderr).toBe(0);
     expect(worker.stdout).toMatch(/^rendered: rendered-worker-[0-9a-f]{32}\n/);
     expect(worker.stdout).toMatch(/\nworker-0 +rendered-worker-\S+ +yes +yes +/);
@@ -165,7 +177,7 @@ describe('rollout undo, holds and preview on the box', () => {
     expect(worker.stderr).toBe('');
 
     // The infra pool exists only in the files: it renders, and no node has its label yet.
-    const infra = mco(['rollout', 'preview', 'mcp/infra', '-f', 'examples/']);
+    const infra = await mco(['rollout', 'preview', 'mcp/infra', '-f', 'examples/']);
     expect(infra.code, infra.stderr).toBe(0);
     expect(infra.stdout).toMatch(/^rendered: rendered-infra-[0-9a-f]{32}\n/);
     expect(infra.stdout).toContain('the pool has no nodes\n');
@@ -177,7 +189,7 @@ describe('rollout undo, holds and preview on the box', () => {
       join(work, 'with-namespace/namespace.yaml'),
       'apiVersion: v1\nkind: Namespace\nmetadata:\n  name: team-a\n',
     );
-    const noted = mco(['rollout', 'preview', 'mcp/worker', '-f', 'with-namespace/']);
+    const noted = await mco(['rollout', 'preview', 'mcp/worker', '-f', 'with-namespace/']);
     expect(noted.code, noted.stderr).toBe(0);
     expect(noted.stderr).toBe(
       'note: skipped Namespace team-a: rollout preview applies MachineConfigs and MachineConfigPools only\n',
@@ -189,11 +201,11 @@ describe('rollout undo, holds and preview on the box', () => {
       join(work, 'nameless-pool.yaml'),
       'apiVersion: machineconfiguration.openshift.io/v1\nkind: MachineConfigPool\nmetadata: {}\nspec: {}\n',
     );
-    const nameless = mco(['rollout', 'preview', 'mcp/worker', '-f', 'nameless-pool.yaml']);
+    const nameless = await mco(['rollout', 'preview', 'mcp/worker', '-f', 'nameless-pool.yaml']);
     expect(nameless.code).toBe(1);
     expect(nameless.stderr).toContain('a MachineConfigPool in the files has no metadata.name');
     expect(nameless.stdout).toBe('');
-    const missing = mco(['rollout', 'preview', 'mcp/nosuch', '-f', 'examples/']);
+    const missing = await mco(['rollout', 'preview', 'mcp/nosuch', '-f', 'examples/']);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain(
       'machineconfigpool nosuch not found (in the cluster or the files)',
@@ -221,12 +233,12 @@ describe('rollout undo, holds and preview on the box', () => {
         'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFv1hG3u8Zk2q0xP4nB7cR9tW5yE6aS1dD8fG2hJ3kL4 test@example.com',
       ),
     );
-    const applied = run('kubectl', ['apply', '-f', 'test-ssh.yaml']);
+    const applied = await run('kubectl', ['apply', '-f', 'test-ssh.yaml']);
     expect(applied.code, applied.stderr).toBe(0);
     configs.withKey = await rendered(configs.first);
     await heldFor('OutsideMaintenanceWindow', 'the next maintenance window opens at');
 
-    const status = mco(['rollout', 'status', 'mcp/worker', '--timeout', '6s']);
+    const status = await mco(['rollout', 'status', 'mcp/worker', '--timeout', '6s']);
     expect(status.code).toBe(1);
     expect(status.stderr).toContain('timed out waiting for the condition');
     expect(status.stdout).toContain(
@@ -236,10 +248,10 @@ describe('rollout undo, holds and preview on the box', () => {
       "; it lifts when a maintenance window opens; to start sooner, change the windows in the pool's rollout.mco.dev/policy annotation\n",
     );
 
-    const pools = mco(['get', 'pools', 'worker']);
+    const pools = await mco(['get', 'pools', 'worker']);
     expect(pools.code, pools.stderr).toBe(0);
     expect(pools.stdout).toMatch(/\nworker +rendered-worker-\S+ +0\/2 +0 +Updating,Held\n$/);
-    const wide = mco(['get', 'pools', 'worker', '-o', 'wide']);
+    const wide = await mco(['get', 'pools', 'worker', '-o', 'wide']);
     expect(wide.stdout.split('\n')[0]).toMatch(/ HELD +MESSAGE$/);
     expect(wide.stdout).toMatch(/ OutsideMaintenanceWindow +Waiting for rollout to finish: /);
     expect(wide.stdout).toContain('held (OutsideMaintenanceWindow): No node update starts');
@@ -251,20 +263,20 @@ describe('rollout undo, holds and preview on the box', () => {
   it('while a canary waits, rollout status names the resume command; resume lets the rest go', async () => {
     await setPolicy({ canary: { count: 1 } });
     await heldFor('CanaryWaiting', `is on ${configs.withKey}`);
-    const status = mco(['rollout', 'status', 'mcp/worker', '--timeout', '6s']);
+    const status = await mco(['rollout', 'status', 'mcp/worker', '--timeout', '6s']);
     expect(status.code).toBe(1);
     expect(status.stdout).toMatch(
       /1 of 2 nodes updated to \S+ \[##########\.{10}\] 50%; worker-\d: waiting for its turn; held \(CanaryWaiting\): Canary of 1 node\(s\) is on \S+; the rest wait for `mco rollout resume mcp\/worker`\n/,
     );
-    const wide = mco(['get', 'pools', 'worker', '-o', 'wide']);
+    const wide = await mco(['get', 'pools', 'worker', '-o', 'wide']);
     expect(wide.stdout).toMatch(/ CanaryWaiting +Waiting for rollout to finish: /);
 
-    const resume = mco(['rollout', 'resume', 'mcp/worker']);
+    const resume = await mco(['rollout', 'resume', 'mcp/worker']);
     expect(resume.code, resume.stderr).toBe(0);
     expect(resume.stdout).toBe(
       `machineconfigpool.machineconfiguration.openshift.io/worker resumed for ${configs.withKey}\n`,
     );
-    const done = mco(['rollout', 'status', 'mcp/worker', '--timeout', '3m'], 4 * Minute);
+    const done = await mco(['rollout', 'status', 'mcp/worker', '--timeout', '3m'], 4 * Minute);
     expect(done.code, done.stdout + done.stderr).toBe(0);
     expect(done.stdout).toContain(
       `mcp "worker" successfully rolled out to ${configs.withKey} (2 of 2 nodes updated)\n`,
@@ -272,7 +284,7 @@ describe('rollout undo, holds and preview on the box', () => {
   });
 
   it('undo under a canary: resume releases the rollback, and rollout status and get pools follow it to the end', async () => {
-    const undo = mco(['rollout', 'undo', 'mcp/worker']);
+    const undo = await mco(['rollout', 'undo', 'mcp/worker']);
     expect(undo.code, undo.stderr).toBe(0);
     expect(undo.stdout).toMatch(
       new RegExp(
@@ -281,19 +293,19 @@ describe('rollout undo, holds and preview on the box', () => {
     );
     // The canary goes back first; the rest wait for a resume of the rollback's config.
     await heldFor('CanaryWaiting', `is on ${configs.first}`);
-    const waiting = mco(['rollout', 'status', 'mcp/worker', '--timeout', '6s']);
+    const waiting = await mco(['rollout', 'status', 'mcp/worker', '--timeout', '6s']);
     expect(waiting.code).toBe(1);
     expect(waiting.stdout).toContain(
       `1 of 2 nodes updated to ${configs.first} [##########..........] 50%`,
     );
     expect(waiting.stdout).toContain('held (CanaryWaiting)');
 
-    const resume = mco(['rollout', 'resume', 'mcp/worker']);
+    const resume = await mco(['rollout', 'resume', 'mcp/worker']);
     expect(resume.code, resume.stderr).toBe(0);
     expect(resume.stdout).toBe(
       `machineconfigpool.machineconfiguration.openshift.io/worker resumed for ${configs.first}\n`,
     );
-    const done = mco(['rollout', 'status', 'mcp/worker', '--timeout', '3m'], 4 * Minute);
+    const done = await mco(['rollout', 'status', 'mcp/worker', '--timeout', '3m'], 4 * Minute);
     expect(done.code, done.stdout + done.stderr).toBe(0);
     expect(done.stdout).toContain(
       `mcp "worker" successfully rolled out to ${configs.first} (2 of 2 nodes updated)\n`,
@@ -301,7 +313,7 @@ describe('rollout undo, holds and preview on the box', () => {
     expect(await nodeConfigs()).toEqual(
       Workers.map(() => `${configs.first}/${configs.first}/Done`),
     );
-    const pools = mco(['get', 'pools', 'worker']);
+    const pools = await mco(['get', 'pools', 'worker']);
     expect(pools.stdout).toMatch(new RegExp(`\nworker +${configs.first} +2/2 +0 +Updated\n$`));
     // The rendered target is still the test's key: the rollback is what went out.
     expect((await getPool()).spec.configuration?.name).toBe(configs.withKey);
