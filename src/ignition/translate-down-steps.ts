@@ -105,7 +105,12 @@ function firstUnrepresentable(
   return walk('Config', config, []);
 }
 
-function finish(
+/**
+ * The last part of every step: refuses the first field set in `config` that `specs.to` has no
+ * place for (unless it holds the value in `droppable` that omission means), then gives the config
+ * in `specs.to`'s canonical form, carrying its version.
+ */
+export function carryDown(
   config: JsonRecord,
   specs: Specs,
   droppable: Droppable = {},
@@ -142,7 +147,7 @@ export const down35to34: DownStep = (config, specs) => {
       });
     }
   }
-  return finish(config, specs);
+  return carryDown(config, specs);
 };
 
 function urlScheme(source: string): string | undefined {
@@ -191,7 +196,7 @@ export const down34to33: DownStep = (config, specs) => {
     visit: check34to33,
   });
   if (problem !== undefined) return err(problem);
-  return finish(maskSpecialModeBits(config), specs, {
+  return carryDown(maskSpecialModeBits(config), specs, {
     'storage.luks.discard': false,
     'storage.luks.clevis.tang.advertisement': '',
   });
@@ -225,7 +230,7 @@ export const down33to32: DownStep = (config, specs) => {
   const problem =
     missing('raid', 'level', 'raid level') ?? missing('links', 'target', 'link target');
   if (problem !== undefined) return err(problem);
-  return finish(config, specs);
+  return carryDown(config, specs);
 };
 
 /** v32tov31: no LUKS, no `shouldExist: false` users or groups, no partition resize. */
@@ -254,7 +259,7 @@ export const down32to31: DownStep = (config, specs) => {
       });
     }
   }
-  return finish(config, specs, {
+  return carryDown(config, specs, {
     'passwd.users.shouldExist': true,
     'passwd.groups.shouldExist': true,
     'storage.disks.partitions.resize': false,
