@@ -34,7 +34,7 @@ const down36to35: DownStep = (config, specs) => {
     else
       return err({
         path: ['systemd', 'units', i, 'preset'],
-        message: `preset ${String(preset)} cannot be expressed in spec v3.5`,
+        message: `preset ${JSON.stringify(preset)} cannot be expressed in spec v3.5`,
       });
   }
   return carryDown(
@@ -114,7 +114,7 @@ describe('a family with a spec of the test’s own (one row, one delta table, on
         from: Experimental,
         to: InternalSpecVersion,
         path: ['systemd', 'units', 0, 'preset'],
-        message: 'preset mask cannot be expressed in spec v3.5',
+        message: 'preset "mask" cannot be expressed in spec v3.5',
       }),
     );
     expect(translateDownIn(family, config, '3.0.0')).toEqual(
