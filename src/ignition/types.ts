@@ -20,13 +20,7 @@ import { IgnitionSpecs } from './specs/ignition-specs.js';
 import type { SpecVersion } from './versions.js';
 
 export { isRecord, type JsonRecord } from './canonical-form.js';
-export {
-  nestedStruct,
-  zeroOf,
-  type FieldSpec,
-  type FieldType,
-  type Scalar,
-} from './specs/go-layout.js';
+export { zeroOf, type FieldSpec, type FieldType, type Scalar } from './specs/go-layout.js';
 
 // ---------------------------------------------------------------------------------------------
 // Spec 3.5 (also used for 3.0–3.4 configs)

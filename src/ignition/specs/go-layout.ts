@@ -47,7 +47,7 @@ export interface FieldSpec {
 type Decl = string;
 
 /** Go struct name → its field declarations in Go order. */
-export type DeclTable = Readonly<Record<string, readonly Decl[]>>;
+type DeclTable = Readonly<Record<string, readonly Decl[]>>;
 
 /** A spec's Go types as written: its structs and its named non-struct types. */
 export interface LayoutSource {

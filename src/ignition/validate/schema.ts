@@ -15,7 +15,7 @@ export type GoType =
   | { readonly kind: 'list'; readonly elem: GoType; readonly name: string }
   | { readonly kind: 'struct'; readonly struct: string };
 
-export interface FieldDef {
+interface FieldDef {
   readonly json: string;
   readonly type: GoType;
 }
