@@ -8,6 +8,7 @@ import { parseIgnition, type ParseResult } from '../../ignition/parse.js';
 import { compactIgnition } from '../../ignition/serialize.js';
 import type { IgnitionConfig, IgnitionFile, JsonRecord } from '../../ignition/types.js';
 import { mergeMachineConfigs, mergeOrder } from './merge-machine-configs.js';
+import { GeneratedSpecVersion } from '../../ignition/versions.js';
 
 const base = { osImageURL: 'os', baseOSExtensionsContainerImage: 'ext' };
 
@@ -35,7 +36,7 @@ function upstreamFold(configs: readonly MachineConfig[]): JsonRecord {
   let out: IgnitionConfig =
     first !== undefined && hasConfig(first)
       ? parse(first.spec?.config)
-      : { ignition: { version: '3.5.0' } };
+      : { ignition: { version: GeneratedSpecVersion } };
   for (const child of rest.filter(hasConfig)) {
     const marked = mapFiles(parse(child.spec?.config), (f) =>
       f.contents?.compression === undefined
@@ -78,7 +79,7 @@ const machineConfigs: fc.Arbitrary<MachineConfig[]> = (() => {
     file: fc.option(file, { nil: undefined }), // undefined: a directory
   });
   const config = fc.record({
-    version: fc.constantFrom('3.2.0', '3.5.0'),
+    version: fc.constantFrom('3.2.0', GeneratedSpecVersion),
     nodes: fc.uniqueArray(node, { selector: (n) => n.path, maxLength: 3 }),
   });
   const one = fc.record({
