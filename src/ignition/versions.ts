@@ -16,10 +16,11 @@ export const InternalSpecVersion = IgnitionSpecs.internal as SpecVersion;
 
 /**
  * The version the MachineConfigs this system generates declare (templates, kubelet, container
- * runtime and registries configs, the rendered config's base). It stays put when a newer spec
- * becomes the internal one: a rendered config's name is a hash of its bytes, so a generated
- * config that changed its version would rename every pool's rendered config and roll out every
- * node, as upstream MCO keeps its generated version pinned for the same reason.
+ * runtime and registries configs, the pointer config). It does not follow the internal spec: a
+ * generated config's bytes are what its controller compares with the stored object to decide
+ * whether to write it again (and what `kubectl get mc` shows), so a newer internal spec must not
+ * rewrite every generated config. Rendered names do not depend on it: they hash the merged config,
+ * which is in the internal spec whatever its inputs declare.
  */
 export const GeneratedSpecVersion = '3.5.0' satisfies SpecVersion;
 
