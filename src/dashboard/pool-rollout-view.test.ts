@@ -75,8 +75,8 @@ describe('a pool rollout as the dashboard shows it', () => {
       windows: ['Sat, Sun 01:00 for 4h (Europe/Berlin)', 'every day 09:30 for 1h (UTC)'],
       gates: [
         'soak 5m',
-        'pods matching app=web Ready',
         'node condition example.com/Healthy is True',
+        'pods matching app=web Ready',
         'query ALERTS{alertstate="firing"} at http://127.0.0.1:9090 returns nothing',
       ],
       canary: {

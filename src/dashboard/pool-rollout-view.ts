@@ -13,9 +13,11 @@ import {
   RolloutAnnotation,
   RolloutHeldCondition,
   type PoolRollback,
-  type RolloutPolicy,
   type RolloutStop,
 } from '../api/machineconfiguration/v1/rollout-policy.js';
+import type { RolloutPolicy } from '../logic/rollout-policy/rollout-policy-schema.js';
+import type { AnyGateKind } from '../logic/rollout-policy/gates/gate-kind.js';
+import { configuredGates, GateKinds } from '../logic/rollout-policy/gates/gate-kinds.js';
 import { labelSelectorToString } from '../api/meta/v1/label-selector-matching.js';
 import { isNodeDone } from '../logic/rollout/node-state.js';
 import { nodesForPool } from '../logic/rollout/pool-membership.js';
@@ -113,15 +115,11 @@ function windowLines(policy: RolloutPolicy): string[] {
 function gateLines(policy: RolloutPolicy): string[] {
   const g = policy.gates;
   if (g === undefined) return [];
-  const lines: string[] = [];
-  if (g.soak !== undefined) lines.push(`soak ${g.soak}`);
-  if (g.podSelector !== undefined)
-    lines.push(`pods matching ${labelSelectorToString(g.podSelector) || '(all)'} Ready`);
-  if (g.nodeCondition !== undefined)
-    lines.push(`node condition ${g.nodeCondition.type} is ${g.nodeCondition.status}`);
-  if (g.prometheus !== undefined)
-    lines.push(`query ${g.prometheus.query} at ${g.prometheus.url} returns nothing`);
-  return lines;
+  const kinds = configuredGates(g).map(({ name, config }) => {
+    const kind: AnyGateKind = GateKinds[name];
+    return kind.describe(config);
+  });
+  return [...(g.soak === undefined ? [] : [`soak ${g.soak}`]), ...kinds];
 }
 
 function canaryView({
