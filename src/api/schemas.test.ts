@@ -27,6 +27,7 @@ import { EvictionSchema } from './policy/v1/eviction.js';
 import { PodDisruptionBudgetSchema } from './policy/v1/pod-disruption-budget.js';
 import { crdOpenApiV3Schema, plainJson } from './schema.js';
 import { structuralSchemaIssues } from '../../test/support/structural-schema.js';
+import { GeneratedSpecVersion } from '../ignition/versions.js';
 
 function newAjv(): Ajv {
   const ajv = new Ajv({ strict: false, allErrors: true });
@@ -85,7 +86,10 @@ const CASES: readonly Case[] = [
           labels: { 'machineconfiguration.openshift.io/role': 'worker' },
         }),
         spec: {
-          config: { ignition: { version: '3.5.0' }, passwd: { users: [{ name: 'core' }] } },
+          config: {
+            ignition: { version: GeneratedSpecVersion },
+            passwd: { users: [{ name: 'core' }] },
+          },
           kernelArguments: ['nosmt', 'hugepagesz=2M hugepages=64'],
           extensions: ['usbguard'],
           fips: false,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildSnapshot } from '../dashboard/dashboard-snapshot.js';
-import { mcn, node, pool } from '../../test/support/dashboard-objects.js';
+import { machineConfig, mcn, node, pool } from '../../test/support/dashboard-objects.js';
+import { RolloutAnnotation } from '../api/machineconfiguration/v1/rollout-policy.js';
 import { Resources } from '../api/resource-refs.js';
 import { formatTable, nodeRows, parseGetArguments, poolRows } from './get-command.js';
 import { parseOutputFormat, printObjects, withTypeMeta } from './resource-printer.js';
@@ -80,6 +81,7 @@ describe('mco get pools', () => {
       'STATUS',
       'CURRENT',
       'MAXUNAVAILABLE',
+      'HELD',
       'MESSAGE',
     ]);
     expect(rows.find((r) => r[0] === 'infra')?.slice(1, 5)).toEqual([
@@ -89,6 +91,66 @@ describe('mco get pools', () => {
       expect.stringMatching(/,Paused$/),
     ]);
     expect(rows.find((r) => r[0] === 'worker')?.[1]).toBe(B);
+    expect(rows.find((r) => r[0] === 'worker')?.[7]).toBe('<none>');
+  });
+
+  it('during a rollback the TARGET is the rollback’s config, Updated once every node is on it', () => {
+    const rolledBack = pool('worker', {
+      target: B,
+      current: A,
+      machineCount: 2,
+      updated: 2,
+      conditions: { Updated: 'True' },
+    });
+    const pools = buildSnapshot({
+      pools: [
+        {
+          ...rolledBack,
+          metadata: {
+            ...rolledBack.metadata,
+            annotations: {
+              [RolloutAnnotation.rollback]: JSON.stringify({ to: A, from: B }),
+            },
+          },
+        },
+      ],
+      nodes: [
+        node('worker-0', { current: A, desired: A, state: 'Done' }),
+        node('worker-1', { current: A, desired: A, state: 'Done' }),
+      ],
+      machineConfigNodes: [],
+      machineConfigs: [machineConfig(A), machineConfig(B)],
+      events: [],
+    }).pools;
+    expect(poolRows(pools, false)[1]).toEqual(['worker', A, '2/2', '0', 'Updated']);
+  });
+
+  it('shows a held rollout: ,Held in STATUS, the reason under HELD and the message', () => {
+    const message =
+      'No node update starts outside a maintenance window; the next maintenance window opens at 2026-12-08T01:00:00Z';
+    const pools = buildSnapshot({
+      pools: [
+        pool('worker', {
+          target: B,
+          current: A,
+          machineCount: 2,
+          updated: 0,
+          conditions: {
+            Updated: 'False',
+            Updating: 'True',
+            RolloutHeld: { status: 'True', reason: 'OutsideMaintenanceWindow', message },
+          },
+        }),
+      ],
+      nodes: [],
+      machineConfigNodes: [],
+      machineConfigs: [],
+      events: [],
+    }).pools;
+    expect(poolRows(pools, false)[1]?.[4]).toBe('Updating,Held');
+    const row = poolRows(pools, true)[1] ?? [];
+    expect(row[7]).toBe('OutsideMaintenanceWindow');
+    expect(row[8]).toContain(`held (OutsideMaintenanceWindow): ${message}; it lifts when`);
   });
 });
 

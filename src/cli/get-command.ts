@@ -79,16 +79,17 @@ const PoolStatus: Readonly<Record<PoolView['outcome'], string>> = {
 };
 
 /**
- * NAME, the rendered config the pool rolls out (spec, which `kubectl get mcp` does not show),
- * updated/total machines, degraded machines, and Updated/Updating/Degraded (`,Paused` when
- * paused); `-o wide` adds the config every machine has (status), maxUnavailable and what the
- * rollout waits for.
+ * NAME, the rendered config the pool rolls out (spec, which `kubectl get mcp` does not show, or
+ * the rollback's while `mco rollout undo` applies), updated/total machines, degraded machines, and
+ * Updated/Updating/Degraded (`,Paused` when paused, `,Held` while its rollout policy holds it);
+ * `-o wide` adds the config every machine has (status), maxUnavailable, the hold's reason and
+ * what the rollout waits for (for a hold, its message and what lifts it).
  */
 export function poolRows(pools: readonly PoolView[], wide: boolean): string[][] {
   const head = ['NAME', 'TARGET', 'UPDATED', 'DEGRADED', 'STATUS'];
-  const rows = [wide ? [...head, 'CURRENT', 'MAXUNAVAILABLE', 'MESSAGE'] : head];
+  const rows = [wide ? [...head, 'CURRENT', 'MAXUNAVAILABLE', 'HELD', 'MESSAGE'] : head];
   for (const p of pools) {
-    const status = `${PoolStatus[p.outcome]}${p.paused ? ',Paused' : ''}`;
+    const status = `${PoolStatus[p.outcome]}${p.paused ? ',Paused' : ''}${p.held === '' ? '' : ',Held'}`;
     const row = [
       p.name,
       or(p.target),
@@ -96,7 +97,7 @@ export function poolRows(pools: readonly PoolView[], wide: boolean): string[][] 
       String(p.degradedMachineCount),
       status,
     ];
-    rows.push(wide ? [...row, or(p.current), p.maxUnavailable, or(p.message)] : row);
+    rows.push(wide ? [...row, or(p.current), p.maxUnavailable, or(p.held), or(p.message)] : row);
   }
   return rows;
 }

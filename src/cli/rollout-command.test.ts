@@ -63,6 +63,29 @@ describe('mco rollout status formatting', () => {
     );
   });
 
+  it('says why the rollout policy holds the waiting node and what lifts the hold', () => {
+    const message =
+      'No node update starts outside a maintenance window; the next maintenance window opens at 2026-12-08T01:00:00Z';
+    const p = pool('worker', {
+      target: B,
+      current: A,
+      machineCount: 2,
+      updated: 0,
+      conditions: {
+        Updated: 'False',
+        Updating: 'True',
+        RolloutHeld: { status: 'True', reason: 'OutsideMaintenanceWindow', message },
+      },
+    });
+    const nodes = [
+      node('worker-0', { current: A, desired: A, state: 'Done' }),
+      node('worker-1', { current: A, desired: A, state: 'Done' }),
+    ];
+    expect(formatProgress(rolloutStatus({ pool: p, pools: [p], nodes, mcns: new Map() }))).toBe(
+      `Waiting for mcp "worker" rollout to finish: 0 of 2 nodes updated to ${B} [....................] 0%; worker-0: waiting for its turn; held (OutsideMaintenanceWindow): ${message}; it lifts when a maintenance window opens; to start sooner, change the windows in the pool's rollout.mco.dev/policy annotation`,
+    );
+  });
+
   it('says the pool is paused', () => {
     const p = pool('worker', { target: B, current: A, machineCount: 2, paused: true });
     expect(formatProgress(rolloutStatus({ pool: p, pools: [p], nodes: [], mcns: new Map() }))).toBe(

@@ -4,7 +4,9 @@
  * updated and its MachineConfigNode phase; it exits 0 once the pool is Updated at its target, 1
  * with the reason when the pool is Degraded or cannot roll out (an invalid maxUnavailable), and 1
  * with kubectl's `timed out waiting for the condition` after `--timeout`. `--watch=false` prints
- * the status once and exits 0, as kubectl does.
+ * the status once and exits 0, as kubectl does. The target is the one the pool rolls out: a
+ * rollback's while `mco rollout undo` applies. A rollout its policy holds (a closed window, a
+ * waiting canary) is a wait, not a failure: the line says why and what lifts it.
  *
  * It follows rather than samples (rollout-follower.ts): an outcome that already holds when it
  * starts (a pool still Degraded a second after a forcefile, still Updated a second after an
@@ -24,6 +26,7 @@ import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { updatingNodeText, type RolloutStatus } from '../dashboard/rollout-status.js';
+import { holdText } from '../logic/rollout-policy/rollout-hold.js';
 import type { Clock } from '../ports/clock.js';
 import { silentLogger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
@@ -91,7 +94,8 @@ export function formatProgress(s: RolloutStatus): string {
   const node = s.updating[0];
   const nodeText = node === undefined ? '' : `; ${updatingNodeText(node, s.target)}`;
   const blocked = s.blocked === undefined ? '' : `; ${s.blocked}`;
-  return `${head}: ${s.updated} of ${s.total} nodes updated to ${s.target} ${progressBar(s.updated, s.total)}${nodeText}${s.paused ? ' (the pool is paused)' : ''}${blocked}`;
+  const held = s.held === undefined ? '' : `; ${holdText(s.held)}`;
+  return `${head}: ${s.updated} of ${s.total} nodes updated to ${s.target} ${progressBar(s.updated, s.total)}${nodeText}${s.paused ? ' (the pool is paused)' : ''}${blocked}${held}`;
 }
 
 /** The line while an outcome found at the start waits to see whether the pool reacts. */

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { PlanSummary } from '../logic/nodeplan/plan-summary.js';
-import { mc } from '../../test/support/machine-configs.js';
+import { mc, pool } from '../../test/support/machine-configs.js';
 import {
   applyConfigs,
+  applyPools,
   failingNodes,
+  sortApplied,
   summaryLine,
   type NodePreview,
 } from './rollout-preview-command.js';
@@ -92,5 +94,49 @@ describe('rollout preview', () => {
     expect(() => applyConfigs(cluster, [{ ...mc('x', 'worker'), metadata: {} }])).toThrow(
       'no metadata.name',
     );
+  });
+
+  it('applies MachineConfigs and pools from the files and skips other kinds with a note', () => {
+    const infra = pool('infra', ['worker', 'infra']);
+    const sorted = sortApplied([
+      mc('50-infra-motd', 'infra'),
+      infra,
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team-a' } },
+      { apiVersion: 'v1', metadata: {} },
+    ]);
+    expect(sorted.configs.map((m) => m.metadata.name)).toEqual(['50-infra-motd']);
+    expect(sorted.pools).toEqual([infra]);
+    expect(sorted.skipped).toEqual([
+      'skipped Namespace team-a: rollout preview applies MachineConfigs and MachineConfigPools only',
+      'skipped an object with no kind: rollout preview applies MachineConfigs and MachineConfigPools only',
+    ]);
+  });
+
+  it('refuses a pool it cannot apply rather than preview another change', () => {
+    expect(() => sortApplied([{ kind: 'MachineConfigPool', metadata: {}, spec: {} }])).toThrow(
+      'a MachineConfigPool in the files has no metadata.name',
+    );
+    expect(() => sortApplied([{ kind: 'MachineConfigPool', metadata: { name: 'infra' } }])).toThrow(
+      'MachineConfigPool infra in the files has no spec',
+    );
+    expect(() =>
+      sortApplied([{ kind: 'MachineConfigPool', metadata: { name: 'infra' }, spec: [] }]),
+    ).toThrow('has no spec');
+  });
+
+  it('a pool from the files replaces the spec of the one of that name, keeping its rendered target and status', () => {
+    const worker = {
+      ...pool('worker'),
+      spec: { ...pool('worker').spec, configuration: { name: 'rendered-worker-a' } },
+      status: { machineCount: 2 },
+    };
+    const edited = { ...pool('worker'), spec: { ...pool('worker').spec, maxUnavailable: 2 } };
+    const infra = pool('infra', ['worker', 'infra']);
+    const applied = applyPools([worker, pool('master')], [edited, infra]);
+    expect(applied.map((p) => p.metadata.name)).toEqual(['worker', 'master', 'infra']);
+    expect(applied[0]?.spec.maxUnavailable).toBe(2);
+    expect(applied[0]?.spec.configuration?.name).toBe('rendered-worker-a');
+    expect(applied[0]?.status).toEqual({ machineCount: 2 });
+    expect(applied[2]).toEqual({ metadata: infra.metadata, spec: infra.spec });
   });
 });

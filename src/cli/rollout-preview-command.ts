@@ -1,10 +1,13 @@
 /**
- * `mco rollout preview mcp/NAME -f PATH...`: what applying the MachineConfigs in PATH would do to
- * every node of a pool, against a live cluster, writing nothing. It reads the pool, every
- * MachineConfig, the ControllerConfig and MachineConfiguration/cluster; replaces or adds the
- * file's MachineConfigs by name (a `kubectl apply` of whole objects); renders the pool as the
- * render controller would; then, for each node of the pool, asks the daemon's own plan
- * (plan-explain.ts) from that node's current config. It prints a table of nodes and a summary
+ * `mco rollout preview mcp/NAME -f PATH...`: what applying the MachineConfigs and
+ * MachineConfigPools in PATH would do to every node of a pool, against a live cluster, writing
+ * nothing. It reads the pools, every MachineConfig, the nodes, the ControllerConfig and
+ * MachineConfiguration/cluster; replaces or adds the files' MachineConfigs and pools by name (a
+ * `kubectl apply` of whole objects: a pool keeps its status); renders the pool as the render
+ * controller would; then, for each node whose pool it is then (a new custom pool takes its nodes
+ * from worker), asks the daemon's own plan (plan-explain.ts) from that node's current config.
+ * Other kinds in the files (a Namespace next to the configs) do not change a rendered config or a
+ * node's plan: each is skipped with a note on stderr. It prints a table of nodes and a summary
  * line; `--fail-on reboot|drain|any` exits 1 when any node would reboot, drain, or change at all.
  *
  * The policies are those the operator puts in the status: the cluster defaults merged with the
@@ -22,13 +25,14 @@ import {
   type MachineConfiguration,
 } from '../api/operator/v1/machine-configuration.js';
 import { Resources } from '../api/resource-refs.js';
-import { matchesLabelSelector } from '../api/meta/v1/label-selector-matching.js';
+import { nodesForPool } from '../logic/rollout/pool-membership.js';
 import { isUnchanged, planEffect, type PlanSummary } from '../logic/nodeplan/plan-summary.js';
 import { describeRenderPoolError, renderPool } from '../logic/render/render-pool.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../ports/resource-client.js';
 import { McoVersion } from '../version.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
 import { loadManifests } from '../shell/load-manifests.js';
+import type { ManifestObject } from '../lib/manifests.js';
 import { explainUpdate, knobsFromMachineConfiguration } from './plan-explain.js';
 import {
   connect,
@@ -104,6 +108,34 @@ export function applyConfigs(
   return [...byName.values()];
 }
 
+/** The pools as the cluster holds them after `kubectl apply` of `applied`: spec replaced, status kept. */
+export function applyPools(
+  cluster: readonly MachineConfigPool[],
+  applied: readonly MachineConfigPool[],
+): MachineConfigPool[] {
+  const byName = new Map(cluster.map((p) => [p.metadata.name ?? '', p]));
+  for (const p of applied) {
+    const name = p.metadata.name ?? '';
+    const old = byName.get(name);
+    byName.set(
+      name,
+      old === undefined
+        ? { metadata: p.metadata, spec: p.spec }
+        : {
+            ...old,
+            metadata: { ...old.metadata, ...p.metadata },
+            spec: {
+              ...p.spec,
+              ...(old.spec.configuration === undefined
+                ? {}
+                : { configuration: old.spec.configuration }),
+            },
+          },
+    );
+  }
+  return [...byName.values()];
+}
+
 async function getOrUndefined<T extends ApiObject>(
   client: ResourceClient,
   ref: ResourceRef,
@@ -121,15 +153,10 @@ async function getOrUndefined<T extends ApiObject>(
 async function previewPool(
   client: ResourceClient,
   poolName: string,
-  applied: readonly MachineConfig[],
+  applied: AppliedObjects,
 ): Promise<PoolPreview> {
-  const pool = await getOrUndefined<MachineConfigPool>(
-    client,
-    Resources.machineConfigPool,
-    poolName,
-  );
-  if (pool === undefined) throw new CliError(`machineconfigpool ${poolName} not found`);
-  const [mcs, nodes, controllerConfig, mcop] = await Promise.all([
+  const [clusterPools, mcs, nodes, controllerConfig, mcop] = await Promise.all([
+    client.list<MachineConfigPool>(Resources.machineConfigPool),
     client.list<MachineConfig>(Resources.machineConfig),
     client.list<Node>(Resources.node),
     getOrUndefined<ControllerConfig>(client, Resources.controllerConfig, ControllerConfigName),
@@ -139,7 +166,11 @@ async function previewPool(
       MachineConfigurationName,
     ),
   ]);
-  const configs = applyConfigs(mcs.items, applied);
+  const pools = applyPools(clusterPools.items, applied.pools);
+  const pool = pools.find((p) => p.metadata.name === poolName);
+  if (pool === undefined)
+    throw new CliError(`machineconfigpool ${poolName} not found (in the cluster or the files)`);
+  const configs = applyConfigs(mcs.items, applied.configs);
   const byName = new Map(configs.map((mc) => [mc.metadata.name ?? '', mc]));
   const knobs = knobsFromMachineConfiguration(mcop);
   const target = pool.spec.configuration?.name;
@@ -154,9 +185,9 @@ async function previewPool(
   });
   if (!rendered.ok) throw new CliError(describeRenderPoolError(rendered.error));
   const result = rendered.value.config;
-  const members = nodes.items
-    .filter((n) => matchesLabelSelector(pool.spec.nodeSelector, n.metadata.labels))
-    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+  const members = nodesForPool(pool, pools, nodes.items).sort((a, b) =>
+    (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''),
+  );
   const previews = members.map((n): NodePreview => {
     const node = n.metadata.name ?? '';
     const current = n.metadata.annotations?.[Annotation.currentConfig] ?? '';
@@ -207,14 +238,39 @@ interface PreviewOptions extends KubeconfigFlags {
   readonly output: 'table' | 'json';
 }
 
-function loadApplied(paths: readonly string[]): MachineConfig[] {
-  const objects = loadManifests(paths);
-  const other = objects.find((o) => o.kind !== 'MachineConfig');
-  if (other !== undefined)
-    throw new CliError(
-      `rollout preview applies MachineConfigs only: ${String(other.kind)} ${other.metadata?.name ?? ''} is not one`,
-    );
-  return objects as unknown as MachineConfig[];
+/** What the files hold that the preview applies, and a note for each object it skips. */
+export interface AppliedObjects {
+  readonly configs: readonly MachineConfig[];
+  readonly pools: readonly MachineConfigPool[];
+  readonly skipped: readonly string[];
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Sorts the files' objects into MachineConfigs and pools. A pool the preview cannot apply (no
+ * name, no spec) is an error, as kubectl would refuse it: previewing without it would answer for
+ * a different change. Any other kind is skipped with a note.
+ */
+export function sortApplied(objects: readonly ManifestObject[]): AppliedObjects {
+  const configs: MachineConfig[] = [];
+  const pools: MachineConfigPool[] = [];
+  const skipped: string[] = [];
+  for (const o of objects) {
+    const name = typeof o.metadata?.name === 'string' ? o.metadata.name : '';
+    if (o.kind === 'MachineConfig') configs.push(o as unknown as MachineConfig);
+    else if (o.kind === 'MachineConfigPool') {
+      if (name === '') throw new CliError('a MachineConfigPool in the files has no metadata.name');
+      if (!isObject(o['spec']))
+        throw new CliError(`MachineConfigPool ${name} in the files has no spec`);
+      pools.push(o as unknown as MachineConfigPool);
+    } else
+      skipped.push(
+        `skipped ${typeof o.kind === 'string' && o.kind !== '' ? o.kind : 'an object with no kind'}${name === '' ? '' : ` ${name}`}: rollout preview applies MachineConfigs and MachineConfigPools only`,
+      );
+  }
+  return { configs, pools, skipped };
 }
 
 export function rolloutPreviewCommand(io: CliIo, env: KubeconfigEnvironment): Command {
@@ -241,7 +297,8 @@ export function rolloutPreviewCommand(io: CliIo, env: KubeconfigEnvironment): Co
     )
     .action(async (args: string[], options: PreviewOptions) => {
       const name = parsePoolArgument(args);
-      const applied = loadApplied(options.filename);
+      const applied = sortApplied(loadManifests(options.filename));
+      for (const note of applied.skipped) io.err(`note: ${note}\n`);
       const client = await connect(options, env);
       const preview = await previewPool(client, name, applied);
       io.out(

@@ -1,6 +1,7 @@
 /**
  * `mco rollout resume mcp/NAME`: releases a pool's canary for the rendered config the pool now
- * targets, by writing that name into the pool's resume annotation (docs/rollouts.md), and lifts
+ * rolls out (during `mco rollout undo`, the rollback's), by writing that name into the pool's
+ * resume annotation (docs/rollouts.md), and lifts
  * the stop the node controller wrote when it reverted a node. A later render is a new rollout with
  * a new canary, so the release never carries over. The write itself is
  * src/runtime/pool-rollout-actions.ts, which the dashboard's resume button calls too.
@@ -32,7 +33,9 @@ async function resumePool(client: ResourceClient, name: string): Promise<string>
 
 export function rolloutResumeCommand(io: CliIo, env: KubeconfigEnvironment): Command {
   return withKubeconfigFlags(new Command('resume'))
-    .description("Release a pool's canary: the rest of its nodes update to the current target")
+    .description(
+      "Release a pool's canary: the rest of its nodes update to what it rolls out (a rollback's config during undo)",
+    )
     .argument('<pool...>', 'mcp/NAME (or mcp NAME)')
     .action(async (args: string[], options: KubeconfigFlags) => {
       const name = parsePoolArgument(args);

@@ -14,6 +14,7 @@ import type { IgnitionConfig } from '../ignition/types.js';
 import { createPlainHost, type PlainHost } from '../../test/support/plain-host.js';
 import { file } from '../../test/support/daemon-fixtures.js';
 import { DriftMonitor } from './drift-monitor.js';
+import { GeneratedSpecVersion } from '../ignition/versions.js';
 
 let hosts: PlainHost[] = [];
 afterEach(() => {
@@ -25,7 +26,7 @@ async function setup() {
   const p = createPlainHost();
   hosts.push(p);
   const ign: IgnitionConfig = {
-    ignition: { version: '3.5.0' },
+    ignition: { version: GeneratedSpecVersion },
     storage: { files: [file('/etc/drift/a.conf', 'a\n'), file('/etc/drift/b.conf', 'b\n', 0o600)] },
   };
   await p.host.files.writeAtomic('/etc/drift/a.conf', new TextEncoder().encode('a\n'), {

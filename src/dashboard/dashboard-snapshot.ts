@@ -27,7 +27,10 @@ export interface PoolView {
   readonly name: string;
   readonly paused: boolean;
   readonly maxUnavailable: string;
-  /** spec.configuration: what the pool rolls out. */
+  /**
+   * What the pool rolls out: spec.configuration, or the earlier config of a rollback while
+   * `mco rollout undo` applies (rollout-status.ts).
+   */
   readonly target: string;
   /** status.configuration: what every node of the pool runs once Updated. */
   readonly current: string;
@@ -40,6 +43,8 @@ export interface PoolView {
   readonly progressPercent: number;
   readonly outcome: RolloutOutcome;
   readonly message: string;
+  /** The reason the rollout policy holds the rollout (RolloutHeld), '' when it does not. */
+  readonly held: string;
   readonly conditions: readonly ConditionView[];
   /** This pool's rendered configs, oldest first. */
   readonly renderedConfigs: readonly string[];
@@ -145,7 +150,7 @@ function poolView(
   });
   const machineCount = s?.machineCount ?? 0;
   const rendered = renderedConfigsOf(name, inputs.machineConfigs);
-  const target = pool.spec.configuration?.name ?? '';
+  const target = rollout.target;
   const current = s?.configuration?.name ?? '';
   const updatedMachineCount = s?.updatedMachineCount ?? 0;
   return {
@@ -162,6 +167,7 @@ function poolView(
     progressPercent: percent(updatedMachineCount, machineCount, rollout.outcome),
     outcome: rollout.outcome,
     message: rollout.message,
+    held: rollout.held?.reason ?? '',
     conditions: (s?.conditions ?? []).map((c) => ({
       type: c.type,
       status: c.status,

@@ -75,8 +75,8 @@ describe('a pool rollout as the dashboard shows it', () => {
       windows: ['Sat, Sun 01:00 for 4h (Europe/Berlin)', 'every day 09:30 for 1h (UTC)'],
       gates: [
         'soak 5m',
-        'pods matching app=web Ready',
         'node condition example.com/Healthy is True',
+        'pods matching app=web Ready',
         'query ALERTS{alertstate="firing"} at http://127.0.0.1:9090 returns nothing',
       ],
       canary: {
@@ -137,23 +137,43 @@ describe('a pool rollout as the dashboard shows it', () => {
       revertTo: 'rendered-worker-a',
       reason: 'worker-0 failed the health gate within the soak',
     };
-    const p = withAnnotations(pool('worker', { target: 'rendered-worker-b' }), {
+    const stopped = withAnnotations(pool('worker', { target: 'rendered-worker-b' }), {
       [RolloutAnnotation.policy]: '{"autoRevert": true}',
       [RolloutAnnotation.stopped]: JSON.stringify(stop),
       [RolloutAnnotation.resume]: 'rendered-worker-b',
+    });
+    expect(view(stopped).stop).toEqual(stop);
+    // Resumed for the target, but the stop is still there to lift.
+    expect(view(stopped).canResume).toBe(true);
+
+    // Rolled back, the pool rolls out rendered-worker-a: the stop of b's rollout holds no more,
+    // and resume has the rollback's config to release.
+    const p = withAnnotations(stopped, {
+      ...stopped.metadata.annotations,
       [RolloutAnnotation.rollback]: JSON.stringify({
         to: 'rendered-worker-a',
         from: 'rendered-worker-b',
       }),
     });
     const v = view(p);
-    expect(v.stop).toEqual(stop);
+    expect(v.stop).toBeUndefined();
     expect(v.rollback).toEqual({ to: 'rendered-worker-a', from: 'rendered-worker-b' });
-    // Resumed for the target, but the stop is still there to lift.
     expect(v.canResume).toBe(true);
     expect(v.revisions.find((r) => r.name === 'rendered-worker-a')?.notes).toEqual([
       'target (rolled back)',
     ]);
+    const resumedBack = withAnnotations(p, {
+      ...p.metadata.annotations,
+      [RolloutAnnotation.stopped]: JSON.stringify({ ...stop, target: 'rendered-worker-a' }),
+      [RolloutAnnotation.resume]: 'rendered-worker-a',
+    });
+    expect(view(resumedBack).stop?.target).toBe('rendered-worker-a');
+    const liftedBack = withAnnotations(p, {
+      [RolloutAnnotation.policy]: '{"canary": {"count": 1}}',
+      [RolloutAnnotation.rollback]: p.metadata.annotations?.[RolloutAnnotation.rollback] ?? '',
+      [RolloutAnnotation.resume]: 'rendered-worker-a',
+    });
+    expect(view(liftedBack)).toMatchObject({ canResume: false, canary: { state: 'released' } });
 
     // A stop and a rollback for another target (a new render since) apply no more.
     const moved = { ...p, spec: { ...p.spec, configuration: { name: 'rendered-worker-c' } } };

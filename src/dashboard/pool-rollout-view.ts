@@ -13,9 +13,11 @@ import {
   RolloutAnnotation,
   RolloutHeldCondition,
   type PoolRollback,
-  type RolloutPolicy,
   type RolloutStop,
 } from '../api/machineconfiguration/v1/rollout-policy.js';
+import type { RolloutPolicy } from '../logic/rollout-policy/rollout-policy-schema.js';
+import type { AnyGateKind } from '../logic/rollout-policy/gates/gate-kind.js';
+import { configuredGates, GateKinds } from '../logic/rollout-policy/gates/gate-kinds.js';
 import { labelSelectorToString } from '../api/meta/v1/label-selector-matching.js';
 import { isNodeDone } from '../logic/rollout/node-state.js';
 import { nodesForPool } from '../logic/rollout/pool-membership.js';
@@ -24,7 +26,7 @@ import {
   type ParsedWindow,
 } from '../logic/rollout-policy/maintenance-windows.js';
 import { parseRolloutPolicy } from '../logic/rollout-policy/parse-rollout-policy.js';
-import { activeRollback } from '../logic/rollout-policy/pool-rollback.js';
+import { activeRollback, rolloutTarget } from '../logic/rollout-policy/pool-rollback.js';
 import { poolRevisions, type PoolRevision } from '../logic/rollout-policy/pool-revisions.js';
 import { isCanaryNode } from '../logic/rollout-policy/rollout-order.js';
 import { readRolloutStop } from '../logic/rollout-policy/rollout-stop.js';
@@ -76,7 +78,7 @@ export interface PoolRolloutView {
   readonly autoRevert: boolean;
   /** The node controller's RolloutHeld condition, when it set one. */
   readonly held: HeldView | undefined;
-  /** The stop a revert wrote, while it applies to the pool's target. */
+  /** The stop a revert wrote, while it applies to the config the pool rolls out. */
   readonly stop: RolloutStop | undefined;
   /** The rollback `rollout undo` wrote, while it applies. */
   readonly rollback: PoolRollback | undefined;
@@ -84,7 +86,10 @@ export interface PoolRolloutView {
   readonly resumedFor: string;
   /** As `mco rollout history` lists them, oldest first. */
   readonly revisions: readonly PoolRevision[];
-  /** Whether `rollout resume` has anything to do (a policy, and not yet resumed for the target). */
+  /**
+   * Whether `rollout resume` has anything to do: a policy, and not yet resumed for the config
+   * the pool rolls out (a rollback's while one applies).
+   */
   readonly canResume: boolean;
 }
 
@@ -110,15 +115,11 @@ function windowLines(policy: RolloutPolicy): string[] {
 function gateLines(policy: RolloutPolicy): string[] {
   const g = policy.gates;
   if (g === undefined) return [];
-  const lines: string[] = [];
-  if (g.soak !== undefined) lines.push(`soak ${g.soak}`);
-  if (g.podSelector !== undefined)
-    lines.push(`pods matching ${labelSelectorToString(g.podSelector) || '(all)'} Ready`);
-  if (g.nodeCondition !== undefined)
-    lines.push(`node condition ${g.nodeCondition.type} is ${g.nodeCondition.status}`);
-  if (g.prometheus !== undefined)
-    lines.push(`query ${g.prometheus.query} at ${g.prometheus.url} returns nothing`);
-  return lines;
+  const kinds = configuredGates(g).map(({ name, config }) => {
+    const kind: AnyGateKind = GateKinds[name];
+    return kind.describe(config);
+  });
+  return [...(g.soak === undefined ? [] : [`soak ${g.soak}`]), ...kinds];
 }
 
 function canaryView({
@@ -176,10 +177,10 @@ function heldView(pool: MachineConfigPool): HeldView | undefined {
   };
 }
 
-/** The stop of a revert, while it holds the rendered target (a new render ends it). */
-function stopFor(pool: MachineConfigPool, rendered: string): RolloutStop | undefined {
+/** The stop of a revert, while it holds the config the pool rolls out (a new render ends it). */
+function stopFor(pool: MachineConfigPool, target: string): RolloutStop | undefined {
   const stop = readRolloutStop(pool);
-  return stop?.target === rendered ? stop : undefined;
+  return stop?.target === target ? stop : undefined;
 }
 
 /** The policy's part of the view when there is none to show. */
@@ -206,13 +207,12 @@ export function poolRolloutView(inputs: PoolRolloutInputs): PoolRolloutView {
   const annotations = pool.metadata.annotations ?? {};
   const members = nodesForPool(pool, inputs.pools, inputs.nodes);
   const revisions = poolRevisions(pool, inputs.machineConfigs, members);
-  const rendered = pool.spec.configuration?.name ?? '';
   const rollback = activeRollback(pool);
-  const target = rollback?.to ?? rendered;
+  const target = rolloutTarget(pool);
   const held = heldView(pool);
   const resumedFor = annotations[RolloutAnnotation.resume] ?? '';
   const text = annotations[RolloutAnnotation.policy];
-  const activeStop = stopFor(pool, rendered);
+  const activeStop = stopFor(pool, target);
   const base = {
     held,
     stop: activeStop,
@@ -220,9 +220,7 @@ export function poolRolloutView(inputs: PoolRolloutInputs): PoolRolloutView {
     resumedFor,
     revisions,
     canResume:
-      text !== undefined &&
-      rendered !== '' &&
-      (resumedFor !== rendered || activeStop !== undefined),
+      text !== undefined && target !== '' && (resumedFor !== target || activeStop !== undefined),
   };
   if (text === undefined) return { ...base, ...NoPolicy, hasPolicy: false, policyError: '' };
   const parsed = parseRolloutPolicy(text);
@@ -239,7 +237,7 @@ export function poolRolloutView(inputs: PoolRolloutInputs): PoolRolloutView {
       policy,
       nodes: members,
       target,
-      released: resumedFor === rendered,
+      released: resumedFor === target,
       held,
     }),
     priorityLabel: policy.order?.priorityLabel ?? '',

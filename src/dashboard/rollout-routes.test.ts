@@ -141,6 +141,24 @@ describe('the rollout buttons: mco rollout resume and undo with the caller token
     expect(access.cluster.writes.length).toBe(1);
   });
 
+  it('during a rollback, resume releases the rollback’s config, not the rendered target it replaced', async () => {
+    const { post, annotationsNow } = setup({
+      [RolloutAnnotation.resume]: 'rendered-worker-b',
+      [RolloutAnnotation.rollback]: JSON.stringify({
+        to: 'rendered-worker-a',
+        from: 'rendered-worker-b',
+      }),
+    });
+    const res = await post('/api/pools/worker/rollout/resume', '{}', 'admin');
+    expect(await res.json()).toEqual({
+      action: 'resume',
+      pool: 'worker',
+      target: 'rendered-worker-a',
+      changed: true,
+    });
+    expect((await annotationsNow())[RolloutAnnotation.resume]).toBe('rendered-worker-a');
+  });
+
   it('undoes to the previous revision, or the one asked for; to the target itself clears it', async () => {
     const { post, annotationsNow } = setup();
     const res = await post('/api/pools/worker/rollout/undo', '{}', 'admin');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
+import { RolloutAnnotation } from '../api/machineconfiguration/v1/rollout-policy.js';
 import { rolloutStatus } from './rollout-status.js';
 import { mcn, node, pool } from '../../test/support/dashboard-objects.js';
 
@@ -213,4 +214,89 @@ describe('rolloutStatus', () => {
       ).toBeUndefined();
     },
   );
+
+  it('follows a rollback: done once every node is back on the earlier config', () => {
+    const rolledBack = (p: MachineConfigPool): MachineConfigPool => ({
+      ...p,
+      metadata: {
+        ...p.metadata,
+        annotations: { [RolloutAnnotation.rollback]: JSON.stringify({ to: A, from: B }) },
+      },
+    });
+    const done = rolledBack(
+      pool('worker', {
+        target: B,
+        current: A,
+        machineCount: 2,
+        updated: 2,
+        conditions: { Updated: 'True' },
+      }),
+    );
+    const back = [
+      node('worker-0', { current: A, desired: A, state: 'Done' }),
+      node('worker-1', { current: A, desired: A, state: 'Done' }),
+    ];
+    const s = rolloutStatus({ pool: done, pools: [done], nodes: back, mcns: new Map() });
+    expect([s.outcome, s.target, s.message]).toEqual([
+      'Done',
+      A,
+      `successfully rolled out to ${A}`,
+    ]);
+    const midway = rolledBack(
+      pool('worker', {
+        target: B,
+        current: B,
+        machineCount: 2,
+        updated: 1,
+        conditions: { Updated: 'False', Updating: 'True' },
+      }),
+    );
+    const nodes = [
+      node('worker-0', { current: A, desired: A, state: 'Done' }),
+      node('worker-1', { current: B, desired: B, state: 'Done' }),
+    ];
+    expect(rolloutStatus({ pool: midway, pools: [midway], nodes, mcns: new Map() }).message).toBe(
+      `Waiting for rollout to finish: 1 of 2 nodes updated to ${A}; worker-1: waiting for its turn`,
+    );
+  });
+
+  it('says why the rollout policy holds the rollout and what lifts it', () => {
+    const message =
+      'Canary of 1 node(s) is on rendered-worker-b; the rest wait for `mco rollout resume mcp/worker`';
+    const p = pool('worker', {
+      target: B,
+      current: A,
+      machineCount: 2,
+      updated: 1,
+      conditions: {
+        Updated: 'False',
+        Updating: 'True',
+        RolloutHeld: { status: 'True', reason: 'CanaryWaiting', message },
+      },
+    });
+    const nodes = [
+      node('worker-0', { current: B, desired: B, state: 'Done' }),
+      node('worker-1', { current: A, desired: A, state: 'Done' }),
+    ];
+    const s = rolloutStatus({ pool: p, pools: [p], nodes, mcns: new Map() });
+    expect([s.outcome, s.blocked, s.held?.reason]).toEqual([
+      'Progressing',
+      undefined,
+      'CanaryWaiting',
+    ]);
+    expect(s.message).toBe(
+      `Waiting for rollout to finish: 1 of 2 nodes updated to ${B}; worker-1: waiting for its turn; held (CanaryWaiting): ${message}`,
+    );
+    // a hold the controller lifted (False) is not reported
+    const lifted = pool('worker', {
+      target: B,
+      current: A,
+      machineCount: 2,
+      updated: 1,
+      conditions: { Updated: 'False', RolloutHeld: { status: 'False', reason: '', message: '' } },
+    });
+    expect(
+      rolloutStatus({ pool: lifted, pools: [lifted], nodes, mcns: new Map() }).held,
+    ).toBeUndefined();
+  });
 });

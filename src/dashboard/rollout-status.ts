@@ -12,6 +12,8 @@ import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-c
 import { selectMachineConfigs } from '../logic/render/render-pool.js';
 import { describeMaxUnavailableError, maxUnavailable } from '../logic/rollout/max-unavailable.js';
 import { poolsForNode } from '../logic/rollout/pool-membership.js';
+import { rolloutTarget } from '../logic/rollout-policy/pool-rollback.js';
+import { holdText, poolHold, type PoolHold } from '../logic/rollout-policy/rollout-hold.js';
 import { machineConfigNodePhase } from './machine-config-node-phase.js';
 
 export interface UpdatingNode {
@@ -29,7 +31,10 @@ export type RolloutOutcome = 'Done' | 'Degraded' | 'Progressing';
 export interface RolloutStatus {
   readonly pool: string;
   readonly outcome: RolloutOutcome;
-  /** The rendered config the pool targets ('' before the first render). */
+  /**
+   * The rendered config the pool rolls out ('' before the first render): its rollback's while
+   * `mco rollout undo` applies, else spec.configuration.
+   */
   readonly target: string;
   readonly updated: number;
   readonly total: number;
@@ -43,6 +48,11 @@ export interface RolloutStatus {
    * `maxUnavailable`, in upstream's words): the rollout will not finish until it is fixed.
    */
   readonly blocked?: string;
+  /**
+   * The rollout policy's hold (RolloutHeld) while the rollout is not done: the reason and what
+   * lifts it. A wait, not a failure: a window opens, a canary is resumed.
+   */
+  readonly held?: PoolHold;
 }
 
 function condition(pool: MachineConfigPool, type: string) {
@@ -198,7 +208,7 @@ export function rolloutStatus({
   readonly release?: string | undefined;
 }): RolloutStatus {
   const name = pool.metadata.name ?? '';
-  const target = pool.spec.configuration?.name ?? '';
+  const target = rolloutTarget(pool, machineConfigs);
   const members = nodesOfPool(name, pools, nodes);
   const total = pool.status?.machineCount ?? members.length;
   const updated = pool.status?.updatedMachineCount ?? 0;
@@ -214,7 +224,18 @@ export function rolloutStatus({
     pool.status?.configuration?.name === target &&
     updated === total;
   if (done) return { ...base, outcome: 'Done', message: `successfully rolled out to ${target}` };
+  return inProgress(base, pool, members);
+}
+
+/** The status of a rollout under way: the node worked on, and what blocks or holds the rest. */
+function inProgress(
+  base: Omit<RolloutStatus, 'outcome' | 'message'>,
+  pool: MachineConfigPool,
+  members: readonly Node[],
+): RolloutStatus {
+  const { target, updated, total, paused, updating } = base;
   const blocked = blockedBy(pool, target, members);
+  const held = paused ? undefined : poolHold(pool);
   const why = paused
     ? ' (the pool is paused)'
     : updating[0] === undefined
@@ -223,7 +244,8 @@ export function rolloutStatus({
   return {
     ...base,
     outcome: 'Progressing',
-    message: `Waiting for rollout to finish: ${updated} of ${total} nodes updated to ${target}${why}${blocked === undefined ? '' : `; ${blocked}`}`,
+    message: `Waiting for rollout to finish: ${updated} of ${total} nodes updated to ${target}${why}${blocked === undefined ? '' : `; ${blocked}`}${held === undefined ? '' : `; ${holdText(held)}`}`,
     ...(blocked === undefined ? {} : { blocked }),
+    ...(held === undefined ? {} : { held }),
   };
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { describeMcoParseError, ignParseWrapper, parseAndConvertConfig } from './mco-parse.js';
 import { serializeIgnition } from './serialize.js';
+import { InternalSpecVersion } from './versions.js';
 
 const VERSIONS = 'Supported spec versions: 2.2,3.0,3.1,3.2,3.3,3.4,3.5';
 
@@ -41,7 +42,7 @@ describe('ignParseWrapper', () => {
     ],
     [
       'a config that fails validation',
-      { ignition: { version: '3.5.0' }, storage: { files: [{ path: 'x' }] } },
+      { ignition: { version: InternalSpecVersion }, storage: { files: [{ path: 'x' }] } },
       'parsing Ignition config spec v3 failed with error: config is not valid\nReport: error at $.storage.files.0.path: path not absolute',
     ],
   ])('%s', (_name, raw, expected) => {

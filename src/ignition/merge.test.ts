@@ -11,9 +11,10 @@ import {
 } from '../../test/support/render-vectors.js';
 import type { IgnitionConfig, IgnitionFile } from './types.js';
 import { canonicalize } from './types.js';
+import { InternalSpecVersion } from './versions.js';
 
 function ign(sections: Record<string, unknown>): IgnitionConfig {
-  return { ignition: { version: '3.5.0' }, ...sections };
+  return { ignition: { version: InternalSpecVersion }, ...sections };
 }
 
 function parse(raw: unknown): IgnitionConfig {
@@ -222,7 +223,7 @@ describe('mergeIgnition', () => {
 
   it('merging a config with an empty one of its version changes nothing', () => {
     fc.assert(
-      fc.property(arbitraryConfig('3.5.0'), (x) => {
+      fc.property(arbitraryConfig(InternalSpecVersion), (x) => {
         expect(mergeIgnition(x, ign({}))).toEqual(x);
       }),
     );
@@ -230,7 +231,7 @@ describe('mergeIgnition', () => {
 
   it('merging a config into an empty one gives the config', () => {
     fc.assert(
-      fc.property(arbitraryConfig('3.5.0'), (x) => {
+      fc.property(arbitraryConfig(InternalSpecVersion), (x) => {
         expect(mergeIgnition(ign({}), x)).toEqual(x);
       }),
     );
@@ -338,8 +339,11 @@ const collidingConfig: fc.Arbitrary<IgnitionConfig> = (() => {
   }).map(
     (c) =>
       canonicalize(
-        { ...c, ignition: { ...(c['ignition'] as object | undefined), version: '3.5.0' } },
-        '3.5.0',
+        {
+          ...c,
+          ignition: { ...(c['ignition'] as object | undefined), version: InternalSpecVersion },
+        },
+        InternalSpecVersion,
       ) as unknown as IgnitionConfig,
   );
 })();
@@ -350,7 +354,7 @@ describe('mergeIgnitionAll', () => {
 
   it.each([
     ['colliding keys', collidingConfig],
-    ['every field of the spec', arbitraryConfig('3.5.0')],
+    ['every field of the spec', arbitraryConfig(InternalSpecVersion)],
   ])('equals the fold of mergeIgnition (%s)', (_name, arb) => {
     fc.assert(
       fc.property(configs(arb), ([base, children]) => {

@@ -13,7 +13,13 @@
  * - `files[].append`, filesystem/LUKS/RAID `options`, filesystem `mountOptions` concatenate.
  */
 import type { IgnitionConfig, JsonRecord, Scalar } from './types.js';
-import { isRecord, SpecLayouts, structFields } from './types.js';
+import { isRecord } from './types.js';
+import { layoutFields } from './specs/go-layout.js';
+import { IgnitionSpecs } from './specs/ignition-specs.js';
+import { InternalSpecVersion } from './versions.js';
+
+/** Configs merge in the internal spec. */
+const LAYOUT = IgnitionSpecs.layout(InternalSpecVersion);
 
 /** The field whose value is a list item's `Key()`. */
 const KEY_FIELD: Readonly<Record<string, string>> = {
@@ -48,7 +54,7 @@ const MERGED_KEYS: Readonly<Record<string, Readonly<Record<string, string>>>> = 
 };
 
 /**
- * Merges `child` into `parent` (both spec 3.5, canonical form). Neither input is modified and
+ * Merges `child` into `parent` (both of the internal spec, canonical form). Neither input is modified and
  * the result shares no objects with them. The result carries the child's `ignition.version`.
  */
 export function mergeIgnition(parent: IgnitionConfig, child: IgnitionConfig): IgnitionConfig {
@@ -86,7 +92,7 @@ interface ChildEntry {
 
 /** The structs that have keyed lists (the others need no index). */
 const LIST_STRUCTS: ReadonlySet<string> = new Set(
-  Object.entries(SpecLayouts['3.5.0'].structs)
+  [...LAYOUT.structs]
     .filter(([name, fields]) =>
       fields.some(
         (f) => f.type.kind === 'list' && !(IGNORE_DUPLICATES[name] ?? []).includes(f.json),
@@ -104,7 +110,7 @@ function indexChildLists(struct: string, child: JsonRecord): ChildIndex {
   if (!LIST_STRUCTS.has(struct)) return NO_CHILD_LISTS;
   const index = new Map<string, Map<string, ChildEntry>>();
   const ignored = IGNORE_DUPLICATES[struct] ?? [];
-  for (const f of structFields('3.5.0', struct)) {
+  for (const f of layoutFields(LAYOUT, struct)) {
     if (f.type.kind !== 'list' || ignored.includes(f.json)) continue;
     const items = child[f.json];
     if (!Array.isArray(items) || items.length === 0) continue;
@@ -123,7 +129,7 @@ function indexChildLists(struct: string, child: JsonRecord): ChildIndex {
 function mergeStruct(struct: string, parent: JsonRecord, child: JsonRecord): JsonRecord {
   const out: JsonRecord = {};
   const childIndex = indexChildLists(struct, child);
-  for (const f of structFields('3.5.0', struct)) {
+  for (const f of layoutFields(LAYOUT, struct)) {
     const p = parent[f.json];
     const c = child[f.json];
     switch (f.type.kind) {
@@ -251,7 +257,7 @@ function newOwned(acc: Accumulator): JsonRecord {
 /** `mergeStruct(struct, target, child)`, written into `target` (owned by the accumulator). */
 function mergeInto(acc: Accumulator, struct: string, target: JsonRecord, child: JsonRecord): void {
   const childIndex = indexChildLists(struct, child);
-  for (const f of structFields('3.5.0', struct)) {
+  for (const f of layoutFields(LAYOUT, struct)) {
     const c = child[f.json];
     const p = target[f.json];
     // Nothing merged into nothing stays nothing (every omitempty struct or list of 3.5 merges

@@ -9,8 +9,12 @@
  */
 import type { Result } from '../lib/result.js';
 import { err, ok } from '../lib/result.js';
+import { IgnitionSpecs } from './specs/ignition-specs.js';
+import type { SpecFamily } from './specs/spec-family.js';
 import type { SpecVersion } from './versions.js';
-import { isSpecVersion, MaxSpecVersion } from './versions.js';
+
+/** What a request without a version gets, as upstream answers curl. */
+const V2Version = '2.2.0';
 
 /** The media subtype Ignition asks for. */
 const IgnitionMediaSubtype = 'vnd.coreos.ignition+json';
@@ -158,24 +162,6 @@ export function parseAcceptHeader(input: string): AcceptEntry[] {
   return stableSortBy(entries, (a, b) => a.q > b.q);
 }
 
-function compareCore(v: GoSemver, major: number, minor: number, patch: number): number {
-  return v.major - major || v.minor - minor || v.patch - patch;
-}
-
-/** `v >= 2.2.0` in semver order (a pre-release sorts before its release). */
-function atLeast220(v: GoSemver): boolean {
-  const c = compareCore(v, 2, 2, 0);
-  return c > 0 || (c === 0 && v.preRelease === '');
-}
-
-function mapVersion(v: GoSemver): SpecVersion | undefined {
-  if (v.major === 2 && atLeast220(v)) return '2.2.0';
-  const minor = `${v.major}.${v.minor}.0`;
-  if (isSpecVersion(minor)) return minor;
-  if (v.major === 3 && v.minor > 5) return MaxSpecVersion;
-  return undefined;
-}
-
 /**
  * The spec to serve: the first Ignition media range (by q) that names a version decides; a header
  * without one (curl, `text/plain`, none at all) gets 2.2.0. A version the server cannot map
@@ -185,12 +171,24 @@ function mapVersion(v: GoSemver): SpecVersion | undefined {
 export function negotiateSpecVersion(
   acceptHeader: string | undefined,
 ): Result<SpecVersion, NegotiateError> {
+  return negotiateSpecVersionIn(IgnitionSpecs, acceptHeader) as Result<SpecVersion, NegotiateError>;
+}
+
+/**
+ * `negotiateSpecVersion` among the specs of `specs`: a version names the spec of its major and
+ * minor (2.2.5 is 2.2.0); one newer than the family's newest minor of its major gets that newest
+ * (3.99.0 is the internal spec, as upstream clamps); any other is unsupported.
+ */
+export function negotiateSpecVersionIn(
+  specs: SpecFamily,
+  acceptHeader: string | undefined,
+): Result<string, NegotiateError> {
   const header = acceptHeader ?? '';
   const chosen = parseAcceptHeader(header).find(
     (e) => e.subtype === IgnitionMediaSubtype && e.version !== undefined,
   )?.version;
-  if (chosen === undefined) return ok('2.2.0');
-  const mapped = mapVersion(chosen);
+  if (chosen === undefined) return ok(V2Version);
+  const mapped = specs.forRequested(chosen.major, chosen.minor);
   return mapped === undefined
     ? err({ kind: 'UnsupportedVersion', header, version: chosen.text })
     : ok(mapped);

@@ -5,7 +5,7 @@ import {
   goSyntaxError,
   parseIgnition,
 } from './parse.js';
-import { SpecVersions } from './versions.js';
+import { InternalSpecVersion, SpecVersions } from './versions.js';
 
 const INVALID =
   'parsing Ignition config failed: invalid version. Supported spec versions: 2.2,3.0,3.1,3.2,3.3,3.4,3.5';
@@ -129,7 +129,7 @@ describe('parseIgnition', () => {
 
   it('reports a failed validation with the whole report', () => {
     const r = parseIgnition({
-      ignition: { version: '3.5.0' },
+      ignition: { version: InternalSpecVersion },
       storage: { files: [{ path: 'relative' }] },
     });
     expect(r.ok).toBe(false);
@@ -151,7 +151,7 @@ describe('parseIgnition', () => {
 
   it('decodes as Go does: null is unset, keys fold case, unknown keys are dropped', () => {
     const r = parseIgnition({
-      ignition: { version: '3.5.0', timeouts: null },
+      ignition: { version: InternalSpecVersion, timeouts: null },
       Storage: {
         Files: [
           {
@@ -166,7 +166,7 @@ describe('parseIgnition', () => {
       passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['k1', null] }] },
     });
     expect(r.ok && r.value.config).toEqual({
-      ignition: { version: '3.5.0' },
+      ignition: { version: InternalSpecVersion },
       passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['k1', ''] }] },
       storage: { files: [{ path: '/etc/a', overwrite: false, contents: { source: 'data:,a' } }] },
     });
@@ -174,12 +174,12 @@ describe('parseIgnition', () => {
 
   it('keeps explicit zero values of pointers and fills required fields', () => {
     const r = parseIgnition({
-      ignition: { version: '3.5.0' },
+      ignition: { version: InternalSpecVersion },
       storage: { files: [{ path: '/etc/a', mode: 0, contents: { compression: '', source: '' } }] },
       systemd: { units: [{ name: 'a.service', enabled: false }] },
     });
     expect(r.ok && r.value.config).toEqual({
-      ignition: { version: '3.5.0' },
+      ignition: { version: InternalSpecVersion },
       storage: { files: [{ path: '/etc/a', mode: 0, contents: { compression: '', source: '' } }] },
       systemd: { units: [{ name: 'a.service', enabled: false }] },
     });

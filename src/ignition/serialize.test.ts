@@ -4,8 +4,12 @@ import { arbitraryConfig } from '../../test/support/ignition-arbitraries.js';
 import { compactIgnition, serializeIgnition } from './serialize.js';
 import type { IgnitionConfig, IgnitionConfigV2 } from './types.js';
 import { canonicalize } from './types.js';
+import { InternalSpecVersion } from './versions.js';
 
-const cfg = (sections: Record<string, unknown>, version = '3.5.0'): IgnitionConfig => ({
+const cfg = (
+  sections: Record<string, unknown>,
+  version: string = InternalSpecVersion,
+): IgnitionConfig => ({
   ignition: { version },
   ...sections,
 });
@@ -105,10 +109,10 @@ describe('serializeIgnition', () => {
 
   it('is stable: serializing a re-read serialization gives the same bytes', () => {
     fc.assert(
-      fc.property(arbitraryConfig('3.5.0'), (x) => {
+      fc.property(arbitraryConfig(InternalSpecVersion), (x) => {
         const once = serializeIgnition(x);
         const again = serializeIgnition(
-          canonicalize(JSON.parse(once), '3.5.0') as unknown as IgnitionConfig,
+          canonicalize(JSON.parse(once), InternalSpecVersion) as unknown as IgnitionConfig,
         );
         expect(again).toBe(once);
         expect(JSON.parse(once)).toEqual(JSON.parse(JSON.stringify(compactIgnition(x))));

@@ -11,16 +11,16 @@
 import type { FieldType, IgnitionConfig, IgnitionConfigV2, JsonRecord } from './types.js';
 import { isRecord, structFields, zeroOf } from './types.js';
 import type { SpecVersion } from './versions.js';
-import { isSpecVersion, MaxSpecVersion } from './versions.js';
+import { InternalSpecVersion, isSpecVersion } from './versions.js';
 import { clarketmJsonString } from '../lib/go/clarketm-json-string.js';
 
 type AnyConfig = IgnitionConfig | IgnitionConfigV2;
 
-/** The spec whose Go types marshal this config: its own `ignition.version`, else 3.5. */
+/** The spec whose Go types marshal this config: its own `ignition.version`, else the internal one. */
 function layoutVersion(config: unknown): SpecVersion {
   const ign = isRecord(config) ? config['ignition'] : undefined;
   const v = isRecord(ign) ? ign['version'] : undefined;
-  return typeof v === 'string' && isSpecVersion(v) ? v : MaxSpecVersion;
+  return typeof v === 'string' && isSpecVersion(v) ? v : InternalSpecVersion;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
 } from './translate-up.js';
 import type { IgnitionConfig, IgnitionConfigV2 } from './types.js';
 import { canonicalize } from './types.js';
+import { InternalSpecVersion, SpecVersions, type SpecVersion } from './versions.js';
 
 const v2 = (sections: Record<string, unknown>): IgnitionConfigV2 => ({
   ignition: { version: '2.2.0' },
@@ -64,7 +65,7 @@ describe('2.2 → 3.5', () => {
         passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-rsa A', 'ssh-rsa B'] }] },
       }),
     ).toEqual({
-      ignition: { version: '3.5.0' },
+      ignition: { version: InternalSpecVersion },
       passwd: { users: [{ name: 'core', sshAuthorizedKeys: ['ssh-rsa A', 'ssh-rsa B'] }] },
       storage: {
         directories: [{ path: '/var/d', mode: 493 }],
@@ -115,7 +116,7 @@ describe('2.2 → 3.5', () => {
       config: { merge: [{ source: 'https://a' }], replace: { source: 'https://r' } },
       security: { tls: { certificateAuthorities: [{ source: 'data:,ca' }] } },
       timeouts: { httpTotal: 5 },
-      version: '3.5.0',
+      version: InternalSpecVersion,
     });
   });
 
@@ -277,7 +278,7 @@ describe('3.x → 3.5', () => {
       },
     } as unknown as IgnitionConfig;
     expect(translateUp(c, '3.2.0')).toEqual({
-      ignition: { version: '3.5.0' },
+      ignition: { version: InternalSpecVersion },
       storage: {
         links: [{ path: '/l', target: '' }],
         raid: [{ name: 'r', level: '' }],
@@ -300,7 +301,7 @@ describe('3.x → 3.5', () => {
         ignition: {
           config: { replace: { source: 'https://r' } },
           security: { tls: { certificateAuthorities: [{ source: '' }] } },
-          version: '3.5.0',
+          version: InternalSpecVersion,
         },
       },
     });
@@ -308,7 +309,10 @@ describe('3.x → 3.5', () => {
 });
 
 describe('toLatest of a fresh parse result', () => {
-  const versions = ['3.0.0', '3.1.0', '3.2.0', '3.3.0', '3.4.0', '3.5.0'] as const;
+  const versions = SpecVersions.filter((v) => v !== '2.2.0') as readonly Exclude<
+    SpecVersion,
+    '2.2.0'
+  >[];
 
   it.each(versions)('%s: same result as the defensive translation, input untouched', (v) => {
     fc.assert(
@@ -336,7 +340,7 @@ describe('toLatest of a fresh parse result', () => {
     };
     expect(toLatest({ version: '3.3.0', config }, { fresh: true })).toStrictEqual(
       ok({
-        ignition: { version: '3.5.0' },
+        ignition: { version: InternalSpecVersion },
         storage: {
           directories: [{ path: '/d', mode: 0o777 }],
           files: [{ path: '/a', mode: 0o755 }],

@@ -1,5 +1,5 @@
 /**
- * Translation of any supported config up to spec 3.5, the internal representation, as MCO's
+ * Translation of any supported config up to the internal spec (versions.ts), as MCO's
  * `ParseAndConvertConfig` does it:
  *
  * - spec 2.2: MCO's `removeIgnDuplicateFilesUnitsUsers`, then 2.2 → 2.3 (coreos/ignition
@@ -24,7 +24,8 @@ import type {
 } from './types.js';
 import { canonicalize, isRecord, recanonicalize } from './types.js';
 import type { SpecVersion } from './versions.js';
-import { MaxSpecVersion, SpecVersions } from './versions.js';
+import { IgnitionSpecs } from './specs/ignition-specs.js';
+import { InternalSpecVersion, SpecVersions } from './versions.js';
 
 export type ParsedIgnition =
   | { readonly version: '2.2.0'; readonly config: IgnitionConfigV2 }
@@ -83,7 +84,7 @@ function goQ(s: string): string {
 }
 
 /**
- * A parsed config of any supported spec, as spec 3.5. With `fresh`, the caller vouches that a 3.x
+ * A parsed config of any supported spec, in the internal spec. With `fresh`, the caller vouches that a 3.x
  * config is in canonical form and that nothing else changes it (parseIgnition's result): it is
  * then translated without a first full copy, and the result may share parts with it.
  */
@@ -105,15 +106,15 @@ export function toLatest(
   return ok(translateUp(v30.value, '3.0.0'));
 }
 
-/** A 3.x config of spec `from` (canonical form), translated step by step to spec 3.5. */
+/** A 3.x config of spec `from` (canonical form), translated step by step to the internal spec. */
 export function translateUp(
   config: IgnitionConfig,
   from: Exclude<SpecVersion, '2.2.0'>,
 ): IgnitionConfig {
-  if (from === MaxSpecVersion)
-    return canonicalize(config, MaxSpecVersion) as unknown as IgnitionConfig;
+  if (from === InternalSpecVersion)
+    return canonicalize(config, InternalSpecVersion) as unknown as IgnitionConfig;
   // The first step makes a canonical copy; after it, only what a step changes needs a walk.
-  const next = SpecVersions[SpecVersions.indexOf(from) + 1] ?? MaxSpecVersion;
+  const next = SpecVersions[SpecVersions.indexOf(from) + 1] ?? InternalSpecVersion;
   const first = withVersion(
     canonicalize(stepInput(config as unknown as JsonRecord, next), next),
     next,
@@ -141,9 +142,10 @@ function translateUpCanonical(
   return current as unknown as IgnitionConfig;
 }
 
-/** What a step to `next` starts from: 3.3 → 3.4 masks the special mode bits out. */
+/** What a step to `next` starts from: its row's `up` (3.3 → 3.4 masks special mode bits out). */
 function stepInput(config: JsonRecord, next: SpecVersion): JsonRecord {
-  return next === '3.4.0' ? maskSpecialModeBits(config) : config;
+  const up = IgnitionSpecs.row(next).up;
+  return up === undefined ? config : up(config);
 }
 
 /**
@@ -153,28 +155,6 @@ function stepInput(config: JsonRecord, next: SpecVersion): JsonRecord {
 function withVersion(config: JsonRecord, version: SpecVersion): JsonRecord {
   const ignition = isRecord(config['ignition']) ? config['ignition'] : {};
   return Object.assign({}, config, { ignition: Object.assign({}, ignition, { version }) });
-}
-
-/**
- * 3.3 → 3.4 (and back): modes in older specs cannot carry setuid/setgid/sticky bits, so
- * upstream masks them out (`mode & ^07000`).
- */
-export function maskSpecialModeBits(config: JsonRecord): JsonRecord {
-  const storage = config['storage'];
-  if (!isRecord(storage)) return config;
-  const mask = (list: unknown): unknown =>
-    Array.isArray(list)
-      ? list.map(
-          (n: unknown) =>
-            isRecord(n) && typeof n['mode'] === 'number' && (n['mode'] & ~0o7000) !== n['mode']
-              ? { ...n, mode: n['mode'] & ~0o7000 }
-              : n, // unchanged entries are kept, not copied
-        )
-      : list;
-  const masked: JsonRecord = Object.assign({}, storage);
-  if (storage['files'] !== undefined) masked['files'] = mask(storage['files']);
-  if (storage['directories'] !== undefined) masked['directories'] = mask(storage['directories']);
-  return Object.assign({}, config, { storage: masked });
 }
 
 // ---------------------------------------------------------------------------------------------

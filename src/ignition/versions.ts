@@ -1,25 +1,32 @@
 /**
- * Ignition spec versions the system reads and writes, and how upstream names them in messages.
+ * Ignition spec versions the system reads and writes (the rows of specs/ignition-specs.ts), and
+ * the two versions the rest of the system names.
  */
-export const SpecVersions = [
-  '2.2.0',
-  '3.0.0',
-  '3.1.0',
-  '3.2.0',
-  '3.3.0',
-  '3.4.0',
-  '3.5.0',
-] as const;
-export type SpecVersion = (typeof SpecVersions)[number];
+import { IgnitionSpecs, SpecRows, type SpecVersion } from './specs/ignition-specs.js';
 
-/** The newest spec: the internal representation every config is translated up to. */
-export const MaxSpecVersion = '3.5.0' satisfies SpecVersion;
+export type { SpecVersion };
+
+export const SpecVersions: readonly SpecVersion[] = SpecRows.map((r) => r.version);
+
+/**
+ * The newest spec: the internal representation every config is translated up to, merged in and
+ * translated down from.
+ */
+export const InternalSpecVersion = IgnitionSpecs.internal as SpecVersion;
+
+/**
+ * The version the MachineConfigs this system generates declare (templates, kubelet, container
+ * runtime and registries configs, the pointer config). It does not follow the internal spec: a
+ * generated config's bytes are what its controller compares with the stored object to decide
+ * whether to write it again (and what `kubectl get mc` shows), so a newer internal spec must not
+ * rewrite every generated config. Rendered names do not depend on it: they hash the merged config,
+ * which is in the internal spec whatever its inputs declare.
+ */
+export const GeneratedSpecVersion = '3.5.0' satisfies SpecVersion;
 
 /** `2.2,3.0,3.1,3.2,3.3,3.4,3.5`, as upstream joins GetSupportedMinorVersions(). */
-export const SupportedMinorVersionsText = SpecVersions.map((v) =>
-  v.slice(0, v.lastIndexOf('.')),
-).join(',');
+export const SupportedMinorVersionsText = IgnitionSpecs.minorsText;
 
 export function isSpecVersion(v: string): v is SpecVersion {
-  return (SpecVersions as readonly string[]).includes(v);
+  return IgnitionSpecs.isVersion(v);
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
 import { marshalGoYaml, writeGoYaml, type JsonValue } from './go-yaml.js';
+import { GeneratedSpecVersion } from '../ignition/versions.js';
 
 /** Value of key `k` in a one-key map, as the line(s) yaml.v2 writes for it. */
 const under = (value: JsonValue): string => marshalGoYaml({ k: value });
@@ -14,7 +15,7 @@ describe('marshalGoYaml: exact bytes of the docs/reference/vectors.md §A cases'
     const spec = {
       osImageURL: 'newformatURL',
       baseOSExtensionsContainerImage: '',
-      config: { ignition: { version: '3.5.0' } },
+      config: { ignition: { version: GeneratedSpecVersion } },
       kernelArguments: [],
       extensions: [],
       fips: true,
@@ -40,7 +41,7 @@ describe('marshalGoYaml: exact bytes of the docs/reference/vectors.md §A cases'
     const spec = {
       osImageURL: '',
       baseOSExtensionsContainerImage: '',
-      config: { ignition: { version: '3.5.0' } },
+      config: { ignition: { version: GeneratedSpecVersion } },
       kernelArguments: [],
       extensions: [],
       fips: false,
@@ -69,7 +70,7 @@ describe('marshalGoYaml: exact bytes of the docs/reference/vectors.md §A cases'
       osImageURL: image,
       baseOSExtensionsContainerImage: '',
       config: {
-        ignition: { version: '3.5.0' },
+        ignition: { version: GeneratedSpecVersion },
         storage: {
           files: [
             {
@@ -192,7 +193,7 @@ describe('marshalGoYaml: string scalars', () => {
       'k: 2001-12-14 21:59:43.10 -5\n',
     ],
     ['"<<" has no resolve hint: plain', '<<', 'k: <<\n'],
-    ['version string stays plain', '3.5.0', 'k: 3.5.0\n'],
+    ['version string stays plain', '1.2.3', 'k: 1.2.3\n'],
     // analyze_scalar: indicators and spaces force single quotes
     ['"-" followed by a non-space is plain', '-x', 'k: -x\n'],
     ['"- " is a block indicator', '- x', "k: '- x'\n"],

@@ -6,6 +6,7 @@ import {
   pointerConfig,
   PointerSpecVersions,
   type PointerConfigInput,
+  type PointerSpecVersion,
 } from './pointer-config.js';
 
 const ca = new TextEncoder().encode(
@@ -84,7 +85,7 @@ describe('pointerConfig', () => {
       'a token needs Ignition spec 3.1.0 or newer (httpHeaders); asked for 3.0.0',
     ],
     [
-      { specVersion: '2.2.0' as unknown as '3.5.0' },
+      { specVersion: '2.2.0' as unknown as PointerSpecVersion },
       'unsupported pointer config spec version "2.2.0"; supported: 3.0.0, 3.1.0, 3.2.0, 3.3.0, 3.4.0, 3.5.0',
     ],
   ])('%j is refused: %s', (change, message) => {

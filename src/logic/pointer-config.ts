@@ -9,16 +9,22 @@
  * `--require-token`.
  */
 import { encodeDataUrlBase64 } from '../ignition/data-url.js';
+import { GeneratedSpecVersion, SpecVersions, type SpecVersion } from '../ignition/versions.js';
 import { clarketmJsonString } from '../lib/go/clarketm-json-string.js';
 import type { Result } from '../lib/result.js';
 import { err, ok } from '../lib/result.js';
 
-/** Specs a pointer config may be written in; 3.0.0 cannot carry the token header. */
-export const PointerSpecVersions = ['3.0.0', '3.1.0', '3.2.0', '3.3.0', '3.4.0', '3.5.0'] as const;
-export type PointerSpecVersion = (typeof PointerSpecVersions)[number];
+/** Specs a pointer config may be written in: every 3.x spec; 3.0.0 cannot carry the token header. */
+export type PointerSpecVersion = Exclude<SpecVersion, '2.2.0'>;
+export const PointerSpecVersions = SpecVersions.filter(
+  (v): v is PointerSpecVersion => v !== '2.2.0',
+);
 
-/** What the operator writes (upstream). Ignition 2.14 reads at most 3.3.0. */
-export const DefaultPointerSpecVersion: PointerSpecVersion = '3.5.0';
+/**
+ * What the operator writes (upstream): a generated config, so it keeps the generated configs'
+ * version. Ignition 2.14 reads at most 3.3.0.
+ */
+export const DefaultPointerSpecVersion: PointerSpecVersion = GeneratedSpecVersion;
 
 export interface PointerConfigInput {
   readonly pool: string;

@@ -15,6 +15,7 @@ import { RolloutAnnotation } from '../api/machineconfiguration/v1/rollout-policy
 import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import { nodesForPool } from '../logic/rollout/pool-membership.js';
+import { rolloutTarget } from '../logic/rollout-policy/pool-rollback.js';
 import {
   poolRevisions,
   undoRevision,
@@ -83,16 +84,17 @@ export async function readPoolHistory(
 
 export interface ResumeResult {
   readonly pool: string;
-  /** The rendered config the release holds for. */
+  /** The rendered config the release holds for (a rollback's while one applies). */
   readonly target: string;
   /** False when the pool was already resumed for it and nothing was written. */
   readonly changed: boolean;
 }
 
 /**
- * Writes the pool's target into its resume annotation (the canary is released for that render
- * only: the next one is a new rollout with a new canary) and lifts the stop the node controller
- * wrote when it reverted a node.
+ * Writes the config the pool rolls out into its resume annotation (the canary is released for
+ * that config only: the next one is a new rollout with a new canary) and lifts the stop the node
+ * controller wrote when it reverted a node. While a rollback applies that config is the
+ * rollback's, not the rendered target: the node controller holds the rollback's canary.
  */
 export async function resumePoolRollout(
   client: ResourceClient,
@@ -100,7 +102,7 @@ export async function resumePoolRollout(
   signal?: AbortSignal,
 ): Promise<ResumeResult> {
   const pool = await getPool(client, name, signal);
-  const target = pool.spec.configuration?.name ?? '';
+  const target = rolloutTarget(pool);
   if (target === '')
     throw new RolloutActionRefused('Invalid', `mcp/${name} has no rendered config to resume yet`);
   const annotations = pool.metadata.annotations ?? {};

@@ -1,7 +1,7 @@
 /**
  * What `/config/<pool>` serves, built from a source's inputs (upstream `GetConfig` + the API
  * handler's conversion, docs/reference/mcs.md §6.2–6.3), in this order:
- *  1. the rendered MachineConfig's Ignition, as spec 3.5;
+ *  1. the rendered MachineConfig's Ignition, in the internal spec;
  *  2. for targets below 3.3, kernel arguments moved from Ignition into the MachineConfig;
  *  3. `/etc/kubernetes/kubelet-ca.crt` and the cloud CA bundle refreshed from the ControllerConfig;
  *  4. the appended files: node annotations, kubeconfig, the initial MachineConfig content, extra
@@ -18,6 +18,7 @@ import type { TranslateDownError } from '../ignition/translate-down.js';
 import { describeTranslateDownError, translateDown } from '../ignition/translate-down.js';
 import type { IgnitionConfig, IgnitionFile } from '../ignition/types.js';
 import type { SpecVersion } from '../ignition/versions.js';
+import { InternalSpecVersion } from '../ignition/versions.js';
 import type { Result } from '../lib/result.js';
 import { err, ok } from '../lib/result.js';
 import type { ServingInputs } from './config-source.js';
@@ -92,10 +93,11 @@ function nodeAnnotationsJson(configName: string): string {
 
 /**
  * The spec of the empty Ignition config inside the encapsulated MachineConfig: 2.2.0 for a spec 2
- * client of the cluster server, otherwise 3.5.0 (bootstrap mode always 3.5.0).
+ * client of the cluster server, otherwise the internal spec (bootstrap mode always), as upstream's
+ * ctrlcommon.NewIgnConfig writes it.
  */
 function encapsulatedVersion(inputs: ServingInputs, version: SpecVersion): string {
-  return inputs.mode === 'cluster' && version === '2.2.0' ? '2.2.0' : '3.5.0';
+  return inputs.mode === 'cluster' && version === '2.2.0' ? '2.2.0' : InternalSpecVersion;
 }
 
 function withKernelArguments(mc: MachineConfig, kargs: readonly string[]): MachineConfig {

@@ -25,7 +25,7 @@ export interface ServingInputs {
   readonly kubeconfig?: Uint8Array;
   readonly extraFiles?: readonly ExtraFile[];
   /**
-   * Bootstrap mode encapsulates with spec 3.5.0 whatever the client asked for (upstream passes no
+   * Bootstrap mode encapsulates with the internal spec whatever the client asked for (upstream passes no
    * version there); the cluster server uses the negotiated one.
    */
   readonly mode: 'cluster' | 'bootstrap';

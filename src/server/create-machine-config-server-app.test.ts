@@ -18,6 +18,7 @@ import {
   testInputs,
   testRenderedConfig,
 } from '../../test/support/mcs-test-inputs.js';
+import { GeneratedSpecVersion, InternalSpecVersion } from '../ignition/versions.js';
 
 const Ign = (v: string) => `application/vnd.coreos.ignition+json;version=${v}, */*;q=0.1`;
 
@@ -134,7 +135,7 @@ describe('/config/<pool> (docs/reference/mcs.md §6.1–6.3, vectors E1)', () =>
       'application/vnd.coreos.ignition+json; version=2.4.0, application/vnd.coreos.ignition+json; version=1; q=0.5, */*; q=0.1',
       '2.2.0',
     ],
-    [Ign('3.5.0'), '3.5.0'],
+    [Ign(InternalSpecVersion), InternalSpecVersion],
     [Ign('3.4.0'), '3.4.0'],
     [Ign('3.3.0'), '3.3.0'],
     [Ign('3.2.0'), '3.2.0'],
@@ -142,8 +143,8 @@ describe('/config/<pool> (docs/reference/mcs.md §6.1–6.3, vectors E1)', () =>
     ['application/vnd.coreos.ignition+json', '2.2.0'],
     ['text/plain', '2.2.0'],
     ['an-invalid-accept-header', '2.2.0'],
-    [Ign('3.99.0'), '3.5.0'],
-    [Ign('3.5.2'), '3.5.0'],
+    [Ign('3.99.0'), InternalSpecVersion],
+    [Ign('3.5.2'), InternalSpecVersion],
     [
       'application/vnd.coreos.ignition+json;version=3.2.0;q=0.5, application/vnd.coreos.ignition+json;version=3.4.0',
       '3.4.0',
@@ -208,7 +209,7 @@ describe('/config/<pool> (docs/reference/mcs.md §6.1–6.3, vectors E1)', () =>
 
   it('appends the node-annotations, kubeconfig, content and encapsulated files last, in order', async () => {
     const s = await served(
-      await server().request('/config/worker', { headers: { Accept: Ign('3.5.0') } }),
+      await server().request('/config/worker', { headers: { Accept: Ign(InternalSpecVersion) } }),
     );
     expect(s.files.map((f) => f.path)).toStrictEqual([
       '/etc/motd',
@@ -264,7 +265,7 @@ describe('/config/<pool> (docs/reference/mcs.md §6.1–6.3, vectors E1)', () =>
       await server({ worker: testInputs({ machineConfig: mc, controllerConfig: cc }) }).request(
         '/config/worker',
         {
-          headers: { Accept: Ign('3.5.0') },
+          headers: { Accept: Ign(InternalSpecVersion) },
         },
       ),
     );
@@ -293,7 +294,10 @@ describe('/config/<pool> (docs/reference/mcs.md §6.1–6.3, vectors E1)', () =>
     expect(encapsulated).not.toContain('\n');
     expect(JSON.parse(encapsulated)).toStrictEqual({
       ...testRenderedConfig(),
-      spec: { ...testRenderedConfig().spec, config: { ignition: { version: '3.5.0' } } },
+      spec: {
+        ...testRenderedConfig().spec,
+        config: { ignition: { version: GeneratedSpecVersion } },
+      },
     });
   });
 
@@ -312,7 +316,7 @@ describe('/config/<pool> (docs/reference/mcs.md §6.1–6.3, vectors E1)', () =>
         '/config/master',
       ),
     );
-    expect(enc(bootstrap)).toStrictEqual({ ignition: { version: '3.5.0' } });
+    expect(enc(bootstrap)).toStrictEqual({ ignition: { version: InternalSpecVersion } });
   });
 
   describe('kernel arguments for targets below 3.3 (docs/reference/mcs.md §6.2)', () => {
@@ -344,7 +348,7 @@ describe('/config/<pool> (docs/reference/mcs.md §6.1–6.3, vectors E1)', () =>
       },
     );
 
-    it.each(['3.3.0', '3.5.0'])('keeps them in Ignition for %s', async (v) => {
+    it.each(['3.3.0', InternalSpecVersion])('keeps them in Ignition for %s', async (v) => {
       const s = await served(
         await withKargs({ shouldExist: ['nosmt'] }).request('/config/worker', {
           headers: { Accept: Ign(v) },

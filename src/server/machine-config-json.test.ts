@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import { machineConfigJson } from './machine-config-json.js';
+import { GeneratedSpecVersion } from '../ignition/versions.js';
 
 const mc = {
-  spec: { config: { ignition: { version: '3.5.0' }, z: '<&>' }, fips: true },
+  spec: { config: { ignition: { version: GeneratedSpecVersion }, z: '<&>' }, fips: true },
   metadata: {
     labels: { b: '2', a: '1' },
     name: 'rendered-x',

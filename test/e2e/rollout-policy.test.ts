@@ -27,8 +27,8 @@ import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/ma
 import {
   RolloutAnnotation,
   RolloutHeldCondition,
-  type RolloutPolicy,
 } from '../../src/api/machineconfiguration/v1/rollout-policy.js';
+import type { RolloutPolicy } from '../../src/logic/rollout-policy/rollout-policy-schema.js';
 import { Resources } from '../../src/api/resource-refs.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { hasMcoCommand, McoBin, McoProcess } from '../support/mco-processes.js';

@@ -2,8 +2,9 @@
  * The README walkthrough, verbatim, from a fresh data folder: `mco start` comes up, printing into a
  * pipe (`2>&1 | cat`, as `./scripts/start 2>&1 | tee log`) whose reader then exits, as when the
  * terminal running `| tee` closes: the cluster runs on. `kubectl get mcp` shows master and worker
- * Updated with all their nodes; the dashboard, in headless Chromium, shows the pools, and while
- * `kubectl apply -f examples/` rolls out its progress bar moves to complete without a reload and
+ * Updated with all their nodes; `mco rollout preview mcp/worker -f examples/` plans both workers;
+ * the dashboard, in headless Chromium, shows the pools, and while `kubectl apply -f examples/`
+ * rolls out its progress bar moves to complete without a reload and
  * its diff view shows the new file; `mco rollout status mcp/worker` exits 0; the files are in every
  * worker's root; a broken file is reported as drift, and the forcefile step, run once right after
  * the touch, exits 0 once the node is Done. A bad MachineConfig and a bad `maxUnavailable` raise
@@ -443,6 +444,10 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
         await run(work, 'kubectl get mcp worker -o jsonpath={.spec.configuration.name}')
       ).stdout;
       expect(before).toMatch(/^rendered-worker-[0-9a-f]{32}$/);
+      const preview = await sh(work, 'mco rollout preview mcp/worker -f examples/');
+      expect(preview.code, preview.stderr).toBe(0);
+      expect(preview.stdout).toMatch(/^rendered: rendered-worker-[0-9a-f]{32}\n/);
+      expect(preview.stdout).toContain('2 nodes will drain and reboot\n');
       const applied = await sh(work, 'kubectl apply -f examples/');
       expect(applied.code, applied.stderr).toBe(0);
       expect(applied.stdout).toContain(

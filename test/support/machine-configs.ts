@@ -8,6 +8,7 @@ import type {
   MachineConfigSpec,
 } from '../../src/api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
+import { GeneratedSpecVersion } from '../../src/ignition/versions.js';
 
 const RoleLabel = 'machineconfiguration.openshift.io/role';
 
@@ -32,7 +33,7 @@ export function mc(
 /** An Ignition 3.5 config with the given sections. */
 export function ign(
   sections: Record<string, unknown> = {},
-  version = '3.5.0',
+  version: string = GeneratedSpecVersion,
 ): Record<string, unknown> {
   return { ignition: { version }, ...sections };
 }

@@ -9,6 +9,7 @@ import type { KubeObject } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
 import { goPrint } from './go-print.js';
 import { buildTable, cellFor, printerFor } from './table.js';
+import { GeneratedSpecVersion } from '../../ignition/versions.js';
 
 const now = Date.parse('2026-11-29T12:00:00Z');
 const v1 = { apiVersion: 'meta.k8s.io/v1', includeObject: 'Metadata', nowMs: now } as const;
@@ -173,7 +174,7 @@ describe('MachineConfig table', () => {
           'machineconfiguration.openshift.io/generated-by-controller-version': 'v4.18.0',
         },
       },
-      spec: { config: { ignition: { version: '3.5.0' } } },
+      spec: { config: { ignition: { version: GeneratedSpecVersion } } },
     };
     const user: KubeObject = {
       ...mc,
@@ -193,7 +194,7 @@ describe('MachineConfig table', () => {
       'Age',
     ]);
     expect(t.rows.map((r) => r.cells)).toEqual([
-      ['rendered-worker-abc', 'v4.18.0', '3.5.0', '2d'],
+      ['rendered-worker-abc', 'v4.18.0', GeneratedSpecVersion, '2d'],
       ['99-ssh', null, null, '60m'],
     ]);
   });

@@ -31,7 +31,7 @@ import { setDesiredConfig } from './node-patches.js';
 import { Annotation } from '../../api/machineconfiguration/v1/constants.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
-import { podsNotReady, queryPrometheus } from './rollout-probes.js';
+import { askGates } from './rollout-probes.js';
 
 const RolloutEventReason = {
   [HoldReason.outsideWindow]: 'RolloutWaitingForWindow',
@@ -110,23 +110,18 @@ export class RolloutPolicyGate {
       const pending = nodes.some(
         (n) => n.metadata.annotations?.[Annotation.desiredConfig] !== target,
       );
-      const prom = policy.source.gates?.prometheus;
-      const selector = policy.source.gates?.podSelector;
-      const notReady = new Map<string, readonly string[]>();
-      if (pending && selector !== undefined)
-        for (const n of nodes)
-          if (isNodeDone(n) && n.metadata.annotations?.[Annotation.desiredConfig] === target) {
-            const name = n.metadata.name ?? '';
-            notReady.set(name, await podsNotReady(this.#client, name, selector, signal));
-          }
+      const onTarget = nodes
+        .filter(
+          (n) => isNodeDone(n) && n.metadata.annotations?.[Annotation.desiredConfig] === target,
+        )
+        .map((n) => n.metadata.name ?? '');
       decision = decideRollout(policy, pool, nodes, {
         now,
         doneSince,
-        podsNotReady: notReady,
-        prometheus:
-          pending && prom !== undefined
-            ? await queryPrometheus(prom.url, prom.query, signal)
-            : undefined,
+        // Asked only while something is left to roll out: a finished rollout has no next node.
+        answers: pending
+          ? await askGates(policy.source.gates, onTarget, { client: this.#client, signal })
+          : {},
         stop: readRolloutStop(pool),
       });
     }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Pod } from '../../api/core/v1/pod.js';
 import type { ClientList, ClientListOptions, ResourceClient } from '../../ports/resource-client.js';
-import { podsNotReady, queryPrometheus } from './rollout-probes.js';
+import { askGates, podsNotReady, probeHttp, queryPrometheus } from './rollout-probes.js';
 
 /** A loopback server answering each path with what the test says. */
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
@@ -47,6 +47,20 @@ const routes: Record<string, Handler> = {
   },
   '/redirect/api/v1/query': (_req, res) => {
     res.writeHead(302, { location: '/quiet/api/v1/query' }).end();
+  },
+  '/healthy': (_req, res) => {
+    res.writeHead(204).end();
+  },
+  '/unhealthy': (_req, res) => {
+    res.writeHead(503).end('draining');
+  },
+  '/moved': (_req, res) => {
+    res.writeHead(302, { location: '/healthy' }).end();
+  },
+  '/endless': (_req, res) => {
+    // Headers and then a body that never ends: the probe reads the status only.
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.write('x'.repeat(64 * 1024));
   },
   '/huge/api/v1/query': (_req, res) => {
     res.writeHead(200, { 'content-length': String(2 * 1024 * 1024) });
@@ -163,5 +177,64 @@ describe('the pods gate', () => {
         fieldSelector: 'spec.nodeName=worker-1,status.phase!=Succeeded,status.phase!=Failed',
       },
     ]);
+  });
+});
+
+describe('the HTTP gate', () => {
+  const probe = (path: string) => probeHttp(`${base}${path}`, new AbortController().signal);
+
+  it('answers the status: 2xx and any other, a redirect not followed, a body never read', async () => {
+    expect(await probe('/healthy')).toEqual({ ok: true, status: 204 });
+    expect(await probe('/unhealthy')).toEqual({ ok: true, status: 503 });
+    expect(await probe('/moved')).toEqual({ ok: true, status: 302 });
+    expect(await probe('/endless')).toEqual({ ok: true, status: 200 });
+    expect(await probe('/nothing-here')).toEqual({ ok: true, status: 404 });
+  });
+
+  it('no server is an answer with the reason, not an exception', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const answer = await probeHttp(
+      `http://127.0.0.1:${String(port)}/`,
+      new AbortController().signal,
+    );
+    expect(answer).toMatchObject({ ok: false });
+    expect(answer.ok ? '' : answer.error).toContain('ECONNREFUSED');
+  });
+});
+
+describe('asking the configured gates', () => {
+  it('asks each probed gate once for the pool, node gates once per node, and skips those without a probe', async () => {
+    const asked: string[] = [];
+    const client = {
+      list: (_ref: unknown, options: ClientListOptions): Promise<ClientList<Pod>> => {
+        asked.push(options.fieldSelector ?? '');
+        return Promise.resolve({ items: [], resourceVersion: '1' });
+      },
+    } as unknown as ResourceClient;
+    const answers = await askGates(
+      {
+        soak: '1m',
+        nodeCondition: { type: 'example.com/Healthy', status: 'True' },
+        podSelector: { matchLabels: { app: 'web' } },
+        prometheus: { url: `${base}/firing`, query: 'ALERTS' },
+        httpProbe: { url: `${base}/unhealthy` },
+      },
+      ['w1', 'w2'],
+      { client, signal: new AbortController().signal },
+    );
+    expect(Object.keys(answers).sort()).toEqual(['httpProbe', 'podSelector', 'prometheus']);
+    expect(answers.httpProbe).toEqual({ ok: true, status: 503 });
+    expect(answers.prometheus).toMatchObject({ ok: true });
+    expect([...(answers.podSelector ?? new Map())]).toEqual([
+      ['w1', []],
+      ['w2', []],
+    ]);
+    expect(asked).toHaveLength(2);
+    expect(
+      await askGates(undefined, ['w1'], { client, signal: new AbortController().signal }),
+    ).toEqual({});
   });
 });

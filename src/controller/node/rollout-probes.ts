@@ -1,14 +1,26 @@
 /**
- * The I/O behind a rollout policy's health gates: the Prometheus-style instant query (the Kured
- * model: the next node waits while it returns anything) and the pods matching the gate's selector
- * on a node. Answers are data for the pure decision (src/logic/rollout-policy/rollout-decision.ts);
- * a probe that cannot answer says why, and the decision treats that as a failing gate.
+ * The I/O behind a rollout policy's health gates, one probe per gate kind that needs one
+ * (src/logic/rollout-policy/gates/): the pods matching a selector on a node, a Prometheus-style
+ * instant query (the Kured model: the next node waits while it returns anything), a URL that must
+ * answer 2xx. The table is keyed by the gate kinds, so a new kind with a probe does not compile
+ * until it has a row here. Answers are data for the pure decision; a probe that cannot answer
+ * says why, and the gate's judgement treats that as a failure.
  */
 import type { Pod } from '../../api/core/v1/pod.js';
 import type { LabelSelector } from '../../api/meta/v1/label-selector.js';
 import { Resources } from '../../api/resource-refs.js';
 import { labelSelectorToString } from '../../api/meta/v1/label-selector-matching.js';
-import type { PrometheusAnswer } from '../../logic/rollout-policy/rollout-decision.js';
+import {
+  configuredGates,
+  GateKinds,
+  type GateAnswer,
+  type GateAnswers,
+  type GateConfig,
+  type HealthGates,
+  type ProbedGateName,
+} from '../../logic/rollout-policy/gates/gate-kinds.js';
+import type { HttpProbeAnswer } from '../../logic/rollout-policy/gates/http-probe-gate.js';
+import type { PrometheusAnswer } from '../../logic/rollout-policy/gates/prometheus-gate.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import { errorText } from '../../lib/error-text.js';
 
@@ -95,4 +107,73 @@ export async function podsNotReady(
   return pods.items
     .filter((p) => !isPodReady(p))
     .map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name ?? ''}`);
+}
+
+/** Asks `url` once, without following a redirect; any status is an answer, 2xx or not. */
+export async function probeHttp(url: string, signal: AbortSignal): Promise<HttpProbeAnswer> {
+  try {
+    const res = await fetch(url, {
+      redirect: 'manual',
+      signal: AbortSignal.any([signal, AbortSignal.timeout(QueryTimeoutMs)]),
+    });
+    // Only the status counts: the body is not read.
+    await res.body?.cancel();
+    return { ok: true, status: res.status };
+  } catch (e) {
+    if (signal.aborted) throw e;
+    const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
+    return { ok: false, error: `${errorText(e)}${cause}` };
+  }
+}
+
+export interface GateProbeContext {
+  readonly client: ResourceClient;
+  readonly signal: AbortSignal;
+}
+
+type NodeProbe<K extends ProbedGateName> = (
+  config: GateConfig<K>,
+  node: string,
+  ctx: GateProbeContext,
+) => Promise<GateAnswer<K>>;
+type PoolProbe<K extends ProbedGateName> = (
+  config: GateConfig<K>,
+  ctx: GateProbeContext,
+) => Promise<GateAnswer<K>>;
+
+/** How each gate kind that reads more than the Node object is asked. */
+const GateProbes: {
+  readonly [K in ProbedGateName]: (typeof GateKinds)[K]['scope'] extends 'node'
+    ? NodeProbe<K>
+    : PoolProbe<K>;
+} = {
+  podSelector: (selector, node, ctx) => podsNotReady(ctx.client, node, selector, ctx.signal),
+  prometheus: (p, ctx) => queryPrometheus(p.url, p.query, ctx.signal),
+  httpProbe: (h, ctx) => probeHttp(h.url, ctx.signal),
+};
+
+function isProbed(name: string): name is ProbedGateName {
+  return Object.hasOwn(GateProbes, name);
+}
+
+/** Asks every gate `gates` configures that has a probe: node gates on each of `nodes`. */
+export async function askGates(
+  gates: HealthGates | undefined,
+  nodes: readonly string[],
+  ctx: GateProbeContext,
+): Promise<GateAnswers> {
+  const answers: Record<string, unknown> = {};
+  for (const { name, config } of configuredGates(gates)) {
+    if (!isProbed(name)) continue;
+    // The table's type pairs each probe with its gate's config; the loop sees them as a union.
+    const probe = GateProbes[name] as (...args: unknown[]) => Promise<unknown>;
+    if (GateKinds[name].scope === 'node') {
+      const byNode = new Map<string, unknown>();
+      for (const node of nodes) byNode.set(node, await probe(config, node, ctx));
+      answers[name] = byNode;
+    } else {
+      answers[name] = await probe(config, ctx);
+    }
+  }
+  return answers;
 }

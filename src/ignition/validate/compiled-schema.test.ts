@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { compileSchema, structsOf, type CStruct } from './compiled-schema.js';
 import { IGNORE_DUPLICATES, MERGED_KEYS, RULES_V3 } from './rules-v3.js';
-import { schemaV3, type Minor3 } from './schema.js';
+import { IgnitionSpecs } from '../specs/ignition-specs.js';
 
-const compile = (minor: Minor3): CStruct =>
-  compileSchema(schemaV3(minor), {
+const compile = (minor: number): CStruct =>
+  compileSchema(IgnitionSpecs.schema(`3.${String(minor)}.0`), {
     rules: RULES_V3,
     ignoreDuplicates: IGNORE_DUPLICATES,
     mergedKeys: MERGED_KEYS,
@@ -89,7 +89,7 @@ describe('compileSchema', () => {
 
   const common =
     'Config Directory Disk Dropin File Filesystem Ignition IgnitionConfig Link NodeGroup NodeUser Partition Passwd PasswdGroup PasswdUser Raid Security Storage Systemd TLS Timeouts Unit Verification';
-  it.each<[Minor3, string]>([
+  it.each<[number, string]>([
     [0, 'CaReference ConfigReference FileContents'],
     [2, 'Clevis Custom HTTPHeader Luks Proxy Resource Tang'],
     [3, 'Clevis ClevisCustom HTTPHeader KernelArguments Luks Proxy Resource Tang'],

@@ -19,7 +19,6 @@ import {
   goPathJoin,
 } from '../../lib/go/path.js';
 import { Msg, noInstallSection, noInstallSectionForTemplate } from './messages.js';
-import type { Minor3 } from './schema.js';
 import { parseUnitContents } from './systemd-unit.js';
 import {
   validateHeaderScheme,
@@ -30,7 +29,7 @@ import {
 } from './url-rules.js';
 
 export interface RuleContext {
-  readonly minor: Minor3;
+  readonly minor: number;
   /** Apply checks added after Ignition 2.14 (always on for 3.4 and 3.5). */
   readonly latest: boolean;
   /** The spec version the caller parsed the config as, e.g. `3.2.0`. */

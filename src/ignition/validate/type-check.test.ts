@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { compileSchema, type CStruct } from './compiled-schema.js';
 import { IGNORE_DUPLICATES, MERGED_KEYS, RULES_V3 } from './rules-v3.js';
-import { schemaV3, type Minor3 } from './schema.js';
+import { IgnitionSpecs } from '../specs/ignition-specs.js';
 import { checkTypes, type TypeCheck } from './type-check.js';
 
-const root = (minor: Minor3): CStruct =>
-  compileSchema(schemaV3(minor), {
+const root = (minor: number): CStruct =>
+  compileSchema(IgnitionSpecs.schema(`3.${String(minor)}.0`), {
     rules: RULES_V3,
     ignoreDuplicates: IGNORE_DUPLICATES,
     mergedKeys: MERGED_KEYS,

@@ -5,7 +5,6 @@
 import { checkDataUrl, describeDataUrlError } from '../data-url.js';
 import { goQueryValues, goUrlParse } from './go-url.js';
 import { Msg } from './messages.js';
-import type { Minor3 } from './schema.js';
 
 function s3VersionIdError(rawQuery: string): string | undefined {
   const v = goQueryValues(rawQuery).get('versionId');
@@ -41,7 +40,7 @@ function arnError(opaque: string, rawQuery: string): string | undefined {
 }
 
 /** validateURL: the message for a rejected source, or undefined when Ignition accepts it. */
-export function validateUrl(s: string, minor: Minor3): string | undefined {
+export function validateUrl(s: string, minor: number): string | undefined {
   const u = goUrlParse(s);
   if (u === undefined) return Msg.invalidUrl;
   switch (u.scheme) {
@@ -67,7 +66,7 @@ export function validateUrl(s: string, minor: Minor3): string | undefined {
 }
 
 /** validateURLNilOK: nil and "" are fine. */
-export function validateUrlNilOk(s: string | null, minor: Minor3): string | undefined {
+export function validateUrlNilOk(s: string | null, minor: number): string | undefined {
   return s === null || s === '' ? undefined : validateUrl(s, minor);
 }
 

@@ -10,176 +10,9 @@ import { decodeConfig, structDef, type GoStruct, type GoValue } from './decode.j
 import { goPathExt, goPathIsAbs } from '../../lib/go/path.js';
 import { goQuoteBytes } from '../../lib/go/quote.js';
 import { Msg, noInstallSection } from './messages.js';
-import type { FieldDef, GoType, Schema, StructDef } from './schema.js';
+import type { GoType, Schema } from './schema.js';
 import { parseUnitContents } from './systemd-unit.js';
 import { validateUrl } from './url-rules.js';
-
-const str: GoType = { kind: 'string', name: 'string' };
-const int: GoType = { kind: 'int' };
-const bool: GoType = { kind: 'bool' };
-const ptr = (elem: GoType): GoType => ({ kind: 'ptr', elem });
-const named = (name: string): GoType => ({ kind: 'string', name: `types.${name}` });
-const struct = (name: string): GoType => ({ kind: 'struct', struct: name });
-const listOf = (elem: GoType): GoType => ({
-  kind: 'list',
-  elem,
-  name: `[]${elem.kind === 'struct' ? `types.${elem.struct}` : elem.kind === 'string' ? elem.name : 'int'}`,
-});
-
-function def(name: string, ...fields: readonly (readonly [string, GoType])[]): StructDef {
-  return { name, fields: fields.map(([json, type]): FieldDef => ({ json, type })) };
-}
-
-const node = [
-  ['filesystem', str],
-  ['group', ptr(struct('NodeGroup'))],
-  ['overwrite', ptr(bool)],
-  ['path', str],
-  ['user', ptr(struct('NodeUser'))],
-] as const;
-
-/** config/v2_2/types/schema.go */
-const SCHEMA_V2_2: Schema = new Map(
-  [
-    def(
-      'Config',
-      ['ignition', struct('Ignition')],
-      ['networkd', struct('Networkd')],
-      ['passwd', struct('Passwd')],
-      ['storage', struct('Storage')],
-      ['systemd', struct('Systemd')],
-    ),
-    def(
-      'Ignition',
-      ['config', struct('IgnitionConfig')],
-      ['security', struct('Security')],
-      ['timeouts', struct('Timeouts')],
-      ['version', str],
-    ),
-    def(
-      'IgnitionConfig',
-      ['append', listOf(struct('ConfigReference'))],
-      ['replace', ptr(struct('ConfigReference'))],
-    ),
-    def('ConfigReference', ['source', str], ['verification', struct('Verification')]),
-    def('CaReference', ['source', str], ['verification', struct('Verification')]),
-    def('Security', ['tls', struct('TLS')]),
-    def('TLS', ['certificateAuthorities', listOf(struct('CaReference'))]),
-    def('Timeouts', ['httpResponseHeaders', ptr(int)], ['httpTotal', ptr(int)]),
-    def('Verification', ['hash', ptr(str)]),
-    def('Networkd', ['units', listOf(struct('Networkdunit'))]),
-    def(
-      'Networkdunit',
-      ['contents', str],
-      ['dropins', listOf(struct('NetworkdDropin'))],
-      ['name', str],
-    ),
-    def('NetworkdDropin', ['contents', str], ['name', str]),
-    def(
-      'Passwd',
-      ['groups', listOf(struct('PasswdGroup'))],
-      ['users', listOf(struct('PasswdUser'))],
-    ),
-    def('PasswdGroup', ['gid', ptr(int)], ['name', str], ['passwordHash', str], ['system', bool]),
-    def(
-      'PasswdUser',
-      ['create', ptr(struct('Usercreate'))],
-      ['gecos', str],
-      ['groups', listOf(named('Group'))],
-      ['homeDir', str],
-      ['name', str],
-      ['noCreateHome', bool],
-      ['noLogInit', bool],
-      ['noUserGroup', bool],
-      ['passwordHash', ptr(str)],
-      ['primaryGroup', str],
-      ['sshAuthorizedKeys', listOf(named('SSHAuthorizedKey'))],
-      ['shell', str],
-      ['system', bool],
-      ['uid', ptr(int)],
-    ),
-    def(
-      'Usercreate',
-      ['gecos', str],
-      ['groups', listOf(named('UsercreateGroup'))],
-      ['homeDir', str],
-      ['noCreateHome', bool],
-      ['noLogInit', bool],
-      ['noUserGroup', bool],
-      ['primaryGroup', str],
-      ['shell', str],
-      ['system', bool],
-      ['uid', ptr(int)],
-    ),
-    def(
-      'Storage',
-      ['directories', listOf(struct('Directory'))],
-      ['disks', listOf(struct('Disk'))],
-      ['files', listOf(struct('File'))],
-      ['filesystems', listOf(struct('Filesystem'))],
-      ['links', listOf(struct('Link'))],
-      ['raid', listOf(struct('Raid'))],
-    ),
-    def('Directory', ...node, ['mode', ptr(int)]),
-    def(
-      'File',
-      ...node,
-      ['append', bool],
-      ['contents', struct('FileContents')],
-      ['mode', ptr(int)],
-    ),
-    def(
-      'FileContents',
-      ['compression', str],
-      ['source', str],
-      ['verification', struct('Verification')],
-    ),
-    def('Link', ...node, ['hard', bool], ['target', str]),
-    def('NodeGroup', ['id', ptr(int)], ['name', str]),
-    def('NodeUser', ['id', ptr(int)], ['name', str]),
-    def('Disk', ['device', str], ['partitions', listOf(struct('Partition'))], ['wipeTable', bool]),
-    def(
-      'Partition',
-      ['guid', str],
-      ['label', str],
-      ['number', int],
-      ['size', int],
-      ['start', int],
-      ['typeGuid', str],
-    ),
-    def('Filesystem', ['mount', ptr(struct('Mount'))], ['name', str], ['path', ptr(str)]),
-    def(
-      'Mount',
-      ['create', ptr(struct('Create'))],
-      ['device', str],
-      ['format', str],
-      ['label', ptr(str)],
-      ['options', listOf(named('MountOption'))],
-      ['uuid', ptr(str)],
-      ['wipeFilesystem', bool],
-    ),
-    def('Create', ['force', bool], ['options', listOf(named('CreateOption'))]),
-    def(
-      'Raid',
-      ['devices', listOf(named('Device'))],
-      ['level', str],
-      ['name', str],
-      ['options', listOf(named('RaidOption'))],
-      ['spares', int],
-    ),
-    def('Systemd', ['units', listOf(struct('Unit'))]),
-    def(
-      'Unit',
-      ['contents', str],
-      ['dropins', listOf(struct('SystemdDropin'))],
-      ['enable', bool],
-      ['enabled', ptr(bool)],
-      ['mask', bool],
-      ['name', str],
-    ),
-    def('SystemdDropin', ['contents', str], ['name', str]),
-  ].map((d) => [d.name, d]),
-);
 
 /** Spec 2 texts that 3.x dropped or reworded (ignition v0.x config/shared/errors). */
 const MsgV2 = {
@@ -567,12 +400,14 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 /** The v2 reflection walk; `raw` is the JSON under the value (undefined when there is none). */
 function walk({
+  schema,
   t,
   v,
   raw,
   p,
   out,
 }: {
+  readonly schema: Schema;
   readonly t: GoType;
   readonly v: GoValue;
   readonly raw: unknown;
@@ -580,12 +415,19 @@ function walk({
   readonly out: Out;
 }): void {
   if (t.kind === 'ptr') {
-    if (v !== null) walk({ t: t.elem, v, raw, p, out });
+    if (v !== null) walk({ schema, t: t.elem, v, raw, p, out });
     return;
   }
   if (t.kind === 'list') {
     (Array.isArray(v) ? (v as readonly GoValue[]) : []).forEach((item, i) => {
-      walk({ t: t.elem, v: item, raw: Array.isArray(raw) ? raw[i] : undefined, p: [...p, i], out });
+      walk({
+        schema,
+        t: t.elem,
+        v: item,
+        raw: Array.isArray(raw) ? raw[i] : undefined,
+        p: [...p, i],
+        out,
+      });
     });
     return;
   }
@@ -597,11 +439,18 @@ function walk({
     out(kind, path, message);
   });
   if (fatal) return;
-  const d = structDef(SCHEMA_V2_2, t.struct);
+  const d = structDef(schema, t.struct);
   const rawObj = isRecord(raw) ? raw : undefined;
   for (const f of d.fields) {
     VALIDATE_FIELD[t.struct]?.[f.json]?.(value, [...p, f.json], out);
-    walk({ t: f.type, v: value[f.json] ?? null, raw: rawObj?.[f.json], p: [...p, f.json], out });
+    walk({
+      schema,
+      t: f.type,
+      v: value[f.json] ?? null,
+      raw: rawObj?.[f.json],
+      p: [...p, f.json],
+      out,
+    });
   }
   if (rawObj === undefined) return;
   const tags = d.fields.map((f) => f.json);
@@ -613,11 +462,13 @@ function walk({
   }
 }
 
-export function validateV22(raw: unknown): ReportEntry[] {
-  const decoded = decodeConfig(SCHEMA_V2_2, raw);
+/** Validates `raw` as a spec 2.2 config, whose Go types `schema` holds (specs/v2-2.ts). */
+export function validateV22(raw: unknown, schema: Schema): ReportEntry[] {
+  const decoded = decodeConfig(schema, raw);
   if (!decoded.ok) return [{ kind: 'error', path: [], message: decoded.message }];
   const entries: ReportEntry[] = [];
   walk({
+    schema,
     t: { kind: 'struct', struct: 'Config' },
     v: decoded.value,
     raw,

@@ -20,7 +20,7 @@ import {
   type RuleContext,
   type Sink,
 } from './rules-v3.js';
-import { schemaV3, type Schema } from './schema.js';
+import type { Schema } from './schema.js';
 import { checkTypes } from './type-check.js';
 
 interface Compiled {
@@ -28,15 +28,19 @@ interface Compiled {
   readonly root: CStruct;
 }
 
-/** By minor version, then rules (v2.14 or latest). */
-const compiled: (Compiled | undefined)[] = [];
+/** By the spec's Go types, then rules (v2.14 or latest). */
+const compiled = new WeakMap<Schema, (Compiled | undefined)[]>();
 
 /** The spec's types with their rules, compiled on first use. */
-function compiledFor(ctx: RuleContext): Compiled {
-  const key = ctx.minor * 2 + (ctx.latest ? 1 : 0);
-  const cached = compiled[key];
+function compiledFor(schema: Schema, ctx: RuleContext): Compiled {
+  let bySchema = compiled.get(schema);
+  if (bySchema === undefined) {
+    bySchema = [];
+    compiled.set(schema, bySchema);
+  }
+  const key = ctx.latest ? 1 : 0;
+  const cached = bySchema[key];
   if (cached !== undefined) return cached;
-  const schema = schemaV3(ctx.minor);
   const root = compileSchema(schema, {
     rules: RULES_V3,
     ignoreDuplicates: IGNORE_DUPLICATES,
@@ -44,7 +48,7 @@ function compiledFor(ctx: RuleContext): Compiled {
   });
   markZeroSilent(root, ctx);
   const out = { schema, root };
-  compiled[key] = out;
+  bySchema[key] = out;
   return out;
 }
 
@@ -201,10 +205,11 @@ function versionStubError(raw: unknown): string | undefined {
   return undefined;
 }
 
-export function validateV3(raw: unknown, ctx: RuleContext): ReportEntry[] {
+/** Validates `raw` as a config of the spec whose Go types `schema` holds. */
+export function validateV3(raw: unknown, schema: Schema, ctx: RuleContext): ReportEntry[] {
   const stub = versionStubError(raw);
   if (stub !== undefined) return [{ kind: 'error', path: [], message: stub }];
-  const c = compiledFor(ctx);
+  const c = compiledFor(schema, ctx);
   const types = checkTypes(c.root, raw);
   if (types.kind === 'mismatch') return [{ kind: 'error', path: [], message: types.message }];
   let value: GoStruct;

@@ -5,8 +5,9 @@
  * version (and rejected unknown ones).
  */
 import type { Report } from '../report.js';
+import { IgnitionSpecs } from '../specs/ignition-specs.js';
+import { majorOf, type SpecFamily } from '../specs/spec-family.js';
 import type { SpecVersion } from '../versions.js';
-import type { Minor3 } from './schema.js';
 import { validateV22 } from './validate-v2-2.js';
 import { validateV3 } from './validate-v3.js';
 
@@ -14,7 +15,7 @@ import { validateV3 } from './validate-v3.js';
  * Which Ignition release's rules apply to specs 3.0–3.3. `v2.14` (the default) matches the
  * Debian `ignition-validate`; `latest` adds the checks later releases apply to every 3.x spec
  * (paths conflicting with units, hard-link owners, template units, filesystems over partitioned
- * disks). Specs 3.4 and 3.5 always get `latest`.
+ * disks). Specs 3.4 and later always get `latest`.
  */
 type IgnitionRules = 'v2.14' | 'latest';
 
@@ -22,22 +23,24 @@ export interface ValidateOptions {
   readonly rules?: IgnitionRules;
 }
 
-const MINORS: Readonly<Record<Exclude<SpecVersion, '2.2.0'>, Minor3>> = {
-  '3.0.0': 0,
-  '3.1.0': 1,
-  '3.2.0': 2,
-  '3.3.0': 3,
-  '3.4.0': 4,
-  '3.5.0': 5,
-};
-
 export function validateIgnition(
   config: unknown,
   version: SpecVersion,
   options: ValidateOptions = {},
 ): Report {
-  if (version === '2.2.0') return { entries: validateV22(config) };
-  const minor = MINORS[version];
+  return validateIgnitionIn(IgnitionSpecs, config, version, options);
+}
+
+/** `validateIgnition` for a spec of `specs`, against that spec's Go types. */
+export function validateIgnitionIn(
+  specs: SpecFamily,
+  config: unknown,
+  version: string,
+  options: ValidateOptions = {},
+): Report {
+  const schema = specs.schema(version);
+  if (majorOf(version) === 2) return { entries: validateV22(config, schema) };
+  const { minor } = specs.row(version);
   const latest = options.rules === 'latest' || minor >= 4;
-  return { entries: validateV3(config, { minor, latest, version }) };
+  return { entries: validateV3(config, schema, { minor, latest, version }) };
 }

@@ -7,6 +7,7 @@
 import type { ContainerRuntimeConfig } from '../../api/machineconfiguration/v1/container-runtime-config.js';
 import { ignFile, type IgnitionFileOut } from '../kubelet-config/generate-kubelet-config.js';
 import { quantityValue } from './quantity.js';
+import { GeneratedSpecVersion } from '../../ignition/versions.js';
 
 const CrioDropInDir = '/etc/crio/crio.conf.d';
 const StorageConfPath = '/etc/containers/storage.conf';
@@ -72,5 +73,5 @@ export function generateContainerRuntimeIgnition(
   )
     files.push(ignFile(StorageConfPath, storageConf(c)));
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { ignition: { version: '3.5.0' }, storage: { files } };
+  return { ignition: { version: GeneratedSpecVersion }, storage: { files } };
 }

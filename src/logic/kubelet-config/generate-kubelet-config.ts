@@ -14,6 +14,7 @@ import { err, ok, type Result } from '../../lib/result.js';
 import { kubeletTlsFields } from './tls-profile.js';
 import { userKubeletConfiguration } from './validate-kubelet-config.js';
 import { errorText } from '../../lib/error-text.js';
+import { GeneratedSpecVersion } from '../../ignition/versions.js';
 
 const KubeletConfPath = '/etc/kubernetes/kubelet.conf';
 const KubeletLogLevelPath = '/etc/systemd/system/kubelet.service.d/20-logging.conf';
@@ -147,7 +148,7 @@ function userFields(kc: KubeletConfig): { fields: Obj; reserved: Record<string, 
   return { fields: withoutGates, reserved };
 }
 
-/** The generated MachineConfig's Ignition (spec 3.5): sizing, log level, kubelet.conf. */
+/** The generated MachineConfig's Ignition (GeneratedSpecVersion): sizing, log level, kubelet.conf. */
 export function generateKubeletIgnition(
   kc: KubeletConfig,
   original: Readonly<Obj>,
@@ -178,5 +179,5 @@ export function generateKubeletIgnition(
       ),
     );
   files.push(ignFile(KubeletConfPath, marshalGoYaml(merged as JsonValue)));
-  return { ignition: { version: '3.5.0' }, storage: { files } };
+  return { ignition: { version: GeneratedSpecVersion }, storage: { files } };
 }

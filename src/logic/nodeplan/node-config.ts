@@ -8,6 +8,7 @@ import { describeMcoParseError, parseAndConvertConfig } from '../../ignition/mco
 import type { McoParseError } from '../../ignition/mco-parse.js';
 import type { IgnitionConfig } from '../../ignition/types.js';
 import { err, ok, type Result } from '../../lib/result.js';
+import { InternalSpecVersion } from '../../ignition/versions.js';
 
 export interface NodeConfig {
   readonly name: string;
@@ -38,9 +39,9 @@ export function describeNodeConfigError(e: NodeConfigError): string {
 /** The name upstream gives the stand-in for "no config" (canonicalizeEmptyMC). */
 export const EmptyMachineConfigName = 'mco-empty-mc';
 
-/** An empty Ignition 3.5 config (ctrlcommon.NewIgnConfig). */
+/** An empty Ignition config of the internal spec (ctrlcommon.NewIgnConfig). */
 export function emptyIgnition(): IgnitionConfig {
-  return { ignition: { version: '3.5.0' } };
+  return { ignition: { version: InternalSpecVersion } };
 }
 
 /** upstream canonicalizeEmptyMC: the config used as "old" when a node has none. */

@@ -5,6 +5,7 @@ import {
   describeNodeReconcileError,
   truncateReason,
 } from './node-reason.js';
+import { GeneratedSpecVersion } from '../../ignition/versions.js';
 
 describe('checkNodeReconcilable: vector B MCD wrapping', () => {
   it('wraps the render-time reason for the node (B1)', () => {
@@ -13,7 +14,10 @@ describe('checkNodeReconcilable: vector B MCD wrapping', () => {
     const withDisk = {
       ...oldMc,
       spec: {
-        config: { ignition: { version: '3.5.0' }, storage: { disks: [{ device: '/one' }] } },
+        config: {
+          ignition: { version: GeneratedSpecVersion },
+          storage: { disks: [{ device: '/one' }] },
+        },
       },
     };
     // WHEN the daemon checks it

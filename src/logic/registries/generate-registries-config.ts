@@ -26,6 +26,7 @@ import { namespacedPolicyJsons, TemplatePolicyJson, updatePolicyJson } from './p
 import { isValidRegistriesConfScope } from './registry-scope.js';
 import type { ScopePolicies } from './sigstore-policies.js';
 import { SigstoreRegistriesPath, sigstoreRegistriesYaml } from './sigstore-registries.js';
+import { GeneratedSpecVersion } from '../../ignition/versions.js';
 
 export const RegistriesConfPath = '/etc/containers/registries.conf';
 export const PolicyJsonPath = '/etc/containers/policy.json';
@@ -48,7 +49,7 @@ export interface RegistriesInputs {
 
 export interface RegistriesOutput {
   readonly ignition: {
-    readonly ignition: { version: '3.5.0' };
+    readonly ignition: { version: typeof GeneratedSpecVersion };
     readonly storage: { files: IgnitionFileOut[] };
   };
   /** Blocked entries dropped because the release payload is pulled from them (logged upstream). */
@@ -225,7 +226,7 @@ export function generateRegistriesIgnition(
       ignFile(SearchRegistriesPath, `${stringify({ 'unqualified-search-registries': search })}\n`),
     );
   return ok({
-    ignition: { ignition: { version: '3.5.0' }, storage: { files } },
+    ignition: { ignition: { version: GeneratedSpecVersion }, storage: { files } },
     skippedBlocked: skipped,
   });
 }

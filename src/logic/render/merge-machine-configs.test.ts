@@ -8,6 +8,7 @@ import { parseIgnition, type ParseResult } from '../../ignition/parse.js';
 import { compactIgnition } from '../../ignition/serialize.js';
 import type { IgnitionConfig, IgnitionFile, JsonRecord } from '../../ignition/types.js';
 import { mergeMachineConfigs, mergeOrder } from './merge-machine-configs.js';
+import { GeneratedSpecVersion, InternalSpecVersion } from '../../ignition/versions.js';
 
 const base = { osImageURL: 'os', baseOSExtensionsContainerImage: 'ext' };
 
@@ -35,7 +36,7 @@ function upstreamFold(configs: readonly MachineConfig[]): JsonRecord {
   let out: IgnitionConfig =
     first !== undefined && hasConfig(first)
       ? parse(first.spec?.config)
-      : { ignition: { version: '3.5.0' } };
+      : { ignition: { version: InternalSpecVersion } };
   for (const child of rest.filter(hasConfig)) {
     const marked = mapFiles(parse(child.spec?.config), (f) =>
       f.contents?.compression === undefined
@@ -78,7 +79,7 @@ const machineConfigs: fc.Arbitrary<MachineConfig[]> = (() => {
     file: fc.option(file, { nil: undefined }), // undefined: a directory
   });
   const config = fc.record({
-    version: fc.constantFrom('3.2.0', '3.5.0'),
+    version: fc.constantFrom('3.2.0', GeneratedSpecVersion),
     nodes: fc.uniqueArray(node, { selector: (n) => n.path, maxLength: 3 }),
   });
   const one = fc.record({
@@ -115,6 +116,28 @@ describe('mergeMachineConfigs', () => {
       { numRuns: 500 },
     );
   });
+
+  it.each(['3.2.0', '3.4.0'])(
+    'merges in the internal spec whatever a config declares (%s): rendered names do not follow it',
+    (declared) => {
+      const configs = (version: string): MachineConfig[] => [
+        mc('00-worker', 'worker', {
+          config: ign(
+            { storage: { files: [{ path: '/etc/a', contents: { source: 'data:,a' } }] } },
+            version,
+          ),
+        }),
+        mc('99-worker-b', 'worker', { config: ign({}, GeneratedSpecVersion) }),
+      ];
+      const merged = mergeMachineConfigs(configs(declared), base);
+      const generated = mergeMachineConfigs(configs(GeneratedSpecVersion), base);
+      if (!merged.ok || !generated.ok) throw new Error('no merge');
+      expect(merged.value.spec.config).toStrictEqual(generated.value.spec.config);
+      expect(merged.value.spec.config).toMatchObject({
+        ignition: { version: InternalSpecVersion },
+      });
+    },
+  );
 
   it('gives the same result from configs validation already parsed', () => {
     fc.assert(

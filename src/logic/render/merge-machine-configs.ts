@@ -14,7 +14,7 @@ import {
 import type { ParseResult } from '../../ignition/parse.js';
 import { compactIgnition } from '../../ignition/serialize.js';
 import type { IgnitionConfig } from '../../ignition/types.js';
-import { MaxSpecVersion } from '../../ignition/versions.js';
+import { InternalSpecVersion } from '../../ignition/versions.js';
 import { err, ok, type Result } from '../../lib/result.js';
 import { mergeIgnitionConfigs } from './merge-ignition-configs.js';
 
@@ -123,7 +123,7 @@ function mergeIgnitionOf(
   known: ParsedConfigs,
 ): Result<IgnitionConfig, MergeError> {
   const [first, ...rest] = ordered;
-  let base: IgnitionConfig = { ignition: { version: MaxSpecVersion } };
+  let base: IgnitionConfig = { ignition: { version: InternalSpecVersion } };
   if (first !== undefined && hasConfig(first)) {
     const parsed = parseConfig(first, known);
     if (!parsed.ok) return parsed;

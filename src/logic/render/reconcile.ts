@@ -9,6 +9,10 @@ import { describeMcoParseError, parseAndConvertConfig } from '../../ignition/mco
 import { compactIgnition } from '../../ignition/serialize.js';
 import { stringify } from 'safe-stable-stringify';
 import { err, ok, type Result } from '../../lib/result.js';
+import { InternalSpecVersion } from '../../ignition/versions.js';
+
+/** What a MachineConfig without a config is read as. */
+const EMPTY_CONFIG = { ignition: { version: InternalSpecVersion } };
 
 /** MachineConfiguration/cluster `spec.irreconcilableValidationOverrides.storage` values. */
 type StorageOverride = 'Disks' | 'FileSystems' | 'Raid';
@@ -171,14 +175,14 @@ export function checkReconcilable(
 ): Result<void, ReconcileError> {
   const oldName = oldMc.metadata.name ?? '';
   const newName = newMc.metadata.name ?? '';
-  const oldParsed = parseAndConvertConfig(oldMc.spec?.config ?? { ignition: { version: '3.5.0' } });
+  const oldParsed = parseAndConvertConfig(oldMc.spec?.config ?? EMPTY_CONFIG);
   if (!oldParsed.ok)
     return err({
       kind: 'ParseOld',
       config: oldName,
       message: describeMcoParseError(oldParsed.error),
     });
-  const newParsed = parseAndConvertConfig(newMc.spec?.config ?? { ignition: { version: '3.5.0' } });
+  const newParsed = parseAndConvertConfig(newMc.spec?.config ?? EMPTY_CONFIG);
   if (!newParsed.ok)
     return err({
       kind: 'ParseNew',

@@ -4,8 +4,9 @@ import { describe, expect, it } from 'vitest';
 import { renderVector, RenderVectors } from '../../../test/support/render-vectors.js';
 import type { JsonValue } from '../../lib/go-yaml.js';
 import { renderedConfigHash, renderedConfigName } from './rendered-name.js';
+import { GeneratedSpecVersion } from '../../ignition/versions.js';
 
-const IGNITION_ONLY = { ignition: { version: '3.5.0' } };
+const IGNITION_ONLY = { ignition: { version: GeneratedSpecVersion } };
 
 /** A merged MachineConfigSpec in its JSON form, defaults as the merge produces them. */
 function spec(fields: { readonly [key: string]: JsonValue }): {

@@ -5,6 +5,7 @@ import {
   systemdNameProblems,
   unitNameProblem,
 } from './systemd-names.js';
+import { GeneratedSpecVersion } from '../../ignition/versions.js';
 
 describe('unit names as systemd takes them', () => {
   it.each([
@@ -57,7 +58,7 @@ describe('drop-in names', () => {
 describe('systemdNameProblems', () => {
   it('lists every bad unit and drop-in name in config order, with where it is', () => {
     const problems = systemdNameProblems({
-      ignition: { version: '3.5.0' },
+      ignition: { version: GeneratedSpecVersion },
       systemd: {
         units: [
           { name: 'ok.service', dropins: [{ name: '../x.conf' }, { name: 'fine.conf' }] },
@@ -76,7 +77,7 @@ describe('systemdNameProblems', () => {
         'invalid systemd drop-in name "y/z.conf" of unit "a/b.service": must not contain "/"',
       ],
     ]);
-    expect(systemdNameProblems({ ignition: { version: '3.5.0' } })).toEqual([]);
+    expect(systemdNameProblems({ ignition: { version: GeneratedSpecVersion } })).toEqual([]);
     expect(systemdNameProblems(undefined)).toEqual([]);
   });
 });

@@ -5,10 +5,9 @@
  */
 import { Ajv } from 'ajv';
 import type { LabelSelector } from '../../api/meta/v1/label-selector.js';
-import {
-  RolloutPolicySchema,
-  type RolloutPolicy,
-} from '../../api/machineconfiguration/v1/rollout-policy.js';
+import { RolloutPolicySchema, type RolloutPolicy } from './rollout-policy-schema.js';
+import type { AnyGateKind } from './gates/gate-kind.js';
+import { configuredGates, GateKinds } from './gates/gate-kinds.js';
 import {
   describeLabelSelectorError,
   labelSelectorToRequirements,
@@ -32,6 +31,16 @@ function selectorError(path: string, s: LabelSelector | undefined): string | und
   if (s === undefined) return undefined;
   const r = labelSelectorToRequirements(s);
   return r.ok ? undefined : `${path}: ${describeLabelSelectorError(r.error)}`;
+}
+
+/** The first fault a gate's own check finds beyond its schema. */
+function gateError(policy: RolloutPolicy): string | undefined {
+  for (const { name, config } of configuredGates(policy.gates)) {
+    const kind: AnyGateKind = GateKinds[name];
+    const fault = kind.check?.(config, `/gates/${name}`);
+    if (fault !== undefined) return fault;
+  }
+  return undefined;
 }
 
 // The schema carries Kubernetes' x- keywords and a Type.Unsafe string map, which typebox's own
@@ -67,9 +76,7 @@ export function parseRolloutPolicy(text: string): Result<ParsedRolloutPolicy, st
   const canary = policy.canary;
   if (canary !== undefined && (canary.count === undefined) === (canary.selector === undefined))
     return err('/canary: set exactly one of count and selector');
-  const bad =
-    selectorError('/gates/podSelector', policy.gates?.podSelector) ??
-    selectorError('/canary/selector', canary?.selector);
+  const bad = gateError(policy) ?? selectorError('/canary/selector', canary?.selector);
   if (bad !== undefined) return err(bad);
   const soak = policy.gates?.soak;
   const autoResume = canary?.autoResumeAfter;

@@ -5,6 +5,7 @@
  * so re-rendering the same MachineConfigs keeps the rollback; a changed MachineConfig renders a
  * new name and the rollback lapses, handing the pool back to the new render.
  */
+import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import {
   RolloutAnnotation,
@@ -41,4 +42,23 @@ export function withRollbackTarget(pool: MachineConfigPool, to: string): Machine
       },
     },
   };
+}
+
+/**
+ * The rendered config the pool is rolling out: its rollback's while one applies, else its
+ * rendered target. What the pool is done at, what a canary is released for, what its nodes must
+ * reach: status, `get pools`, resume and the dashboard all ask this one question. Given the
+ * MachineConfigs, a rollback to a config that is gone does not count: the node controller
+ * ignores it and rolls out the rendered target.
+ */
+export function rolloutTarget(
+  pool: MachineConfigPool,
+  machineConfigs?: readonly MachineConfig[],
+): string {
+  const rendered = pool.spec.configuration?.name ?? '';
+  const to = activeRollback(pool)?.to;
+  if (to === undefined) return rendered;
+  if (machineConfigs !== undefined && !machineConfigs.some((mc) => mc.metadata.name === to))
+    return rendered;
+  return to;
 }

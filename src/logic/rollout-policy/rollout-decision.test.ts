@@ -1,3 +1,4 @@
+import type { PrometheusAnswer } from './gates/prometheus-gate.js';
 import { describe, expect, it } from 'vitest';
 import type { Node } from '../../api/core/v1/node.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
@@ -54,12 +55,22 @@ function node(
 const old = { current: 'rendered-a', desired: 'rendered-a' };
 const updated = { current: 'rendered-b', desired: 'rendered-b' };
 
-function obs(o: Partial<RolloutObservations> = {}): RolloutObservations {
+/** Observations; `prometheus` and `podsNotReady` are the answers of those two gates' probes. */
+function obs({
+  prometheus,
+  podsNotReady,
+  ...o
+}: Partial<RolloutObservations> & {
+  prometheus?: PrometheusAnswer;
+  podsNotReady?: ReadonlyMap<string, readonly string[]>;
+} = {}): RolloutObservations {
   return {
     now: Now,
     doneSince: new Map(),
-    podsNotReady: new Map(),
-    prometheus: undefined,
+    answers: {
+      ...(prometheus === undefined ? {} : { prometheus }),
+      ...(podsNotReady === undefined ? {} : { podSelector: podsNotReady }),
+    },
     stop: undefined,
     ...o,
   };

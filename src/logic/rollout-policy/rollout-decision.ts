@@ -15,7 +15,9 @@ import {
   RolloutAnnotation,
   type RolloutStop,
 } from '../../api/machineconfiguration/v1/rollout-policy.js';
-import { isNodeDone, isNodeReady } from '../rollout/node-state.js';
+import { isNodeDone } from '../rollout/node-state.js';
+import type { GateAnswers } from './gates/gate-kinds.js';
+import { judgeNode, judgePool, type NodeVerdict, type PoolVerdict } from './gates/judge-gates.js';
 import { windowState } from './maintenance-windows.js';
 import type { ParsedRolloutPolicy } from './parse-rollout-policy.js';
 import { isCanaryNode, sortForRollout } from './rollout-order.js';
@@ -31,19 +33,12 @@ export const HoldReason = {
 } as const;
 export type HoldReason = (typeof HoldReason)[keyof typeof HoldReason];
 
-/** What the Prometheus-style query answered: the series it returned, or why it could not ask. */
-export type PrometheusAnswer =
-  | { readonly ok: true; readonly series: readonly string[] }
-  | { readonly ok: false; readonly error: string };
-
 export interface RolloutObservations {
   readonly now: number;
   /** When the controller first saw each node Done on the pool's target (ms), by node name. */
   readonly doneSince: ReadonlyMap<string, number>;
-  /** Pods matching the gate's selector that are not Ready, by node name (gated nodes only). */
-  readonly podsNotReady: ReadonlyMap<string, readonly string[]>;
-  /** Undefined when the policy has no Prometheus gate. */
-  readonly prometheus: PrometheusAnswer | undefined;
+  /** What the gates' probes answered this pass (gates not asked are absent). */
+  readonly answers: GateAnswers;
   /** The stop the controller wrote on the pool, if any. */
   readonly stop: RolloutStop | undefined;
 }
@@ -90,38 +85,15 @@ function readySince(node: Node): number | undefined {
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-interface NodeGate {
-  readonly node: string;
+interface NodeGate extends NodeVerdict {
   /** Soak left (ms); 0 once soaked. */
   readonly soakLeftMs: number;
-  /** Checks that do not hold now: the node's own (Ready, its condition), then its pods. */
-  readonly failures: readonly string[];
-  /** The node's own checks failing (a revert reason within the soak; pods are a wait then). */
-  readonly nodeFailing: boolean;
 }
 
 function gateNode(policy: ParsedRolloutPolicy, node: Node, obs: RolloutObservations): NodeGate {
-  const name = node.metadata.name ?? '';
-  const failures: string[] = [];
-  if (!isNodeReady(node)) failures.push(`node ${name} is not Ready`);
-  const cond = policy.source.gates?.nodeCondition;
-  if (cond !== undefined) {
-    const have = node.status?.conditions?.find((c) => c.type === cond.type)?.status;
-    if (have !== cond.status)
-      failures.push(
-        `node ${name} condition ${cond.type} is ${have ?? 'missing'}, expected ${cond.status}`,
-      );
-  }
-  const nodeFailing = failures.length > 0;
-  const pods = obs.podsNotReady.get(name) ?? [];
-  if (pods.length > 0) failures.push(`pods not ready on ${name}: ${pods.join(', ')}`);
-  const since = Math.max(obs.doneSince.get(name) ?? obs.now, readySince(node) ?? 0);
-  return {
-    node: name,
-    soakLeftMs: Math.max(0, policy.soakMs - (obs.now - since)),
-    failures,
-    nodeFailing,
-  };
+  const verdict = judgeNode(policy.source.gates, node, obs.answers);
+  const since = Math.max(obs.doneSince.get(verdict.node) ?? obs.now, readySince(node) ?? 0);
+  return { ...verdict, soakLeftMs: Math.max(0, policy.soakMs - (obs.now - since)) };
 }
 
 /** RFC 3339 with second precision, as conditions print times. */
@@ -133,98 +105,97 @@ function atLeast(ms: number): number {
   return Math.max(250, Math.ceil(ms));
 }
 
-export function decideRollout(
-  policy: ParsedRolloutPolicy,
-  pool: MachineConfigPool,
-  nodes: readonly Node[],
-  obs: RolloutObservations,
+function hold(
+  reason: HoldReason,
+  message: string,
+  failing: boolean,
+  recheckAfterMs: number | undefined,
 ): RolloutDecision {
-  const { now } = obs;
-  const target = pool.spec.configuration?.name ?? '';
-  const poolName = pool.metadata.name ?? '';
-  const hold = (
-    reason: HoldReason,
-    message: string,
-    failing: boolean,
-    recheckAfterMs: number | undefined,
-  ): RolloutDecision => ({ hold: true, reason, message, failing, recheckAfterMs });
+  return { hold: true, reason, message, failing, recheckAfterMs };
+}
 
-  if (obs.stop !== undefined && obs.stop.target === target)
-    return hold(
-      HoldReason.stopped,
-      `The rollout of ${target} is stopped: ${obs.stop.reason}; \`mco rollout resume mcp/${poolName}\` goes on with it`,
-      false,
-      undefined,
-    );
+/** What every step reads: the pass's pool, target and the gates' verdicts. */
+interface RolloutPass {
+  readonly policy: ParsedRolloutPolicy;
+  readonly pool: MachineConfigPool;
+  readonly poolName: string;
+  readonly target: string;
+  readonly obs: RolloutObservations;
+  /** Nodes on the target. */
+  readonly updated: readonly Node[];
+  /** Nodes not yet on the target. */
+  readonly pending: readonly Node[];
+  /** The verdicts on the updated nodes that are Done. */
+  readonly gates: readonly NodeGate[];
+  readonly soaking: readonly NodeGate[];
+  readonly poolVerdict: PoolVerdict;
+}
 
-  const prom = obs.prometheus;
-  const promFailure =
-    prom === undefined
-      ? undefined
-      : !prom.ok
-        ? `Health gate query failed: ${prom.error}`
-        : prom.series.length > 0
-          ? `Health gate query returned ${prom.series.length} series: ${prom.series.slice(0, 5).join(', ')}`
-          : undefined;
-  const updated = nodes.filter((n) => onTarget(n, target));
-  const gates = updated.filter(isNodeDone).map((n) => gateNode(policy, n, obs));
-  const soaking = gates.filter((g) => g.soakLeftMs > 0);
+function stoppedStep(p: RolloutPass): RolloutDecision | undefined {
+  const { stop } = p.obs;
+  if (stop === undefined || stop.target !== p.target) return undefined;
+  return hold(
+    HoldReason.stopped,
+    `The rollout of ${p.target} is stopped: ${stop.reason}; \`mco rollout resume mcp/${p.poolName}\` goes on with it`,
+    false,
+    undefined,
+  );
+}
 
-  const previous = pool.status?.configuration?.name;
-  if (policy.source.autoRevert === true && previous !== undefined && previous !== target) {
-    // Within its soak a node answers for what goes wrong: its own checks, and the query.
-    const culprits = soaking.filter((g) => g.nodeFailing || promFailure !== undefined);
-    if (culprits.length > 0) {
-      const why = [
-        ...culprits.flatMap((g) => (g.nodeFailing ? g.failures : [])),
-        ...(promFailure === undefined ? [] : [promFailure]),
-      ].join('; ');
-      return {
-        hold: true,
-        reason: HoldReason.reverted,
-        message: `${culprits.map((g) => g.node).join(', ')} failed the health gate within the soak (${why}): back to ${previous}, and the rollout of ${target} stops`,
-        failing: true,
-        recheckAfterMs: undefined,
-        revert: { nodes: culprits.map((g) => g.node), to: previous },
-      };
-    }
-  }
+/** Within its soak a node answers for what goes wrong: its own checks, and the pool's gates. */
+function revertStep(p: RolloutPass): RolloutDecision | undefined {
+  const previous = p.pool.status?.configuration?.name;
+  if (p.policy.source.autoRevert !== true || previous === undefined || previous === p.target)
+    return undefined;
+  const culprits = p.soaking.filter((g) => g.revertable || p.poolVerdict.revertable);
+  if (culprits.length === 0) return undefined;
+  const why = [
+    ...culprits.flatMap((g) => (g.revertable ? g.failures : [])),
+    ...(p.poolVerdict.revertable ? p.poolVerdict.failures : []),
+  ].join('; ');
+  const nodes = culprits.map((g) => g.node);
+  return {
+    hold: true,
+    reason: HoldReason.reverted,
+    message: `${nodes.join(', ')} failed the health gate within the soak (${why}): back to ${previous}, and the rollout of ${p.target} stops`,
+    failing: true,
+    recheckAfterMs: undefined,
+    revert: { nodes, to: previous },
+  };
+}
 
-  const pending = nodes.filter((n) => !onTarget(n, target));
-  // Nothing left to start: no hold to report (a soak or a gate only ever holds the next node).
-  if (pending.length === 0)
+/** Holds outside the windows; inside one, says until when and when to look again. */
+function windowStep(
+  p: RolloutPass,
+): { readonly decision: RolloutDecision } | { readonly moving: string; readonly recheck?: number } {
+  const { windows } = p.policy;
+  if (windows.length === 0) return { moving: 'the rollout policy lets nodes update' };
+  const { now } = p.obs;
+  const w = windowState(windows, now);
+  if (w.open)
     return {
-      hold: false,
-      limit: 0,
-      arrange: () => [],
-      message: `every node is on ${target}`,
-      recheckAfterMs: undefined,
+      moving: `maintenance window open until ${rfc3339(w.closesAt)}`,
+      recheck: atLeast(w.closesAt - now),
     };
+  const when =
+    w.opensAt === undefined
+      ? 'no maintenance window opens in the next week'
+      : `the next maintenance window opens at ${rfc3339(w.opensAt)}`;
+  return {
+    decision: hold(
+      HoldReason.outsideWindow,
+      `No node update starts outside a maintenance window; ${when}`,
+      false,
+      w.opensAt === undefined ? undefined : atLeast(w.opensAt - now),
+    ),
+  };
+}
 
-  let recheck: number | undefined;
-  let moving = 'the rollout policy lets nodes update';
-  if (policy.windows.length > 0) {
-    const w = windowState(policy.windows, now);
-    if (!w.open) {
-      const when =
-        w.opensAt === undefined
-          ? 'no maintenance window opens in the next week'
-          : `the next maintenance window opens at ${rfc3339(w.opensAt)}`;
-      return hold(
-        HoldReason.outsideWindow,
-        `No node update starts outside a maintenance window; ${when}`,
-        false,
-        w.opensAt === undefined ? undefined : atLeast(w.opensAt - now),
-      );
-    }
-    recheck = atLeast(w.closesAt - now);
-    moving = `maintenance window open until ${rfc3339(w.closesAt)}`;
-  }
-
-  if (promFailure !== undefined)
-    return hold(HoldReason.gateFailed, promFailure, true, GateRecheckMs);
-
-  const failed = gates.filter((g) => g.soakLeftMs === 0 && g.failures.length > 0);
+/** Holds while a gate fails (the pool's, or a soaked node's) or a node soaks. */
+function gateStep(p: RolloutPass): RolloutDecision | undefined {
+  if (p.poolVerdict.failures.length > 0)
+    return hold(HoldReason.gateFailed, p.poolVerdict.failures.join('; '), true, GateRecheckMs);
+  const failed = p.gates.filter((g) => g.soakLeftMs === 0 && g.failures.length > 0);
   if (failed.length > 0)
     return hold(
       HoldReason.gateFailed,
@@ -232,57 +203,106 @@ export function decideRollout(
       true,
       GateRecheckMs,
     );
-  if (soaking.length > 0) {
-    const left = Math.max(...soaking.map((g) => g.soakLeftMs));
-    const waits = soaking.flatMap((g) => g.failures);
-    return hold(
-      HoldReason.soaking,
-      `Waiting for ${soaking.map((g) => g.node).join(', ')} to soak until ${rfc3339(now + left)}` +
-        (waits.length > 0 ? ` (${waits.join('; ')})` : ''),
-      false,
-      // A query is asked again during the soak too: what it finds there is a revert.
-      atLeast(Math.min(left, waits.length > 0 || prom !== undefined ? GateRecheckMs : left)),
-    );
-  }
+  if (p.soaking.length === 0) return undefined;
+  const left = Math.max(...p.soaking.map((g) => g.soakLeftMs));
+  const waits = p.soaking.flatMap((g) => g.failures);
+  return hold(
+    HoldReason.soaking,
+    `Waiting for ${p.soaking.map((g) => g.node).join(', ')} to soak until ${rfc3339(p.obs.now + left)}` +
+      (waits.length > 0 ? ` (${waits.join('; ')})` : ''),
+    false,
+    // A pool gate is asked again during the soak too: what it finds there is a revert.
+    atLeast(Math.min(left, waits.length > 0 || p.poolVerdict.asked ? GateRecheckMs : left)),
+  );
+}
 
-  const canary = policy.source.canary;
-  const released = pool.metadata.annotations?.[RolloutAnnotation.resume] === target;
-  let limit = Number.POSITIVE_INFINITY;
-  let onlyCanary = false;
-  if (canary !== undefined && !released) {
-    const canaryLeft =
-      canary.count !== undefined
-        ? Math.max(0, Math.min(pending.length, canary.count - updated.length))
-        : pending.filter((n) => isCanaryNode(policy.source, n)).length;
-    if (canaryLeft > 0) {
-      limit = canary.count !== undefined ? canaryLeft : limit;
-      onlyCanary = canary.selector !== undefined;
-      moving = `updating the canary (${moving})`;
-    } else if (pending.length > 0) {
-      const autoMs = policy.canaryAutoResumeMs;
-      const allDone = updated.every(isNodeDone);
-      const healthyFor = Math.min(
-        ...updated.map((n) => now - (obs.doneSince.get(n.metadata.name ?? '') ?? now)),
-      );
-      if (autoMs === undefined || !allDone || healthyFor < autoMs)
-        return hold(
-          HoldReason.canary,
-          `Canary of ${updated.length} node(s) is on ${target}; the rest wait for \`mco rollout resume mcp/${poolName}\`` +
-            (autoMs === undefined ? '' : ` or ${Math.ceil(autoMs / 1000)}s of health`),
-          false,
-          autoMs === undefined ? undefined : atLeast(allDone ? autoMs - healthyFor : GateRecheckMs),
-        );
-    }
-  }
+/** The canary's share of the next starts, or its hold once it is updated. */
+function canaryStep(
+  p: RolloutPass,
+):
+  | { readonly decision: RolloutDecision }
+  | { readonly limit: number; readonly onlyCanary: boolean; readonly updatingCanary: boolean } {
+  const canary = p.policy.source.canary;
+  const released = p.pool.metadata.annotations?.[RolloutAnnotation.resume] === p.target;
+  if (canary === undefined || released)
+    return { limit: Number.POSITIVE_INFINITY, onlyCanary: false, updatingCanary: false };
+  const { updated, pending, obs } = p;
+  const canaryLeft =
+    canary.count !== undefined
+      ? Math.max(0, Math.min(pending.length, canary.count - updated.length))
+      : pending.filter((n) => isCanaryNode(p.policy.source, n)).length;
+  if (canaryLeft > 0)
+    return {
+      limit: canary.count !== undefined ? canaryLeft : Number.POSITIVE_INFINITY,
+      onlyCanary: canary.selector !== undefined,
+      updatingCanary: true,
+    };
+  const autoMs = p.policy.canaryAutoResumeMs;
+  const allDone = updated.every(isNodeDone);
+  const healthyFor = Math.min(
+    ...updated.map((n) => obs.now - (obs.doneSince.get(n.metadata.name ?? '') ?? obs.now)),
+  );
+  if (autoMs !== undefined && allDone && healthyFor >= autoMs)
+    return { limit: Number.POSITIVE_INFINITY, onlyCanary: false, updatingCanary: false };
+  return {
+    decision: hold(
+      HoldReason.canary,
+      `Canary of ${updated.length} node(s) is on ${p.target}; the rest wait for \`mco rollout resume mcp/${p.poolName}\`` +
+        (autoMs === undefined ? '' : ` or ${Math.ceil(autoMs / 1000)}s of health`),
+      false,
+      autoMs === undefined ? undefined : atLeast(allDone ? autoMs - healthyFor : GateRecheckMs),
+    ),
+  };
+}
+
+export function decideRollout(
+  policy: ParsedRolloutPolicy,
+  pool: MachineConfigPool,
+  nodes: readonly Node[],
+  obs: RolloutObservations,
+): RolloutDecision {
+  const target = pool.spec.configuration?.name ?? '';
+  const updated = nodes.filter((n) => onTarget(n, target));
+  const gates = updated.filter(isNodeDone).map((n) => gateNode(policy, n, obs));
+  const p: RolloutPass = {
+    policy,
+    pool,
+    poolName: pool.metadata.name ?? '',
+    target,
+    obs,
+    updated,
+    pending: nodes.filter((n) => !onTarget(n, target)),
+    gates,
+    soaking: gates.filter((g) => g.soakLeftMs > 0),
+    poolVerdict: judgePool(policy.source.gates, obs.answers),
+  };
+  const early = stoppedStep(p) ?? revertStep(p);
+  if (early !== undefined) return early;
+  // Nothing left to start: no hold to report (a soak or a gate only ever holds the next node).
+  if (p.pending.length === 0)
+    return {
+      hold: false,
+      limit: 0,
+      arrange: () => [],
+      message: `every node is on ${target}`,
+      recheckAfterMs: undefined,
+    };
+  const window = windowStep(p);
+  if ('decision' in window) return window.decision;
+  const gated = gateStep(p);
+  if (gated !== undefined) return gated;
+  const canary = canaryStep(p);
+  if ('decision' in canary) return canary.decision;
+  const moving = canary.updatingCanary ? `updating the canary (${window.moving})` : window.moving;
   return {
     hold: false,
-    limit,
+    limit: canary.limit,
     arrange: (candidates) =>
       sortForRollout(
         policy.source,
-        onlyCanary ? candidates.filter((n) => isCanaryNode(policy.source, n)) : candidates,
+        canary.onlyCanary ? candidates.filter((n) => isCanaryNode(policy.source, n)) : candidates,
       ),
     message: moving,
-    recheckAfterMs: recheck,
+    recheckAfterMs: window.recheck,
   };
 }

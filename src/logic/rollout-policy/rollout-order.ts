@@ -4,7 +4,7 @@
  * then canary nodes chosen by selector, then upstream's zone/age order (sortNodeList).
  */
 import type { Node } from '../../api/core/v1/node.js';
-import type { RolloutPolicy } from '../../api/machineconfiguration/v1/rollout-policy.js';
+import type { RolloutPolicy } from './rollout-policy-schema.js';
 import { matchesLabelSelector } from '../../api/meta/v1/label-selector-matching.js';
 import { sortNodeList } from '../rollout/candidates.js';
 

@@ -13,6 +13,7 @@ import {
   type TemplateFile,
 } from './generate-template-configs.js';
 import { describeRenderTemplateError, renderTemplate } from './render-template.js';
+import { GeneratedSpecVersion } from '../../ignition/versions.js';
 
 const TemplatesDir = fileURLToPath(new URL('../../../templates', import.meta.url));
 
@@ -94,7 +95,7 @@ describe('generateTemplateMachineConfigs with the shipped templates', () => {
     for (const m of configs) {
       const parsed = parseIgnition(m.spec?.config);
       if (!parsed.ok) throw new Error(JSON.stringify(parsed.error));
-      expect(parsed.value.version).toBe('3.5.0');
+      expect(parsed.value.version).toBe(GeneratedSpecVersion);
       expect(parsed.value.report.entries).toStrictEqual([]);
     }
   });
@@ -270,7 +271,7 @@ describe('generateTemplateMachineConfigs layout rules', () => {
       { path: 'worker/00-worker/_base/files/blank.yaml', content: '{{ .NetworkType }}\n' },
     ]);
     expect(r.ok && r.value.map((m) => m.spec?.config)).toStrictEqual([
-      { ignition: { version: '3.5.0' } },
+      { ignition: { version: GeneratedSpecVersion } },
     ]);
   });
 

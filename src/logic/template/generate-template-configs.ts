@@ -31,6 +31,7 @@ import {
 } from './render-template.js';
 import { templateContext, templatePlatform } from './template-context.js';
 import { errorText } from '../../lib/error-text.js';
+import { GeneratedSpecVersion } from '../../ignition/versions.js';
 
 /** One template file: its path under the template folder and its text. */
 export interface TemplateFile {
@@ -228,7 +229,7 @@ function buildIgnition(
     ignUnits.push(u.value);
   }
   const config: IgnitionConfig = {
-    ignition: { version: '3.5.0' },
+    ignition: { version: GeneratedSpecVersion },
     ...(ignFiles.length === 0 ? {} : { storage: { files: ignFiles } }),
     ...(ignUnits.length === 0 ? {} : { systemd: { units: ignUnits } }),
   };

@@ -7,7 +7,6 @@
  * administrator released with `mco rollout resume`, so a later render needs a new resume.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { LabelSelectorSchema } from '../../meta/v1/label-selector.js';
 
 export const RolloutAnnotation = {
   policy: 'rollout.mco.dev/policy',
@@ -43,12 +42,12 @@ export const RolloutHeldCondition = 'RolloutHeld';
 
 export const Weekdays = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
 
-const GoDuration = Type.String({
+export const GoDurationSchema = Type.String({
   pattern: '^([0-9]+(\\.[0-9]+)?(ms|s|m|h))+$',
   description: 'A Go-style duration: 45s, 90m, 1h30m.',
 });
 
-const MaintenanceWindowSchema = Type.Object(
+export const MaintenanceWindowSchema = Type.Object(
   {
     days: Type.Optional(
       Type.Array(Type.Union(Weekdays.map((d) => Type.Literal(d))), {
@@ -59,7 +58,7 @@ const MaintenanceWindowSchema = Type.Object(
       pattern: '^([01][0-9]|2[0-3]):[0-5][0-9](:[0-5][0-9])?$',
       description: 'Wall-clock opening time in the time zone: HH:MM or HH:MM:SS.',
     }),
-    duration: GoDuration,
+    duration: GoDurationSchema,
     timeZone: Type.Optional(
       Type.String({ maxLength: 64, description: 'IANA time zone; UTC when absent.' }),
     ),
@@ -67,60 +66,3 @@ const MaintenanceWindowSchema = Type.Object(
   { additionalProperties: false },
 );
 export type MaintenanceWindow = Static<typeof MaintenanceWindowSchema>;
-
-const HealthGatesSchema = Type.Object(
-  {
-    soak: Type.Optional(GoDuration),
-    podSelector: Type.Optional(LabelSelectorSchema),
-    prometheus: Type.Optional(
-      Type.Object(
-        {
-          url: Type.String({ pattern: '^https?://', maxLength: 2048 }),
-          query: Type.String({ minLength: 1, maxLength: 4096 }),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    nodeCondition: Type.Optional(
-      Type.Object(
-        {
-          type: Type.String({ minLength: 1, maxLength: 316 }),
-          status: Type.Union([Type.Literal('True'), Type.Literal('False')]),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
-
-export const RolloutPolicySchema = Type.Object(
-  {
-    windows: Type.Optional(Type.Array(MaintenanceWindowSchema, { maxItems: 64 })),
-    gates: Type.Optional(HealthGatesSchema),
-    canary: Type.Optional(
-      Type.Object(
-        {
-          count: Type.Optional(Type.Integer({ minimum: 1 })),
-          selector: Type.Optional(LabelSelectorSchema),
-          autoResumeAfter: Type.Optional(GoDuration),
-        },
-        { additionalProperties: false },
-      ),
-    ),
-    order: Type.Optional(
-      Type.Object(
-        { priorityLabel: Type.String({ minLength: 1, maxLength: 316 }) },
-        { additionalProperties: false },
-      ),
-    ),
-    autoRevert: Type.Optional(
-      Type.Boolean({
-        description:
-          'A node failing its gate within its soak goes back to the pool’s previous config and the rollout stops.',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type RolloutPolicy = Static<typeof RolloutPolicySchema>;
