@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Node } from '../api/core/v1/node.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
-import { progressLine } from './start-command.js';
+import { progressLine } from './start-progress.js';
 
 const node = (name: string): Node => ({
   apiVersion: 'v1',
