@@ -31,6 +31,7 @@ import { BoxProcess } from '../support/box-process.js';
 import { McoBin, processesUsing } from '../support/mco-processes.js';
 import { freePortBase } from '../support/ports.js';
 import { sleep, until } from '../support/until.js';
+import { kubectl } from './apiserver-harness.js';
 
 const Minute = 60_000;
 
@@ -82,12 +83,12 @@ function readPids(dataDir: string): Record<string, number> {
 }
 
 /** `kubectl get --raw /readyz` against the box: the API server answers. */
-function apiserverAnswers(dataDir: string): string {
-  return execFileSync(
-    'kubectl',
-    ['--kubeconfig', join(dataDir, 'admin.kubeconfig'), 'get', '--raw', '/readyz'],
-    { encoding: 'utf8', timeout: 30_000 },
-  );
+async function apiserverAnswers(dataDir: string): Promise<string> {
+  const r = await kubectl(['get', '--raw', '/readyz'], {
+    kubeconfig: join(dataDir, 'admin.kubeconfig'),
+    cacheDir: join(dataDir, '..', 'kubectl-cache'),
+  });
+  return r.code === 0 ? r.stdout : `exit ${String(r.code)}: ${r.stderr}`;
 }
 
 describe('mco start checks its flags before writing anything', () => {
@@ -231,7 +232,7 @@ describe('one mco start per data folder', () => {
       expect(kept(snapshot(dataDir))).toEqual(kept(before));
       expect(readPids(dataDir)).toEqual(pids);
       for (const [name, pid] of Object.entries(pids)) expect(alive(pid), name).toBe(true);
-      expect(apiserverAnswers(dataDir)).toBe('ok');
+      expect(await apiserverAnswers(dataDir)).toBe('ok');
       // Nothing restarted or stopped meanwhile (spawnSync held this process: give its output time).
       await sleep(2000);
       expect(box!.child.exitCode).toBeNull();
@@ -269,7 +270,7 @@ describe('one mco start per data folder', () => {
           expect(alive(pid), `${name} (${pid}) of the killed start`).toBe(false);
       expect(readFileSync(join(dataDir, 'start.lock'), 'utf8')).toBe(`${second}\n`);
       expect(readPids(dataDir)['mco-start']).toBe(second);
-      expect(apiserverAnswers(dataDir)).toBe('ok');
+      expect(await apiserverAnswers(dataDir)).toBe('ok');
 
       expect(await box.stop(2 * Minute)).toBe(0);
       expect(existsSync(join(dataDir, 'start.lock'))).toBe(false);
