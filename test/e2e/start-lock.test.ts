@@ -102,6 +102,7 @@ describe('mco start checks its flags before writing anything', () => {
     if (work === '') return;
     // A start that was not refused (the bug) leaves its children behind when it is killed.
     for (const pid of processesUsing(work)) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    spawnSync('chattr', ['-R', '-i', work], { stdio: 'ignore' });
     execFileSync('rm', ['-rf', work]);
   });
 
