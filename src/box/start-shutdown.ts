@@ -21,9 +21,23 @@ import {
 /** Stops processes a previous `mco start` left running (by PID, if they still run from DIR). */
 export async function stopLeftovers(layout: ClusterLayout, io: CliIo): Promise<void> {
   if (!existsSync(layout.pidsFile)) return;
-  const recorded = JSON.parse(readFileSync(layout.pidsFile, 'utf8')) as Record<string, number>;
-  const left = Object.entries(recorded).filter(
-    ([, pid]) => processAlive(pid) && runsFrom(pid, layout.dir),
+  let recorded: unknown;
+  try {
+    recorded = JSON.parse(readFileSync(layout.pidsFile, 'utf8'));
+  } catch {
+    // torn or edited: it names no process this start could stop safely
+    io.err(`${layout.pidsFile} is not a PID list: no leftovers of an earlier start stopped\n`);
+    return;
+  }
+  if (typeof recorded !== 'object' || recorded === null) return;
+  const left = Object.entries(recorded as Record<string, unknown>).flatMap(([name, pid]) =>
+    typeof pid === 'number' &&
+    Number.isSafeInteger(pid) &&
+    pid > 1 &&
+    processAlive(pid) &&
+    runsFrom(pid, layout.dir)
+      ? [[name, pid] as const]
+      : [],
   );
   if (left.length === 0) return;
   io.err(
