@@ -165,7 +165,10 @@ async function runLocked(
     startControlPlane(ctx);
     io.out(`dashboard: http://127.0.0.1:${ctx.ports.dashboard}/\n`);
     const specs = nodeSpecs(record.masters, record.workers);
-    const progress = watchProgress(ctx, client, specs.length);
+    const progress = watchProgress(ctx, client, {
+      master: record.masters,
+      worker: record.workers,
+    });
     // Both pools at once: the MCS serves each as soon as it is rendered, and Ignition runs for all
     // new nodes in parallel (a worker does not need the master node, only the control plane).
     await Promise.all(

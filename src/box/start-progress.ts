@@ -20,12 +20,19 @@ interface Progress {
   readonly ready: boolean;
 }
 
+/** How many nodes the box runs in each of its own pools. */
+export interface ExpectedNodes {
+  readonly master: number;
+  readonly worker: number;
+}
+
 /** One line about the nodes and pools; ready once every pool is Updated with all its nodes. */
 export function progressLine(
   pools: readonly MachineConfigPool[],
   nodes: readonly Node[],
-  expected: number,
+  perPool: ExpectedNodes,
 ): Progress {
+  const expected = perPool.master + perPool.worker;
   const readyNodes = nodes.filter(
     (n) => n.status?.conditions?.find((c) => c.type === 'Ready')?.status === 'True',
   ).length;
@@ -42,9 +49,11 @@ export function progressLine(
     parts.push(
       `${p.metadata.name ?? ''} ${state} ${p.status?.updatedMachineCount ?? 0}/${p.status?.machineCount ?? 0}`,
     );
-    const members = p.metadata.name === 'master' || p.metadata.name === 'worker';
+    const name = p.metadata.name;
+    const members = name === 'master' || name === 'worker';
     if (members) updatedMembers += p.status?.updatedMachineCount ?? 0;
-    if (!updated || (members && (p.status?.machineCount ?? 0) === 0)) ready = false;
+    // A pool that has not counted its nodes yet is Updated with 0/0; a box without workers has one.
+    if (!updated || (members && (p.status?.machineCount ?? 0) < perPool[name])) ready = false;
     if (p.spec.configuration?.name !== p.status?.configuration?.name) ready = false;
   }
   return { line: parts.join(' · '), ready: ready && updatedMembers >= expected };
@@ -92,7 +101,7 @@ function dashboardAnswers(ctx: StartContext): Promise<boolean> {
 export async function watchProgress(
   ctx: StartContext,
   client: ResourceClient,
-  expected: number,
+  expected: ExpectedNodes,
 ): Promise<void> {
   let last = '';
   let announced = false;

@@ -12,7 +12,8 @@
  *   also when it names a live process that is not `mco start`: the next start takes it over,
  *   stops the leftovers as before, resumes the cluster, and removes its lock when it stops.
  *
- * One box serves every lock test; the flag tests need none.
+ * One box serves every lock test: one master and no workers, the smallest box (it comes up as
+ * well: its worker pool is Updated with 0 of 0 machines). The flag tests need none.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -187,7 +188,14 @@ describe('one mco start per data folder', () => {
     execFileSync('chmod', ['0755', work]);
     dataDir = join(work, 'box');
     portBase = await freePortBase();
-    box = new BoxProcess(['--data-dir', dataDir, '--port-base', String(portBase)]);
+    box = new BoxProcess([
+      '--data-dir',
+      dataDir,
+      '--port-base',
+      String(portBase),
+      '--workers',
+      '0',
+    ]);
     await box.up(6 * Minute);
   }, 7 * Minute);
 
@@ -257,7 +265,14 @@ describe('one mco start per data folder', () => {
       // A live PID that is not mco start: stale as well (a PID the kernel gave to another process).
       writeFileSync(join(dataDir, 'start.lock'), `${process.pid}\n`);
 
-      box = new BoxProcess(['--data-dir', dataDir, '--port-base', String(portBase)]);
+      box = new BoxProcess([
+        '--data-dir',
+        dataDir,
+        '--port-base',
+        String(portBase),
+        '--workers',
+        '0',
+      ]);
       await box.up(6 * Minute);
       const second = box.child.pid ?? 0;
       expect(box.stdout).toContain(`Resuming the cluster in ${dataDir}\n`);
