@@ -16,7 +16,9 @@
  *   while it runs, so a start after a crash stops leftovers first. Children run in their own
  *   process group, so the terminal's Ctrl-C reaches only this process and the shutdown order
  *   holds.
- * - Starting again with the same folder resumes: same state, same nodes, same ports.
+ * - Starting again with the same folder resumes: same state, same nodes, same ports. Bad flags, a
+ *   folder whose supervisor is alive (`DIR/start.lock`, start-lock.ts) and a record it cannot
+ *   resume are refused before anything in the folder changes.
  * - Nodes join as on OpenShift: the box creates each node's Machine, the node gets only its pool's
  *   pointer config (the MCS requires the box's token, which the pointer config carries) and asks
  *   for its client certificate with the served bootstrap kubeconfig; the controller approves,
