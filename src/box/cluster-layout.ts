@@ -5,6 +5,7 @@
  * ```
  * DIR/admin.kubeconfig       the admin identity (`export KUBECONFIG=DIR/admin.kubeconfig`)
  * DIR/cluster.json           what was started: masters, workers, port base
+ * DIR/start.lock             the PID of the `mco start` running the cluster (one per folder)
  * DIR/pids.json              every child process `mco start` runs (a later start stops leftovers)
  * DIR/apiserver/             the API server's data folder (SQLite state, PKI, tokens, kubeconfigs)
  * DIR/mcs/                   the MCS's first CA and certificate, their projected successors, tokens
@@ -23,6 +24,7 @@ export interface ClusterLayout {
   readonly adminKubeconfig: string;
   readonly clusterFile: string;
   readonly pidsFile: string;
+  readonly startLock: string;
   readonly apiserverDir: string;
   readonly mcsDir: string;
   readonly bootstrapTokenDir: string;
@@ -50,6 +52,7 @@ export function clusterLayout(dataDir: string): ClusterLayout {
     adminKubeconfig: join(dir, 'admin.kubeconfig'),
     clusterFile: join(dir, 'cluster.json'),
     pidsFile: join(dir, 'pids.json'),
+    startLock: join(dir, 'start.lock'),
     apiserverDir: join(dir, 'apiserver'),
     mcsDir,
     bootstrapTokenDir: join(mcsDir, 'bootstrap-token'),

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { clusterPorts, daemonMetricsPort, metricsTargets, nodeSpecs } from './start-command.js';
+import { nodeSpecs } from './cluster-nodes.js';
+import { clusterPorts, daemonMetricsPort, metricsTargets } from './cluster-ports.js';
 
 describe('the box metrics endpoints', () => {
   const ports = clusterPorts(40_000);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Node } from '../api/core/v1/node.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
-import { progressLine } from './start-command.js';
+import { progressLine } from './start-progress.js';
 
 const node = (name: string): Node => ({
   apiVersion: 'v1',
@@ -28,7 +28,7 @@ describe('progressLine', () => {
     const r = progressLine(
       [pool('master', 1, 1), pool('worker', 2, 2)],
       ['m', 'w0', 'w1'].map(node),
-      3,
+      { master: 1, worker: 2 },
     );
     expect(r).toEqual({
       line: 'nodes 3/3 Ready · master Updated 1/1 · worker Updated 2/2',
@@ -40,8 +40,25 @@ describe('progressLine', () => {
     const r = progressLine(
       [pool('master', 1, 1), pool('worker', 1, 1)],
       ['m', 'w0', 'w1'].map(node),
-      3,
+      { master: 1, worker: 2 },
     );
     expect(r.ready).toBe(false);
+  });
+
+  it('is not ready while a pool has not counted its nodes, and ready for a box without workers', () => {
+    const counting = progressLine(
+      [pool('master', 1, 1), pool('worker', 0, 0)],
+      ['m', 'w0'].map(node),
+      { master: 1, worker: 1 },
+    );
+    expect(counting.ready).toBe(false);
+    const noWorkers = progressLine([pool('master', 1, 1), pool('worker', 0, 0)], [node('m')], {
+      master: 1,
+      worker: 0,
+    });
+    expect(noWorkers).toEqual({
+      line: 'nodes 1/1 Ready · master Updated 1/1 · worker Updated 0/0',
+      ready: true,
+    });
   });
 });

@@ -11,7 +11,8 @@
  * Warning events with their errors (and RenderDegraded names the render error). The OS upgrade
  * runs on this cluster through a registry on loopback. Ctrl-C stops every PID `mco start` started
  * within 10 s (checked one by one) and `DIR/logs/start.log` says it stopped; a second `mco start`
- * with the same folder resumes with the same rendered configs.
+ * while the first runs is refused with the first one's PID and changes nothing; once it stopped,
+ * a `mco start` with the same folder resumes with the same rendered configs.
  *
  * The walkthrough's commands run through bash in a scratch folder laid out like the repository
  * (`bin/` and `images/` linked, `examples/` copied) with `mco` on the PATH (a link to bin/mco.js,
@@ -771,6 +772,30 @@ mco rollout status mcp/master && mco rollout status mcp/worker`,
       expect(stopped.code, stopped.stderr).toBe(0);
     },
     25 * Minute,
+  );
+
+  it(
+    'refuses a second mco start on the same folder while the first runs, and leaves the box as it was',
+    async () => {
+      const supervisor = start!.pid;
+      const pidsFile = readFileSync(join(dataDir, 'pids.json'), 'utf8');
+      const clusterFile = readFileSync(join(dataDir, 'cluster.json'), 'utf8');
+      const pids = recordedPids(dataDir);
+      const second = await run(work, `bin/mco.js start --port-base ${portBase}`, Minute);
+      expect(second.code, second.stderr).toBe(1);
+      expect(second.stderr).toBe(
+        `error: ${dataDir} is in use: mco start (PID ${supervisor}) runs this cluster. Stop it first (Ctrl-C in its terminal, or kill ${supervisor}: it stops everything it started), or use another --data-dir\n`,
+      );
+      expect(Readme).toContain('a second start on the same\nfolder is refused');
+      expect(readFileSync(join(dataDir, 'pids.json'), 'utf8')).toBe(pidsFile);
+      expect(readFileSync(join(dataDir, 'cluster.json'), 'utf8')).toBe(clusterFile);
+      expect(pids.filter((pid) => !alive(pid))).toEqual([]);
+      expect(start!.child.exitCode).toBeNull();
+      const mcp = await sh(work, 'kubectl get mcp');
+      expect(mcp.code, mcp.stderr).toBe(0);
+      expect(parseMcpTable(mcp.stdout).get('worker')?.updated).toBe('True');
+    },
+    2 * Minute,
   );
 
   it(

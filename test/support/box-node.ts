@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { createKubeClient } from '../../src/adapters/kube-client.js';
 import { ensureMachine } from '../../src/box/box-machines.js';
 import { clusterLayout } from '../../src/box/cluster-layout.js';
-import { BootRef } from '../../src/box/start-command.js';
+import { BootRef } from '../../src/box/start-cluster-objects.js';
 import { McoBin } from './run-mco.js';
 
 export interface BoxNode {

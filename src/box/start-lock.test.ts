@@ -1,0 +1,107 @@
+/**
+ * The start lock against real processes: a stand-in `mco start` is a node process whose command
+ * line reads `… /x/bin/mco.js start --data-dir DIR` (as /proc shows a real one), run from a folder
+ * of the test's choosing, so its data folder resolves as a real supervisor's would.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { clusterLayout } from './cluster-layout.js';
+import { takeStartLock } from './start-lock.js';
+
+const root = mkdtempSync(join(tmpdir(), 'mco-start-lock-'));
+const started: ChildProcess[] = [];
+
+/** Resolves once it runs (exec'd: /proc shows its own command line). */
+async function standIn(args: readonly string[], cwd = root): Promise<number> {
+  const child = spawn(
+    process.execPath,
+    ['-e', 'setInterval(() => {}, 1000)', '/x/bin/mco.js', ...args],
+    { cwd, stdio: 'ignore' },
+  );
+  started.push(child);
+  await once(child, 'spawn');
+  if (child.pid === undefined) throw new Error('the stand-in did not start');
+  return child.pid;
+}
+
+/** A PID that ran and is gone. */
+function deadPid(): number {
+  const r = spawnSync('sh', ['-c', 'echo $$']);
+  return Number(r.stdout.toString().trim());
+}
+
+function folder(name: string) {
+  const layout = clusterLayout(join(root, name));
+  mkdirSync(layout.dir, { recursive: true });
+  return layout;
+}
+
+afterEach(() => {
+  for (const child of started.splice(0)) child.kill('SIGKILL');
+});
+
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+});
+
+describe('the start lock', () => {
+  it('is taken with this PID and removed on release', () => {
+    const layout = folder('fresh');
+    const lock = takeStartLock(layout);
+    expect(readFileSync(layout.startLock, 'utf8')).toBe(`${process.pid}\n`);
+    lock.release();
+    expect(existsSync(layout.startLock)).toBe(false);
+  });
+
+  it('refuses while a live mco start on the same folder holds it, by any path, changing nothing', async () => {
+    const layout = folder('held');
+    for (const args of [
+      ['start', '--data-dir', layout.dir],
+      ['start', '--data-dir', 'held/'],
+      ['start', `--data-dir=./held`],
+    ]) {
+      const pid = await standIn(args);
+      writeFileSync(layout.startLock, `${pid}\n`);
+      expect(() => takeStartLock(layout), args.join(' ')).toThrow(
+        `${layout.dir} is in use: mco start (PID ${pid}) runs this cluster. Stop it first (Ctrl-C in its terminal, or kill ${pid}: it stops everything it started), or use another --data-dir`,
+      );
+      expect(readFileSync(layout.startLock, 'utf8')).toBe(`${pid}\n`);
+    }
+  });
+
+  it('takes over a lock whose PID is gone, is not mco start, runs another folder, or is no PID', async () => {
+    const layout = folder('stale');
+    const other = await standIn(['start', '--data-dir', join(root, 'elsewhere')]);
+    const notStart = await standIn(['node', 'run', '--dir', layout.dir]);
+    for (const held of [`${deadPid()}\n`, `${other}\n`, `${notStart}\n`, 'garbage', '']) {
+      writeFileSync(layout.startLock, held);
+      const lock = takeStartLock(layout);
+      expect(readFileSync(layout.startLock, 'utf8'), JSON.stringify(held)).toBe(`${process.pid}\n`);
+      lock.release();
+    }
+  });
+
+  it('refuses when pids.json names a live supervisor of the folder (a box from before the lock)', async () => {
+    const layout = folder('recorded');
+    // From the folder's parent with the default data folder: that is `.mco` there, not this one.
+    const pid = await standIn(['start']);
+    writeFileSync(layout.pidsFile, JSON.stringify({ 'mco-start': pid }));
+    takeStartLock(layout).release();
+    const here = await standIn(['start', '--data-dir', layout.dir]);
+    writeFileSync(layout.pidsFile, JSON.stringify({ 'mco-start': here, apiserver: 1 }));
+    expect(() => takeStartLock(layout)).toThrow(`mco start (PID ${here}) runs this cluster`);
+    expect(existsSync(layout.startLock)).toBe(false);
+  });
+
+  it('release leaves a lock that another start took over', () => {
+    const layout = folder('taken');
+    const lock = takeStartLock(layout);
+    writeFileSync(layout.startLock, '1\n');
+    lock.release();
+    expect(readFileSync(layout.startLock, 'utf8')).toBe('1\n');
+  });
+});
