@@ -46,6 +46,16 @@ function seriesText(item: unknown): string {
   return `${typeof name === 'string' ? name : ''}{${rest.join(',')}}`;
 }
 
+/** A probe that got no answer: why, with the network error's cause; an abort is rethrown. */
+function unanswered(
+  e: unknown,
+  signal: AbortSignal,
+): { readonly ok: false; readonly error: string } {
+  if (signal.aborted) throw e;
+  const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
+  return { ok: false, error: `${errorText(e)}${cause}` };
+}
+
 export async function queryPrometheus(
   baseUrl: string,
   query: string,
@@ -82,9 +92,7 @@ export async function queryPrometheus(
       return { ok: false, error: `resultType ${String(body.data?.resultType)} is not a vector` };
     return { ok: true, series: result.map(seriesText) };
   } catch (e) {
-    if (signal.aborted) throw e;
-    const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
-    return { ok: false, error: `${errorText(e)}${cause}` };
+    return unanswered(e, signal);
   }
 }
 
@@ -120,9 +128,7 @@ export async function probeHttp(url: string, signal: AbortSignal): Promise<HttpP
     await res.body?.cancel();
     return { ok: true, status: res.status };
   } catch (e) {
-    if (signal.aborted) throw e;
-    const cause = e instanceof Error && e.cause instanceof Error ? `: ${e.cause.message}` : '';
-    return { ok: false, error: `${errorText(e)}${cause}` };
+    return unanswered(e, signal);
   }
 }
 

@@ -4,14 +4,10 @@
  * holds the pool rather than roll out without the controls the administrator asked for.
  */
 import { Ajv } from 'ajv';
-import type { LabelSelector } from '../../api/meta/v1/label-selector.js';
 import { RolloutPolicySchema, type RolloutPolicy } from './rollout-policy-schema.js';
 import type { AnyGateKind } from './gates/gate-kind.js';
 import { configuredGates, GateKinds } from './gates/gate-kinds.js';
-import {
-  describeLabelSelectorError,
-  labelSelectorToRequirements,
-} from '../../api/meta/v1/label-selector-matching.js';
+import { labelSelectorFault } from '../../api/meta/v1/label-selector-matching.js';
 import { err, ok, type Result } from '../../lib/result.js';
 import { goDurationMs } from './go-duration-ms.js';
 import { parseWindow, type ParsedWindow } from './maintenance-windows.js';
@@ -26,12 +22,6 @@ export interface ParsedRolloutPolicy {
 
 /** Annotations are at most 256 KiB in all; a policy far smaller than that is plenty. */
 const MaxPolicyBytes = 32 * 1024;
-
-function selectorError(path: string, s: LabelSelector | undefined): string | undefined {
-  if (s === undefined) return undefined;
-  const r = labelSelectorToRequirements(s);
-  return r.ok ? undefined : `${path}: ${describeLabelSelectorError(r.error)}`;
-}
 
 /** The first fault a gate's own check finds beyond its schema. */
 function gateError(policy: RolloutPolicy): string | undefined {
@@ -76,7 +66,7 @@ export function parseRolloutPolicy(text: string): Result<ParsedRolloutPolicy, st
   const canary = policy.canary;
   if (canary !== undefined && (canary.count === undefined) === (canary.selector === undefined))
     return err('/canary: set exactly one of count and selector');
-  const bad = gateError(policy) ?? selectorError('/canary/selector', canary?.selector);
+  const bad = gateError(policy) ?? labelSelectorFault('/canary/selector', canary?.selector);
   if (bad !== undefined) return err(bad);
   const soak = policy.gates?.soak;
   const autoResume = canary?.autoResumeAfter;

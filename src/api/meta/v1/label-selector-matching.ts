@@ -117,6 +117,16 @@ export function describeLabelSelectorError(e: LabelSelectorError): string {
   }
 }
 
+/** What is wrong with `selector`, prefixed with the field `path` it came from; undefined if nothing. */
+export function labelSelectorFault(
+  path: string,
+  selector: LabelSelector | undefined,
+): string | undefined {
+  if (selector === undefined) return undefined;
+  const r = labelSelectorToRequirements(selector);
+  return r.ok ? undefined : `${path}: ${describeLabelSelectorError(r.error)}`;
+}
+
 /**
  * Kubernetes semantics: nil matches nothing, empty matches everything, an invalid selector (bad
  * operator or key) matches nothing. Missing labels count as an empty set.

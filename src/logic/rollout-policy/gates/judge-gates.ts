@@ -29,38 +29,48 @@ function answerOf(answers: GateAnswers, gate: string): unknown {
   return (answers as Readonly<Record<string, unknown>>)[gate];
 }
 
+/**
+ * Folds the verdicts of the configured gates of one scope; `judge` gives a gate's failures, or
+ * undefined when it was not asked this pass.
+ */
+function fold(
+  gates: HealthGates | undefined,
+  scope: AnyGateKind['scope'],
+  judge: (kind: AnyGateKind, gate: string, config: unknown) => readonly string[] | undefined,
+): PoolVerdict {
+  const failures: string[] = [];
+  let revertable = false;
+  let asked = false;
+  for (const { name, config } of configuredGates(gates)) {
+    const kind: AnyGateKind = GateKinds[name];
+    if (kind.scope !== scope) continue;
+    const found = judge(kind, name, config);
+    if (found === undefined) continue;
+    asked = true;
+    failures.push(...found);
+    revertable ||= found.length > 0 && kind.countsForRevert;
+  }
+  return { failures, revertable, asked };
+}
+
 export function judgeNode(
   gates: HealthGates | undefined,
   node: Node,
   answers: GateAnswers,
 ): NodeVerdict {
   const name = node.metadata.name ?? '';
-  // Not Ready is the node's own failure, whatever the policy's gates.
-  const failures: string[] = isNodeReady(node) ? [] : [`node ${name} is not Ready`];
-  let revertable = failures.length > 0;
-  for (const { name: gate, config } of configuredGates(gates)) {
-    const kind: AnyGateKind = GateKinds[gate];
-    if (kind.scope !== 'node') continue;
+  const { failures, revertable } = fold(gates, 'node', (kind, gate, config) => {
     const byNode = answerOf(answers, gate) as ReadonlyMap<string, unknown> | undefined;
-    const found = kind.judge(config, node, byNode?.get(name));
-    failures.push(...found);
-    revertable ||= found.length > 0 && kind.countsForRevert;
-  }
-  return { node: name, failures, revertable };
+    return kind.scope === 'node' ? kind.judge(config, node, byNode?.get(name)) : undefined;
+  });
+  // Not Ready is the node's own failure, whatever the policy's gates, and listed first.
+  if (isNodeReady(node)) return { node: name, failures, revertable };
+  return { node: name, failures: [`node ${name} is not Ready`, ...failures], revertable: true };
 }
 
 export function judgePool(gates: HealthGates | undefined, answers: GateAnswers): PoolVerdict {
-  const failures: string[] = [];
-  let revertable = false;
-  let asked = false;
-  for (const { name: gate, config } of configuredGates(gates)) {
-    const kind: AnyGateKind = GateKinds[gate];
+  return fold(gates, 'pool', (kind, gate, config) => {
     const answer = answerOf(answers, gate);
-    if (kind.scope !== 'pool' || answer === undefined) continue;
-    asked = true;
-    const found = kind.judge(config, answer);
-    failures.push(...found);
-    revertable ||= found.length > 0 && kind.countsForRevert;
-  }
-  return { failures, revertable, asked };
+    return kind.scope === 'pool' && answer !== undefined ? kind.judge(config, answer) : undefined;
+  });
 }

@@ -4,8 +4,7 @@
  */
 import { LabelSelectorSchema, type LabelSelector } from '../../../api/meta/v1/label-selector.js';
 import {
-  describeLabelSelectorError,
-  labelSelectorToRequirements,
+  labelSelectorFault,
   labelSelectorToString,
 } from '../../../api/meta/v1/label-selector-matching.js';
 import type { NodeGateKind } from './gate-kind.js';
@@ -18,10 +17,7 @@ export const podSelectorGate: NodeGateKind<LabelSelector, PodsNotReady> = {
   schema: LabelSelectorSchema,
   countsForRevert: false,
   describe: (s) => `pods matching ${labelSelectorToString(s) || '(all)'} Ready`,
-  check(s, path) {
-    const r = labelSelectorToRequirements(s);
-    return r.ok ? undefined : `${path}: ${describeLabelSelectorError(r.error)}`;
-  },
+  check: (s, path) => labelSelectorFault(path, s),
   judge: (_s, node, pods = []) =>
     pods.length > 0 ? [`pods not ready on ${node.metadata.name ?? ''}: ${pods.join(', ')}`] : [],
 };
