@@ -67,3 +67,22 @@ export function terminalLogText(line: string): string {
   }
   return line;
 }
+
+/**
+ * One pino JSON line as `mco logs` and the dashboard print it (`TIME LEVEL message key=value…`,
+ * the time in UTC as `oc logs --timestamps` shows it); any other line as it is.
+ */
+export function formatLogLine(line: string): string {
+  if (!line.startsWith('{')) return line;
+  let entry: Record<string, unknown>;
+  try {
+    entry = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  const time = typeof entry['time'] === 'number' ? new Date(entry['time']).toISOString() : '';
+  const msg = typeof entry['msg'] === 'string' ? entry['msg'] : '';
+  return [time, levelName(entry).padEnd(5), msg, ...fieldsText(entry)]
+    .filter((p) => p !== '')
+    .join(' ');
+}

@@ -11,26 +11,10 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, stat } from 'node:fs/promises';
 import { Command } from 'commander';
-import { fieldsText, levelName } from '../adapters/log-text.js';
+import { formatLogLine } from '../adapters/log-text.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
 import { clusterLayout, DefaultDataDir } from '../box/cluster-layout.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-
-/** One pino JSON line as text; any other line as it is. */
-export function formatLogLine(line: string): string {
-  if (!line.startsWith('{')) return line;
-  let entry: Record<string, unknown>;
-  try {
-    entry = JSON.parse(line) as Record<string, unknown>;
-  } catch {
-    return line;
-  }
-  const time = typeof entry['time'] === 'number' ? new Date(entry['time']).toISOString() : '';
-  const msg = typeof entry['msg'] === 'string' ? entry['msg'] : '';
-  return [time, levelName(entry).padEnd(5), msg, ...fieldsText(entry)]
-    .filter((p) => p !== '')
-    .join(' ');
-}
 
 export function parseNodeArgument(arg: string): string {
   const slash = arg.indexOf('/');

@@ -26,6 +26,7 @@
  * - `GET /healthz`: 200 once every watch has listed, else 503;
  * - anything else: the built page from `assets` (`/` is `index.html`).
  */
+import { daemonLogText } from './daemon-log-text.js';
 import { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
@@ -260,7 +261,7 @@ export function createDashboardApp(options: DashboardAppOptions): Hono {
       }
       return c.json({ error: message }, answer.code as ContentfulStatusCode);
     }
-    return c.body(answer.body, 200, {
+    return c.body(daemonLogText(answer.body), 200, {
       'Content-Type': 'text/plain; charset=utf-8',
       'Cache-Control': 'no-store',
       'X-Pod': pod.metadata.name ?? '',

@@ -265,7 +265,7 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
       expect(await page.getByTestId('mcn-conditions').textContent()).toContain('Updated');
       await page.waitForFunction(
         `document.querySelector('[data-testid="log-state"]')?.textContent?.startsWith('live') &&
-          document.querySelector('[data-testid="daemon-log"]')?.textContent?.includes('"msg"')`,
+          /^\\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z (INFO|WARN|ERROR) /m.test(document.querySelector('[data-testid="daemon-log"]')?.textContent ?? '')`,
         undefined,
         { timeout: Minute },
       );
@@ -273,6 +273,8 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
       const first = (await page.getByTestId('daemon-log').textContent()) ?? '';
       expect(first).not.toContain(target);
       expect(first.split('\n').length).toBeLessThanOrEqual(200);
+      // As `mco logs` prints it, not pino's JSON.
+      expect(first).not.toContain('"msg"');
       await shoot('node-worker-0');
 
       kubectl('patch', 'mcp', 'worker', '--type', 'merge', '-p', '{"spec":{"paused":false}}');

@@ -327,6 +327,25 @@ describe('rollout policy on the box: revert to the kept OSTree deployment, resum
       expect(gates).toContain(`query ${Query} at ${promUrl} returns nothing`);
       expect(await text('rollout-autorevert-worker')).toBe('yes');
       expect(await text('rollout-revisions-worker')).toContain(target);
+      // On a phone-sized screen the revisions scroll inside their card, never past its edge.
+      await page.setViewportSize({ width: 373, height: 900 });
+      const [tableRight, cardRight, pageWidth, viewWidth] = await page.evaluate<number[]>(
+        `(() => {
+          const table = document.querySelector('[data-testid="rollout-revisions-worker"]');
+          const card = table.closest('.card');
+          return [table.parentElement.getBoundingClientRect().right, card.getBoundingClientRect().right,
+            document.documentElement.scrollWidth, document.documentElement.clientWidth];
+        })()`,
+      );
+      expect(tableRight, 'the revisions table ends inside its card').toBeLessThanOrEqual(
+        cardRight!,
+      );
+      expect(pageWidth, 'the page does not scroll sideways').toBeLessThanOrEqual(viewWidth!);
+      const spills = await page.evaluate<string[]>(
+        `[...document.querySelectorAll('.card')].filter((c) => c.scrollWidth > c.clientWidth).map((c) => c.dataset.testid ?? c.className)`,
+      );
+      expect(spills, 'cards whose content runs past their edge').toEqual([]);
+      await page.setViewportSize({ width: 1280, height: 900 });
 
       // A read-only token: the API server's own 403, and nothing changes.
       await useToken(tokenOf(ReadOnlyUser));

@@ -45,7 +45,7 @@ export function TokenBox({
         <input
           type="password"
           autocomplete="off"
-          placeholder="oc whoami -t"
+          placeholder="a bearer token"
           value={draft}
           data-testid="token-input"
           onInput={(e) => {
@@ -56,6 +56,16 @@ export function TokenBox({
       <button type="submit" data-testid="token-use">
         use
       </button>
+      <details class="token-help" data-testid="token-help">
+        <summary>which token?</summary>
+        <p>
+          Yours, as the API server knows you. On the cluster in a box, the admin's (with{' '}
+          <code>KUBECONFIG=.mco/admin.kubeconfig</code>):{' '}
+          <code>kubectl config view --raw -o jsonpath='{'{.users[0].user.token}'}'</code>. A
+          ServiceAccount's: <code>kubectl create token NAME -n NAMESPACE</code>. On OpenShift:{' '}
+          <code>oc whoami -t</code>.
+        </p>
+      </details>
     </form>
   );
 }
