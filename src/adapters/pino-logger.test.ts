@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { makeTmpDir } from '../../test/support/tmp-dir.js';
 import { RepoRoot } from '../../test/support/run-mco.js';
 import { until } from '../../test/support/until.js';
-import { terminalLogLine } from './log-text.js';
+import { terminalLogLine } from '../lib/log-text.js';
 import { createPinoLogger } from './pino-logger.js';
 
 /** The top-level keys of a JSON object line in the order written, repeats included. */

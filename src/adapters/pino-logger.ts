@@ -2,7 +2,7 @@
  * Logger on pino: one entry per line to a destination (stderr by default), level from the caller.
  *
  * - Format: `json` (pino's lines, numeric `level` kept for the tools that read pino logs) or
- *   `text` (src/adapters/log-text.ts: `12:01:02 INFO daemon: message key=value`); by default
+ *   `text` (src/lib/log-text.ts: `12:01:02 INFO daemon: message key=value`); by default
  *   text when the destination is a terminal and JSON otherwise (a file, a pipe, `mco start`'s
  *   per-component logs). Level names are not added to the JSON: `level` already says it.
  * - No key twice in a line: pino's own `child()` appends its bindings without looking at those it
@@ -13,7 +13,7 @@
 import { isatty } from 'node:tty';
 import { pino, type Logger as Pino } from 'pino';
 import type { Logger } from '../ports/logger.js';
-import { terminalLogText } from './log-text.js';
+import { terminalLogText } from '../lib/log-text.js';
 
 export type LogFormat = 'json' | 'text';
 

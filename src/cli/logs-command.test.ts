@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatLogLine } from '../adapters/log-text.js';
+import { formatLogLine } from '../lib/log-text.js';
 import { parseBuildArgument, parseNodeArgument, runLogs } from './logs-command.js';
 
 const dirs: string[] = [];

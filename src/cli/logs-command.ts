@@ -11,7 +11,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { open, stat } from 'node:fs/promises';
 import { Command } from 'commander';
-import { formatLogLine } from '../adapters/log-text.js';
+import { formatLogLine } from '../lib/log-text.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
 import { clusterLayout, DefaultDataDir } from '../box/cluster-layout.js';
 import { setTimeout as sleep } from 'node:timers/promises';

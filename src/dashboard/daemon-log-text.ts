@@ -3,7 +3,7 @@
  * prints (`TIME LEVEL message key=value…`), other lines as they are. A line cut across two chunks
  * is held until its end arrives, so a JSON line is never formatted in halves.
  */
-import { formatLogLine } from '../adapters/log-text.js';
+import { formatLogLine } from '../lib/log-text.js';
 
 export function daemonLogText(body: ReadableStream<Uint8Array>): ReadableStream<Uint8Array> {
   let rest = '';
