@@ -176,6 +176,14 @@ describe('the dashboard in a browser: node detail, actions with the user token, 
   it(
     'sets maxUnavailable and pauses a pool with the admin token; a read-only token gets 403',
     async () => {
+      // The token box's help names a command that prints the admin's token on the box.
+      const help = (await page.getByTestId('token-help').textContent()) ?? '';
+      const command = "kubectl config view --raw -o jsonpath='{.users[0].user.token}'";
+      expect(help).toContain(command);
+      expect(help).not.toMatch(/^oc whoami/);
+      expect(kubectl('config', 'view', '--raw', '-o', 'jsonpath={.users[0].user.token}')).toBe(
+        tokenOf(AdminUser),
+      );
       await useToken(tokenOf(AdminUser));
       await page.getByTestId('max-input-worker').fill('2');
       await page.getByTestId('max-set-worker').click();

@@ -717,14 +717,18 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
     'upgrades the OS through a registry on loopback',
     async () => {
       const port = await freePort();
-      const withPort = (text: string) => text.replaceAll('127.0.0.1:5000', `127.0.0.1:${port}`);
+      const withPort = (text: string) =>
+        text.replace('REGISTRY=127.0.0.1:5000', `REGISTRY=127.0.0.1:${port}`);
+      // The README's blocks run in one shell; here each is its own bash, so REGISTRY is set again.
+      const inRegistryShell = (text: string) => `REGISTRY=127.0.0.1:${port}\n${text}`;
       const registry = await sh(
         work,
-        `mkdir -p .registry
+        `REGISTRY=127.0.0.1:5000
+mkdir -p .registry
 cat > .registry/config.yml <<EOF
 version: 0.1
 storage: {filesystem: {rootdirectory: $PWD/.registry/data}}
-http: {addr: 127.0.0.1:5000, secret: mco-box-registry}
+http: {addr: $REGISTRY, secret: mco-box-registry}
 EOF
 docker-registry serve .registry/config.yml > .registry/registry.log 2>&1 & echo $! > .registry/pid`,
         Minute,
@@ -737,13 +741,13 @@ docker-registry serve .registry/config.yml > .registry/registry.log 2>&1 & echo 
       const upgrade = await sh(
         work,
         `OS_IMAGE=$(mco os-image build --rootfs images/rootfs/testos-2 --modes images/rootfs/testos-2.modes.json \\
-  --version 2 --output docker://127.0.0.1:5000/testos:2)
+  --version 2 --output docker://$REGISTRY/testos:2)
 RELEASE=$(mco release build --version 4.99.2 --os-image "$OS_IMAGE" \\
-  --output docker://127.0.0.1:5000/release:4.99.2)
+  --output docker://$REGISTRY/release:4.99.2)
 mco upgrade --to-image "$RELEASE"
 mco rollout status mcp/master && mco rollout status mcp/worker`,
         20 * Minute,
-        withPort,
+        inRegistryShell,
       );
       expect(upgrade.code, `${upgrade.stdout}${upgrade.stderr}`).toBe(0);
       expect(upgrade.stdout).toMatch(
