@@ -56,6 +56,24 @@ describe('freePortBase', () => {
     expect(readFileSync(join(dir, String(stale)), 'utf8')).toBe(String(process.pid));
   });
 
+  it("leaves a dead owner's block to the worker that marked the takeover first, and a lock not yet written to its writer", async () => {
+    const dir = lockDir();
+    const marked = 20_000 + 16 * 2;
+    const unwritten = 20_000 + 16 * 4;
+    const open = 20_000 + 16 * 9;
+    const dead = deadPid();
+    fillLocks(dir, process.pid, [marked, unwritten, open]);
+    writeFileSync(join(dir, String(marked)), String(dead));
+    writeFileSync(join(dir, `${marked}.takeover-${dead}`), '1');
+    writeFileSync(join(dir, String(unwritten)), '');
+    for (let round = 0; round < 8; round++) {
+      expect(await freePortBase({ lockDir: dir })).toBe(open);
+      rmSync(join(dir, String(open)));
+    }
+    expect(readFileSync(join(dir, String(marked)), 'utf8')).toBe(String(dead));
+    expect(readFileSync(join(dir, String(unwritten)), 'utf8')).toBe('');
+  });
+
   it('passes over a reserved block whose ports something else already listens on', async () => {
     const busy = 20_000 + 16 * 3;
     const free = 20_000 + 16 * 5;

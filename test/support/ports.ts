@@ -42,15 +42,33 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Takes the lock for the block at `base`, or takes it over from a process that has exited. */
+/**
+ * Takes the lock for the block at `base`, or takes it over from a process that has exited. Two
+ * workers can find the same dead owner at once; only the one that creates the marker
+ * `BASE.takeover-PID` for that owner may replace the lock, so the other never deletes the winner's
+ * fresh lock. Markers stay: a marker removed could let a late reader of the dead PID in again.
+ */
 function lock(dir: string, base: number): boolean {
   const file = join(dir, String(base));
   try {
     writeFileSync(file, String(process.pid), { flag: 'wx' });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    const owner = Number(readFileSync(file, 'utf8'));
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      return false; // replaced under us: another worker is taking it over
+    }
+    // Empty: its owner has created it and not yet written its PID.
+    if (text === '') return false;
+    const owner = Number(text);
     if (Number.isInteger(owner) && owner > 0 && alive(owner)) return false;
+    try {
+      writeFileSync(join(dir, `${base}.takeover-${text}`), String(process.pid), { flag: 'wx' });
+    } catch {
+      return false;
+    }
     unlinkSync(file);
     return lock(dir, base);
   }
