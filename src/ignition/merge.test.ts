@@ -10,7 +10,7 @@ import {
   type RenderVector,
 } from '../../test/support/render-vectors.js';
 import type { IgnitionConfig, IgnitionFile } from './types.js';
-import { canonicalize } from './types.js';
+import { canonicalize } from './spec-layouts.js';
 import { InternalSpecVersion } from './versions.js';
 
 function ign(sections: Record<string, unknown>): IgnitionConfig {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { arbitraryConfig } from '../../test/support/ignition-arbitraries.js';
 import { compactIgnition, serializeIgnition } from './serialize.js';
 import type { IgnitionConfig, IgnitionConfigV2 } from './types.js';
-import { canonicalize } from './types.js';
+import { canonicalize } from './spec-layouts.js';
 import { InternalSpecVersion } from './versions.js';
 
 const cfg = (

@@ -9,7 +9,8 @@
  * does with HTML escaping on (`<`, `>`, `&`, U+2028, U+2029 as `\u` escapes).
  */
 import type { FieldType, IgnitionConfig, IgnitionConfigV2, JsonRecord } from './types.js';
-import { isRecord, structFields, zeroOf } from './types.js';
+import { isRecord, zeroOf } from './types.js';
+import { structFields } from './spec-layouts.js';
 import type { SpecVersion } from './versions.js';
 import { InternalSpecVersion, isSpecVersion } from './versions.js';
 import { clarketmJsonString } from '../lib/go/clarketm-json-string.js';

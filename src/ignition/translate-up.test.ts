@@ -9,7 +9,7 @@ import {
   translateUp,
 } from './translate-up.js';
 import type { IgnitionConfig, IgnitionConfigV2 } from './types.js';
-import { canonicalize } from './types.js';
+import { canonicalize } from './spec-layouts.js';
 import { InternalSpecVersion, SpecVersions, type SpecVersion } from './versions.js';
 
 const v2 = (sections: Record<string, unknown>): IgnitionConfigV2 => ({

@@ -22,7 +22,8 @@ import type {
   StorageV2,
   UnitV2,
 } from './types.js';
-import { canonicalize, isRecord, recanonicalize } from './types.js';
+import { isRecord } from './types.js';
+import { canonicalize, recanonicalize } from './spec-layouts.js';
 import type { SpecVersion } from './versions.js';
 import { IgnitionSpecs } from './specs/ignition-specs.js';
 import { InternalSpecVersion, SpecVersions } from './versions.js';

@@ -7,7 +7,7 @@ import {
   fieldPaths,
   recanonicalize,
   structFields,
-} from './types.js';
+} from './spec-layouts.js';
 import type { SpecVersion } from './versions.js';
 import { InternalSpecVersion, SpecVersions } from './versions.js';
 

@@ -1,7 +1,7 @@
 /**
  * The Ignition config types: TypeScript interfaces of spec 3.5 (`IgnitionConfig`, the internal
- * representation every config is translated up to) and spec 2.2 (`IgnitionConfigV2`), and the
- * layout and canonical-form functions keyed by spec version.
+ * representation every config is translated up to) and spec 2.2 (`IgnitionConfigV2`); the layout
+ * and canonical-form functions keyed by spec version are in spec-layouts.ts.
  *
  * The Go struct layout of every supported spec is data in specs/ (one source per spec, adr/0028);
  * it drives parsing (which keys exist, Go zero values), serialization (field order, `omitempty`),
@@ -9,15 +9,6 @@
  * types. Configs are held in canonical form (canonical-form.ts). Configs of specs 3.0–3.4 use the
  * 3.5 interfaces (they are structural subsets) and carry their own `ignition.version`.
  */
-import {
-  toCanonicalForm,
-  toCanonicalFormShared,
-  toNeighbourCanonicalForm,
-  type JsonRecord,
-} from './canonical-form.js';
-import { layoutFieldPaths, layoutFields, type FieldSpec } from './specs/go-layout.js';
-import { IgnitionSpecs } from './specs/ignition-specs.js';
-import type { SpecVersion } from './versions.js';
 
 export { isRecord, type JsonRecord } from './canonical-form.js';
 export { zeroOf, type FieldSpec, type FieldType, type Scalar } from './specs/go-layout.js';
@@ -396,32 +387,4 @@ export interface UnitV2 {
 interface DropinV2 {
   contents?: string;
   name?: string;
-}
-
-// ---------------------------------------------------------------------------------------------
-// By spec version
-
-/** Fields of one struct in one spec, in Go order; empty when the spec has no such struct. */
-export function structFields(version: SpecVersion, struct: string): readonly FieldSpec[] {
-  return layoutFields(IgnitionSpecs.layout(version), struct);
-}
-
-/** Every JSON path a spec can hold, e.g. `storage.files.contents.compression`. */
-export function fieldPaths(version: SpecVersion): readonly string[] {
-  return layoutFieldPaths(IgnitionSpecs.layout(version));
-}
-
-/** The canonical form of a type-valid config of `version` (canonical-form.ts). */
-export function canonicalize(value: unknown, version: SpecVersion): JsonRecord {
-  return toCanonicalForm(value, IgnitionSpecs.layout(version));
-}
-
-/** `canonicalize`, sharing the parts of `value` that are canonical already. */
-export function canonicalizeShared(value: unknown, version: SpecVersion): JsonRecord {
-  return toCanonicalFormShared(value, IgnitionSpecs.layout(version));
-}
-
-/** `canonicalize(value, to)` for a value canonical for spec `from`, walking only what changed. */
-export function recanonicalize(value: JsonRecord, from: SpecVersion, to: SpecVersion): JsonRecord {
-  return toNeighbourCanonicalForm(value, IgnitionSpecs.layout(from), IgnitionSpecs.layout(to));
 }

@@ -23,13 +23,13 @@ function valueText(v: unknown): string {
   return JSON.stringify(v) ?? String(v);
 }
 
-export function levelName(entry: Readonly<Record<string, unknown>>): string {
+function levelName(entry: Readonly<Record<string, unknown>>): string {
   const level = entry['level'];
   return typeof level === 'number' ? (LevelNames[level] ?? String(level)) : '';
 }
 
 /** `key=value` for every field but the standard ones, in the entry's order. */
-export function fieldsText(entry: Readonly<Record<string, unknown>>): string[] {
+function fieldsText(entry: Readonly<Record<string, unknown>>): string[] {
   return Object.entries(entry)
     .filter(([k]) => !Standard.has(k))
     .map(([k, v]) => `${k}=${valueText(v)}`);

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import type { IgnitionConfig } from '../../src/ignition/types.js';
-import { canonicalize } from '../../src/ignition/types.js';
+import { canonicalize } from '../../src/ignition/spec-layouts.js';
 import type { SpecVersion } from '../../src/ignition/versions.js';
 
 type Minor = 1 | 2 | 3 | 4 | 5;
