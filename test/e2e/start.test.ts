@@ -615,6 +615,51 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
   );
 
   it(
+    'moves worker-1 into the infra pool by its label, and back to worker',
+    async () => {
+      const machines = async () => {
+        const pools = JSON.parse((await run(work, 'kubectl get mcp -o json')).stdout) as {
+          items: { metadata: { name: string }; status?: { machineCount?: number } }[];
+        };
+        return Object.fromEntries(
+          pools.items.map((p) => [p.metadata.name, p.status?.machineCount ?? 0]),
+        );
+      };
+      const motd = join(dataDir, 'nodes/worker-1/rootfs/etc/motd');
+      const joined = await sh(work, 'kubectl label node worker-1 node-role.kubernetes.io/infra=');
+      expect(joined.code, joined.stderr).toBe(0);
+      const infra = await sh(work, 'mco rollout status mcp/infra', 6 * Minute);
+      expect(infra.code, `${infra.stdout}${infra.stderr}`).toBe(0);
+      expect(infra.stdout).toMatch(
+        /mcp "infra" successfully rolled out to rendered-infra-[0-9a-f]{32} \(1 of 1 nodes updated\)\n$/,
+      );
+      const greeting = await sh(work, 'cat .mco/nodes/worker-1/rootfs/etc/motd');
+      expect(greeting.stdout).toBe(
+        'This is an infra node: routers, registry and monitoring run here.\n',
+      );
+      // Every worker MachineConfig too: the chrony file of the examples.
+      expect(readFileSync(join(dataDir, 'nodes/worker-1/rootfs/etc/chrony.conf'), 'utf8')).toBe(
+        readFileSync(join(dataDir, 'nodes/worker-0/rootfs/etc/chrony.conf'), 'utf8'),
+      );
+      expect(await machines()).toMatchObject({ worker: 1, infra: 1 });
+
+      const left = await sh(work, 'kubectl label node worker-1 node-role.kubernetes.io/infra-');
+      expect(left.code, left.stderr).toBe(0);
+      const back = await until(
+        'worker-1 to be counted in the worker pool again',
+        async () => ((await machines())['worker'] === 2 ? true : undefined),
+        Minute,
+      );
+      expect(back).toBe(true);
+      const worker = await sh(work, 'mco rollout status mcp/worker', 6 * Minute);
+      expect(worker.code, `${worker.stdout}${worker.stderr}`).toBe(0);
+      expect(worker.stdout).toMatch(/\(2 of 2 nodes updated\)\n$/);
+      expect(existsSync(motd)).toBe(false);
+    },
+    14 * Minute,
+  );
+
+  it(
     'tells a bad MachineConfig and a bad maxUnavailable by Warning events and rollout status',
     async () => {
       // A user other than core: the render refuses it (upstream's reconcilability rule).
