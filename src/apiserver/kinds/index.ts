@@ -3,6 +3,7 @@
  * kind is one descriptor file next to this one and one line here.
  */
 import { AppsDaemonSet } from './apps-daemon-set.js';
+import { AppsDeployment } from './apps-deployment.js';
 import type { BuiltInKind } from './built-in-kind.js';
 import { CertificatesCertificateSigningRequest } from './certificates-certificate-signing-request.js';
 import { CoordinationLease } from './coordination-lease.js';
@@ -29,6 +30,7 @@ export const BuiltInKinds: readonly BuiltInKind[] = [
   CoordinationLease,
   PolicyPodDisruptionBudget,
   AppsDaemonSet,
+  AppsDeployment,
   CertificatesCertificateSigningRequest,
   CoreServiceAccount,
   RbacClusterRole,
