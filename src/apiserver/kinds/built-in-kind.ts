@@ -27,7 +27,7 @@ export interface FieldSelectors {
 }
 
 /** Decodes a `k8s\0` protobuf body of the kind into the JSON object the store accepts. */
-export type ProtobufCodec = (body: Uint8Array) => Result<Record<string, unknown>, ProtobufError>;
+type ProtobufCodec = (body: Uint8Array) => Result<Record<string, unknown>, ProtobufError>;
 
 export interface BuiltInKind {
   /** API group; `''` for the core group. */

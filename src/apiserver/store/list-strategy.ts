@@ -10,7 +10,7 @@ export type ListStrategy = { readonly mergeKey: string } | { readonly set: true 
 /** List strategies by dotted path from the object's root (list elements not counted). */
 export type MergeKeyTable = Readonly<Record<string, ListStrategy>>;
 
-export const byName = { mergeKey: 'name' } as const;
+const byName = { mergeKey: 'name' } as const;
 export const byType = { mergeKey: 'type' } as const;
 export const asSet = { set: true } as const;
 
