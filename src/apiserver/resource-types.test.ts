@@ -26,6 +26,7 @@ describe('servedResourceTypes', () => {
       ['coordination.k8s.io/v1', 'Lease', 'leases', true, '', '', true],
       ['policy/v1', 'PodDisruptionBudget', 'poddisruptionbudgets', true, 'pdb', 'status', true],
       ['apps/v1', 'DaemonSet', 'daemonsets', true, 'ds', 'status', true],
+      ['apps/v1', 'Deployment', 'deployments', true, 'deploy', 'status', true],
       [
         'certificates.k8s.io/v1',
         'CertificateSigningRequest',
@@ -308,7 +309,7 @@ describe('ResourceTypeRegistry', () => {
   it('answers undefined for what it does not serve', () => {
     expect(registry.byResource('', 'v1', 'services')).toBeUndefined();
     expect(registry.byResource('', 'v2', 'pods')).toBeUndefined();
-    expect(registry.byKind('apps', 'Deployment')).toBeUndefined();
+    expect(registry.byKind('apps', 'StatefulSet')).toBeUndefined();
   });
 
   it.each([

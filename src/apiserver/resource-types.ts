@@ -1,32 +1,18 @@
 /**
  * The kinds the embedded API server serves, as `ResourceType`s, and the registry the HTTP layer and
- * the store look them up in. Built-in kinds carry the names, verbs and subresources of a real
- * cluster's discovery (`/api/v1`, `/apis/<group>/<version>`); custom kinds are derived from the
- * same CRD info and schemas `customResourceDefinitions()` publishes, so discovery and the served
- * CRD objects always agree. Built-in printers are written by the HTTP layer, hence `[]` here.
+ * the store look them up in. Built-in kinds come from their descriptors (kinds/index.ts) and carry
+ * the names, verbs and subresources of a real cluster's discovery (`/api/v1`,
+ * `/apis/<group>/<version>`); the answered-only review kinds and the read-only CRDs are declared
+ * here; custom kinds are derived from the same CRD info and schemas `customResourceDefinitions()`
+ * publishes, so discovery and the served CRD objects always agree. Built-in kinds print through
+ * their descriptors' printers (http/printers.ts), hence `[]` here.
  */
-import type { TSchema } from '@sinclair/typebox';
-import { DaemonSetSchema } from '../api/apps/v1/daemon-set.js';
-import { LeaseSchema } from '../api/coordination/v1/lease.js';
-import { ConfigMapSchema } from '../api/core/v1/config-map.js';
-import { EventSchema } from '../api/core/v1/event.js';
-import { NamespaceSchema } from '../api/core/v1/namespace.js';
-import { NodeSchema } from '../api/core/v1/node.js';
-import { PodSchema } from '../api/core/v1/pod.js';
-import { SecretSchema } from '../api/core/v1/secret.js';
-import { CertificateSigningRequestSchema } from '../api/certificates/v1/certificate-signing-request.js';
 import { CustomKinds } from '../api/crds.js';
 import type { CustomKind } from '../api/apiextensions/v1/custom-resource-definition.js';
-import { PodDisruptionBudgetSchema } from '../api/policy/v1/pod-disruption-budget.js';
 import { crdOpenApiV3Schema, plainJson, type JsonObject } from '../api/schema.js';
-import { ServiceAccountSchema } from '../api/core/v1/service-account.js';
-import {
-  ClusterRoleBindingSchema,
-  ClusterRoleSchema,
-  RoleBindingSchema,
-  RoleSchema,
-} from '../api/rbac/v1/rbac-kinds.js';
-import type { ResourceType, Subresource, Verb } from './resource-type.js';
+import type { BuiltInKind } from './kinds/built-in-kind.js';
+import { BuiltInKinds } from './kinds/index.js';
+import type { ResourceType, Verb } from './resource-type.js';
 
 /** Every verb of an ordinary resource, in discovery's (alphabetical) order. */
 const AllVerbs: readonly Verb[] = [
@@ -40,35 +26,12 @@ const AllVerbs: readonly Verb[] = [
   'watch',
 ];
 
-/** Namespaces have no deletecollection, as on a real cluster. */
-const NamespaceVerbs: readonly Verb[] = [
-  'create',
-  'delete',
-  'get',
-  'list',
-  'patch',
-  'update',
-  'watch',
-];
-
 const ReadOnlyVerbs: readonly Verb[] = ['get', 'list', 'watch'];
 
-interface BuiltInSpec {
-  readonly group: string;
-  readonly kind: string;
-  readonly plural: string;
-  readonly namespaced: boolean;
-  readonly schema: TSchema;
-  readonly shortNames?: readonly string[];
-  readonly categories?: readonly string[];
-  readonly verbs?: readonly Verb[];
-  readonly subresources?: readonly Subresource[];
-}
-
-function builtIn(spec: BuiltInSpec): ResourceType {
+function builtIn(spec: BuiltInKind): ResourceType {
   return {
     group: spec.group,
-    version: 'v1',
+    version: spec.version,
     kind: spec.kind,
     listKind: `${spec.kind}List`,
     plural: spec.plural,
@@ -133,8 +96,6 @@ const CustomResourceDefinitionType: ResourceType = {
   printerColumns: [],
 };
 
-const Rbac = 'rbac.authorization.k8s.io';
-
 /** A review's body: spec in, status out; nothing of it is stored. */
 const ReviewSchema: JsonObject = {
   type: 'object',
@@ -186,124 +147,7 @@ export function isReviewType(rt: ResourceType): boolean {
 /** Every kind served, built-ins first (core, then the other groups), then the custom kinds. */
 export function servedResourceTypes(): ResourceType[] {
   return [
-    builtIn({
-      group: '',
-      kind: 'Node',
-      plural: 'nodes',
-      namespaced: false,
-      schema: NodeSchema,
-      shortNames: ['no'],
-      subresources: ['status'],
-    }),
-    builtIn({
-      group: '',
-      kind: 'Pod',
-      plural: 'pods',
-      namespaced: true,
-      schema: PodSchema,
-      shortNames: ['po'],
-      categories: ['all'],
-      subresources: ['status', 'eviction', 'log'],
-    }),
-    builtIn({
-      group: '',
-      kind: 'Namespace',
-      plural: 'namespaces',
-      namespaced: false,
-      schema: NamespaceSchema,
-      shortNames: ['ns'],
-      verbs: NamespaceVerbs,
-      subresources: ['status'],
-    }),
-    builtIn({
-      group: '',
-      kind: 'Event',
-      plural: 'events',
-      namespaced: true,
-      schema: EventSchema,
-      shortNames: ['ev'],
-    }),
-    builtIn({
-      group: '',
-      kind: 'Secret',
-      plural: 'secrets',
-      namespaced: true,
-      schema: SecretSchema,
-    }),
-    builtIn({
-      group: '',
-      kind: 'ConfigMap',
-      plural: 'configmaps',
-      namespaced: true,
-      schema: ConfigMapSchema,
-      shortNames: ['cm'],
-    }),
-    builtIn({
-      group: 'coordination.k8s.io',
-      kind: 'Lease',
-      plural: 'leases',
-      namespaced: true,
-      schema: LeaseSchema,
-    }),
-    builtIn({
-      group: 'policy',
-      kind: 'PodDisruptionBudget',
-      plural: 'poddisruptionbudgets',
-      namespaced: true,
-      schema: PodDisruptionBudgetSchema,
-      shortNames: ['pdb'],
-      subresources: ['status'],
-    }),
-    builtIn({
-      group: 'apps',
-      kind: 'DaemonSet',
-      plural: 'daemonsets',
-      namespaced: true,
-      schema: DaemonSetSchema,
-      shortNames: ['ds'],
-      categories: ['all'],
-      subresources: ['status'],
-    }),
-    builtIn({
-      group: 'certificates.k8s.io',
-      kind: 'CertificateSigningRequest',
-      plural: 'certificatesigningrequests',
-      namespaced: false,
-      schema: CertificateSigningRequestSchema,
-      shortNames: ['csr'],
-      subresources: ['approval', 'status'],
-    }),
-    builtIn({
-      group: '',
-      kind: 'ServiceAccount',
-      plural: 'serviceaccounts',
-      namespaced: true,
-      schema: ServiceAccountSchema,
-      shortNames: ['sa'],
-      subresources: ['token'],
-    }),
-    builtIn({
-      group: Rbac,
-      kind: 'ClusterRole',
-      plural: 'clusterroles',
-      namespaced: false,
-      schema: ClusterRoleSchema,
-    }),
-    builtIn({
-      group: Rbac,
-      kind: 'ClusterRoleBinding',
-      plural: 'clusterrolebindings',
-      namespaced: false,
-      schema: ClusterRoleBindingSchema,
-    }),
-    builtIn({ group: Rbac, kind: 'Role', plural: 'roles', namespaced: true, schema: RoleSchema }),
-    builtIn({
-      group: Rbac,
-      kind: 'RoleBinding',
-      plural: 'rolebindings',
-      namespaced: true,
-      schema: RoleBindingSchema,
-    }),
+    ...BuiltInKinds.map(builtIn),
     ...ReviewTypes,
     CustomResourceDefinitionType,
     ...CustomKinds.map(custom),

@@ -1,7 +1,7 @@
 /**
- * Request bodies: decoding a create/update/eviction body (JSON, YAML, or the protobuf Namespace of
- * `kubectl create namespace`) into a JSON object, with the real API server's 400/415 answers, and
- * reading DeleteOptions (JSON; a protobuf or empty body means the defaults).
+ * Request bodies: decoding a create/update/eviction body (JSON, YAML, or protobuf for the kinds
+ * whose descriptor has a codec, and reviews) into a JSON object, with the real API server's
+ * 400/415 answers, and reading DeleteOptions (JSON; a protobuf or empty body means the defaults).
  *
  * Nesting is bounded before anything recursive runs (`MaxNestingDepth`): JSON by Go's scanner, YAML
  * by its CST (yaml-depth.ts), and a YAML value once more after decoding, since an alias can put a
@@ -17,13 +17,8 @@ import type { DeleteOptions } from '../resource-store.js';
 import { goJsonProblem, goJsonSyntaxError } from './go-json-syntax.js';
 import { isRecord } from './json-access.js';
 import { BodyFormat, bodyFormatOf } from './negotiate.js';
-import {
-  decodeCertificateSigningRequest,
-  decodeNamespace,
-  decodeReview,
-  describeProtobufError,
-  hasProtobufMagic,
-} from './protobuf.js';
+import { BuiltInKinds } from '../kinds/index.js';
+import { decodeReview, describeProtobufError, hasProtobufMagic } from './protobuf.js';
 import { yamlNestsDeeper } from './yaml-depth.js';
 
 /** The Go type json.Unmarshal reports when the body is not an object (SimpleMetaFactory). */
@@ -101,16 +96,19 @@ export interface BodyTarget {
   /** The Kind the body must decode into (the resource's, or `Eviction`). */
   readonly kind: string;
   readonly builtIn: boolean;
-  /** Only Namespaces, CertificateSigningRequests, reviews and TokenRequests can be sent as protobuf here. */
+  /**
+   * Only the kinds with a protobuf codec (Namespaces, CertificateSigningRequests), reviews and
+   * TokenRequests can be sent as protobuf here.
+   */
   readonly acceptsProtobuf: boolean;
 }
 
+/** The built-in kinds whose descriptor has a protobuf codec. */
+const ProtobufKinds = BuiltInKinds.filter((k) => k.protobuf !== undefined);
+
 /** The kinds kubectl sends as protobuf that this server decodes. */
 export function decodesProtobuf(rt: { readonly group: string; readonly kind: string }): boolean {
-  return (
-    (rt.group === '' && rt.kind === 'Namespace') ||
-    (rt.group === 'certificates.k8s.io' && rt.kind === 'CertificateSigningRequest')
-  );
+  return ProtobufKinds.some((k) => k.group === rt.group && k.kind === rt.kind);
 }
 
 function acceptedBodyTypes(target: BodyTarget): string[] {
@@ -130,12 +128,8 @@ export function decodeObjectBody(
   if (format === BodyFormat.Json) decoded = decodeJson(body, target.kind);
   else if (format === BodyFormat.Yaml) decoded = decodeYaml(body, target.kind);
   else if (format === BodyFormat.Protobuf && target.acceptsProtobuf) {
-    const object =
-      target.kind === 'CertificateSigningRequest'
-        ? decodeCertificateSigningRequest(body)
-        : target.kind === 'Namespace'
-          ? decodeNamespace(body)
-          : decodeReview(target.kind, body);
+    const codec = ProtobufKinds.find((k) => k.kind === target.kind)?.protobuf;
+    const object = codec === undefined ? decodeReview(target.kind, body) : codec(body);
     decoded = object.ok ? object : err(StatusError.badRequest(describeProtobufError(object.error)));
   } else {
     return err(StatusError.unsupportedMediaType(acceptedBodyTypes(target)));

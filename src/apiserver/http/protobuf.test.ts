@@ -1,11 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  decodeCertificateSigningRequest,
-  decodeNamespace,
-  decodeUnknown,
-  describeProtobufError,
-  hasProtobufMagic,
-} from './protobuf.js';
+import { decodeCertificateSigningRequest } from '../kinds/certificates-certificate-signing-request.js';
+import { decodeNamespace } from '../kinds/core-namespace.js';
+import { decodeUnknown, describeProtobufError, hasProtobufMagic } from './protobuf.js';
 
 /** A minimal protobuf writer for the test vectors. */
 function varint(n: number): number[] {

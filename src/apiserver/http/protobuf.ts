@@ -1,11 +1,11 @@
 /**
- * The Kubernetes protobuf envelope, read far enough for what kubectl sends this server as protobuf:
- * the Namespace of `kubectl create namespace X` and the CertificateSigningRequest of `kubectl
- * certificate approve|deny` (`k8s\0` magic, then a runtime.Unknown holding the TypeMeta and the
- * raw message). It keeps the ObjectMeta fields a client sets (name, generateName, namespace,
- * labels, annotations, finalizers; for a CSR, which kubectl updates, also uid and resourceVersion), a Namespace's `spec.finalizers` and a CSR's
- * spec and status (field numbers of `k8s.io/api/certificates/v1/generated.proto`); everything else
- * in the message is skipped.
+ * The Kubernetes protobuf envelope (`k8s\0` magic, then a runtime.Unknown holding the TypeMeta and
+ * the raw message) and the wire reading the kinds' codecs build on: a message's fields, strings,
+ * times, and the ObjectMeta fields a client sets (name, generateName, namespace, labels,
+ * annotations, finalizers; on an update also uid and resourceVersion). The codecs of built-in kinds
+ * sit in their descriptors (kinds/core-namespace.ts, kinds/certificates-certificate-signing-request.ts);
+ * the reviews and TokenRequest kubectl 1.32 and later send are decoded here. Everything else in a
+ * message is skipped.
  */
 import { err, ok, type Result } from '../../lib/result.js';
 
@@ -27,7 +27,7 @@ export interface ProtobufUnknown {
   readonly raw: Uint8Array;
 }
 
-interface Field {
+export interface ProtobufField {
   readonly number: number;
   readonly wireType: number;
   /** Varint value (wire type 0) or the bytes (wire type 2); fixed-width fields are skipped. */
@@ -50,8 +50,8 @@ function readVarint(buf: Uint8Array, start: number): [bigint, number] {
 }
 
 /** The fields of one message, in order. */
-function fields(buf: Uint8Array): Field[] {
-  const out: Field[] = [];
+export function protobufFields(buf: Uint8Array): ProtobufField[] {
+  const out: ProtobufField[] = [];
   let pos = 0;
   while (pos < buf.length) {
     const [key, afterKey] = readVarint(buf, pos);
@@ -79,16 +79,18 @@ function fields(buf: Uint8Array): Field[] {
 }
 
 const utf8 = new TextDecoder('utf-8');
-const text = (f: Field): string => (f.bytes === undefined ? '' : utf8.decode(f.bytes));
+export const protobufText = (f: ProtobufField): string =>
+  f.bytes === undefined ? '' : utf8.decode(f.bytes);
 
-function stringMap(entries: readonly Field[]): Record<string, string> {
+function stringMap(entries: readonly ProtobufField[]): Record<string, string> {
   const map: Record<string, string> = {};
   for (const entry of entries) {
     if (entry.bytes === undefined) continue;
-    const kv = fields(entry.bytes);
+    const kv = protobufFields(entry.bytes);
     const key = kv.find((f) => f.number === 1);
     const value = kv.find((f) => f.number === 2);
-    map[key === undefined ? '' : text(key)] = value === undefined ? '' : text(value);
+    map[key === undefined ? '' : protobufText(key)] =
+      value === undefined ? '' : protobufText(value);
   }
   return map;
 }
@@ -103,14 +105,14 @@ export function decodeUnknown(body: Uint8Array): Result<ProtobufUnknown, Protobu
   if (!hasProtobufMagic(body))
     return err({ kind: 'ProtobufDecodeError', reason: 'missing the k8s\\0 prefix' });
   try {
-    const top = fields(body.subarray(Magic.length));
+    const top = protobufFields(body.subarray(Magic.length));
     const typeMeta = top.find((f) => f.number === 1);
-    const meta = typeMeta?.bytes === undefined ? [] : fields(typeMeta.bytes);
+    const meta = typeMeta?.bytes === undefined ? [] : protobufFields(typeMeta.bytes);
     const apiVersion = meta.find((f) => f.number === 1);
     const kind = meta.find((f) => f.number === 2);
     return ok({
-      apiVersion: apiVersion === undefined ? '' : text(apiVersion),
-      kind: kind === undefined ? '' : text(kind),
+      apiVersion: apiVersion === undefined ? '' : protobufText(apiVersion),
+      kind: kind === undefined ? '' : protobufText(kind),
       raw: top.find((f) => f.number === 2)?.bytes ?? new Uint8Array(),
     });
   } catch (e) {
@@ -124,145 +126,41 @@ const CreateMeta: Readonly<Record<number, string>> = {
   3: 'namespace',
 };
 /** An update's precondition and identity too. */
-const UpdateMeta: Readonly<Record<number, string>> = {
+export const UpdateMeta: Readonly<Record<number, string>> = {
   ...CreateMeta,
   5: 'uid',
   6: 'resourceVersion',
 };
 
 /** The client-settable part of a protobuf ObjectMeta as JSON. */
-function objectMeta(buf: Uint8Array, scalar = CreateMeta): Record<string, unknown> {
+export function objectMeta(buf: Uint8Array, scalar = CreateMeta): Record<string, unknown> {
   const meta: Record<string, unknown> = {};
-  const all = fields(buf);
+  const all = protobufFields(buf);
   for (const f of all) {
     const key = scalar[f.number];
-    if (key !== undefined && text(f) !== '') meta[key] = text(f);
+    if (key !== undefined && protobufText(f) !== '') meta[key] = protobufText(f);
   }
   const labels = all.filter((f) => f.number === 11);
   const annotations = all.filter((f) => f.number === 12);
-  const finalizers = all.filter((f) => f.number === 14).map(text);
+  const finalizers = all.filter((f) => f.number === 14).map(protobufText);
   if (labels.length > 0) meta['labels'] = stringMap(labels);
   if (annotations.length > 0) meta['annotations'] = stringMap(annotations);
   if (finalizers.length > 0) meta['finalizers'] = finalizers;
   return meta;
 }
 
-/** A protobuf Namespace body as the JSON object the store accepts. */
-export function decodeNamespace(body: Uint8Array): Result<Record<string, unknown>, ProtobufError> {
-  const unknown = decodeUnknown(body);
-  if (!unknown.ok) return unknown;
-  const { apiVersion, kind, raw } = unknown.value;
-  if (kind !== 'Namespace')
-    return err({ kind: 'ProtobufDecodeError', reason: `unexpected kind ${JSON.stringify(kind)}` });
-  try {
-    const top = fields(raw);
-    const metadata = top.find((f) => f.number === 1);
-    const spec = top.find((f) => f.number === 2);
-    const object: Record<string, unknown> = {
-      apiVersion: apiVersion === '' ? 'v1' : apiVersion,
-      kind,
-      metadata: metadata?.bytes === undefined ? {} : objectMeta(metadata.bytes),
-    };
-    const finalizers =
-      spec?.bytes === undefined
-        ? []
-        : fields(spec.bytes)
-            .filter((f) => f.number === 1)
-            .map(text);
-    object['spec'] = finalizers.length > 0 ? { finalizers } : {};
-    return ok(object);
-  } catch (e) {
-    return err({ kind: 'ProtobufDecodeError', reason: (e as Error).message });
-  }
-}
-
-const base64 = (f: Field): string => Buffer.from(f.bytes ?? new Uint8Array()).toString('base64');
+export const protobufBase64 = (f: ProtobufField): string =>
+  Buffer.from(f.bytes ?? new Uint8Array()).toString('base64');
 
 /**
  * metav1.Time (seconds, nanos) as RFC 3339 with second precision; undefined for the zero time
  * (Go's, or an unset one), which JSON would carry as null.
  */
-function time(f: Field): string | undefined {
-  const raw = fields(f.bytes ?? new Uint8Array()).find((x) => x.number === 1)?.varint ?? 0n;
+export function protobufTime(f: ProtobufField): string | undefined {
+  const raw = protobufFields(f.bytes ?? new Uint8Array()).find((x) => x.number === 1)?.varint ?? 0n;
   const seconds = BigInt.asIntN(64, raw);
   if (seconds <= 0n) return undefined;
   return new Date(Number(seconds) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
-
-function csrSpec(buf: Uint8Array): Record<string, unknown> {
-  const spec: Record<string, unknown> = {};
-  const all = fields(buf);
-  const strings: Readonly<Record<number, string>> = { 2: 'username', 3: 'uid', 7: 'signerName' };
-  for (const f of all) {
-    const key = strings[f.number];
-    if (key !== undefined) spec[key] = text(f);
-    else if (f.number === 1) spec['request'] = base64(f);
-    else if (f.number === 8 && f.varint !== undefined) spec['expirationSeconds'] = Number(f.varint);
-  }
-  const usages = all.filter((f) => f.number === 5).map(text);
-  const groups = all.filter((f) => f.number === 4).map(text);
-  if (usages.length > 0) spec['usages'] = usages;
-  if (groups.length > 0) spec['groups'] = groups;
-  return spec;
-}
-
-function csrCondition(buf: Uint8Array): Record<string, unknown> {
-  const condition: Record<string, unknown> = {};
-  const strings: Readonly<Record<number, string>> = {
-    1: 'type',
-    6: 'status',
-    2: 'reason',
-    3: 'message',
-  };
-  for (const f of fields(buf)) {
-    const key = strings[f.number];
-    if (key !== undefined) condition[key] = text(f);
-    else if (f.number === 4 || f.number === 5) {
-      const at = time(f);
-      if (at !== undefined)
-        condition[f.number === 4 ? 'lastUpdateTime' : 'lastTransitionTime'] = at;
-    }
-  }
-  return condition;
-}
-
-function csrStatus(buf: Uint8Array): Record<string, unknown> {
-  const status: Record<string, unknown> = {};
-  const all = fields(buf);
-  const conditions = all.filter((f) => f.number === 1 && f.bytes !== undefined);
-  if (conditions.length > 0)
-    status['conditions'] = conditions.map((f) => csrCondition(f.bytes ?? new Uint8Array()));
-  const certificate = all.find((f) => f.number === 2);
-  if (certificate !== undefined && (certificate.bytes?.length ?? 0) > 0)
-    status['certificate'] = base64(certificate);
-  return status;
-}
-
-/** A protobuf CertificateSigningRequest body as the JSON object the store accepts. */
-export function decodeCertificateSigningRequest(
-  body: Uint8Array,
-): Result<Record<string, unknown>, ProtobufError> {
-  const unknown = decodeUnknown(body);
-  if (!unknown.ok) return unknown;
-  const { apiVersion, kind, raw } = unknown.value;
-  if (kind !== 'CertificateSigningRequest')
-    return err({ kind: 'ProtobufDecodeError', reason: `unexpected kind ${JSON.stringify(kind)}` });
-  try {
-    const top = fields(raw);
-    const part = (n: number): Uint8Array | undefined => top.find((f) => f.number === n)?.bytes;
-    const metadata = part(1);
-    const spec = part(2);
-    const status = part(3);
-    return ok({
-      apiVersion: apiVersion === '' ? 'certificates.k8s.io/v1' : apiVersion,
-      kind,
-      metadata: metadata === undefined ? {} : objectMeta(metadata, UpdateMeta),
-      spec: spec === undefined ? {} : csrSpec(spec),
-      ...(status === undefined ? {} : { status: csrStatus(status) }),
-    });
-  } catch (e) {
-    return err({ kind: 'ProtobufDecodeError', reason: (e as Error).message });
-  }
 }
 
 /** A message's string fields by number, as JSON keys (empty strings left out). */
@@ -271,16 +169,17 @@ function stringFields(
   names: Readonly<Record<number, string>>,
 ): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const f of fields(buf)) {
+  for (const f of protobufFields(buf)) {
     const key = names[f.number];
-    if (key !== undefined && f.bytes !== undefined && text(f) !== '') out[key] = text(f);
+    if (key !== undefined && f.bytes !== undefined && protobufText(f) !== '')
+      out[key] = protobufText(f);
   }
   return out;
 }
 
 /** The spec of a review or TokenRequest (k8s.io/api authorization/v1, authentication/v1 generated.proto). */
 function reviewSpec(kind: string, buf: Uint8Array): Record<string, unknown> {
-  const top = fields(buf);
+  const top = protobufFields(buf);
   const part = (n: number): Uint8Array | undefined => top.find((f) => f.number === n)?.bytes;
   switch (kind) {
     case 'SelfSubjectAccessReview': {
@@ -308,7 +207,7 @@ function reviewSpec(kind: string, buf: Uint8Array): Record<string, unknown> {
     case 'SelfSubjectRulesReview':
       return stringFields(buf, { 1: 'namespace' });
     case 'TokenRequest': {
-      const audiences = top.filter((f) => f.number === 1).map(text);
+      const audiences = top.filter((f) => f.number === 1).map(protobufText);
       const expiration = top.find((f) => f.number === 4)?.varint;
       const bound = part(3);
       return {
@@ -345,7 +244,7 @@ export function decodeReview(
   if (kind !== expectedKind)
     return err({ kind: 'ProtobufDecodeError', reason: `unexpected kind ${JSON.stringify(kind)}` });
   try {
-    const top = fields(raw);
+    const top = protobufFields(raw);
     const metadata = top.find((f) => f.number === 1)?.bytes;
     // SelfSubjectReview has no spec (field 2 is its status)
     const spec = kind === 'SelfSubjectReview' ? undefined : top.find((f) => f.number === 2)?.bytes;

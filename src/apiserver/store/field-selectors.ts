@@ -1,14 +1,16 @@
 /**
  * Field selectors (`?fieldSelector=spec.nodeName=n1,status.phase!=Succeeded`): apimachinery's
  * fields.ParseSelector (`=`, `==`, `!=`, backslash escapes, its error texts) and each kind's
- * selectable fields with the conversion errors the real server answers 400 with: core kinds say
+ * selectable fields (its descriptor's, kinds/) with the conversion errors the real server answers
+ * 400 with: kinds with their own conversion (Pod, Node, Event, Namespace, Secret) say
  * `field label not supported: <field>`, every other kind
  * `"<field>" is not a known field selector: only "metadata.name", "metadata.namespace"`.
  */
 import { err, ok, type Result } from '../../lib/result.js';
+import type { FieldSelectors } from '../kinds/built-in-kind.js';
+import { builtInKind } from '../kinds/index.js';
 import type { KubeObject } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
-import { isJsonMap, readPath } from './json.js';
 
 export interface FieldRequirement {
   readonly field: string;
@@ -17,47 +19,17 @@ export interface FieldRequirement {
   readonly value: string;
 }
 
-/** Selectable fields of the kinds with their own field-label conversion (k8s.io/kubernetes). */
-const CORE_FIELDS: Readonly<Record<string, readonly string[]>> = {
-  Pod: [
-    'metadata.name',
-    'metadata.namespace',
-    'spec.nodeName',
-    'spec.restartPolicy',
-    'spec.schedulerName',
-    'spec.serviceAccountName',
-    'spec.hostNetwork',
-    'status.phase',
-    'status.podIP',
-    'status.podIPs',
-    'status.nominatedNodeName',
-  ],
-  Node: ['metadata.name', 'spec.unschedulable'],
-  Event: [
-    'involvedObject.kind',
-    'involvedObject.namespace',
-    'involvedObject.name',
-    'involvedObject.uid',
-    'involvedObject.apiVersion',
-    'involvedObject.resourceVersion',
-    'involvedObject.fieldPath',
-    'reason',
-    'reportingComponent',
-    'source',
-    'type',
-    'metadata.namespace',
-    'metadata.name',
-  ],
-  Namespace: ['status.phase', 'metadata.name'],
-  Secret: ['type', 'metadata.namespace', 'metadata.name'],
-};
-
 const DEFAULT_FIELDS = ['metadata.name', 'metadata.namespace'];
 
+/** The kind's own field-label conversion, from its descriptor. */
+function ownSelectors(rt: ResourceType): FieldSelectors | undefined {
+  return rt.builtIn ? builtInKind(rt.group, rt.kind)?.fieldSelectors : undefined;
+}
+
 function conversionError(rt: ResourceType, field: string): string | undefined {
-  const core = rt.group === '' ? CORE_FIELDS[rt.kind] : undefined;
-  if (core !== undefined) {
-    return core.includes(field) ? undefined : `field label not supported: ${field}`;
+  const own = ownSelectors(rt);
+  if (own !== undefined) {
+    return own.fields.includes(field) ? undefined : `field label not supported: ${field}`;
   }
   if (DEFAULT_FIELDS.includes(field)) return undefined;
   return `${JSON.stringify(field)} is not a known field selector: only "metadata.name", "metadata.namespace"`;
@@ -133,9 +105,7 @@ export function parseFieldSelector(
     const [lhs, op, rhs] = parts;
     const value = unescapeValue(rhs);
     if (!value.ok) return value;
-    // `spec.host` is the pre-1.0 name of spec.nodeName
-    const field =
-      rt.group === '' && rt.kind === 'Pod' && lhs === 'spec.host' ? 'spec.nodeName' : lhs;
+    const field = ownSelectors(rt)?.aliases?.[lhs] ?? lhs;
     reqs.push({ field, operator: op === '!=' ? '!=' : '=', value: value.value });
   }
   for (const r of reqs) {
@@ -145,68 +115,14 @@ export function parseFieldSelector(
   return ok(reqs);
 }
 
-function text(value: unknown): string {
-  return typeof value === 'string' ? value : '';
-}
-
 /** The selectable field values of an object (fields.Set of the kind's GetAttrs). */
 export function selectableFields(rt: ResourceType, obj: KubeObject): Record<string, string> {
   const fields: Record<string, string> = {
     'metadata.name': obj.metadata.name ?? '',
     'metadata.namespace': rt.namespaced ? (obj.metadata.namespace ?? '') : '',
   };
-  if (rt.group !== '') return fields;
-  const at = (...path: string[]): string => text(readPath(obj, path));
-  switch (rt.kind) {
-    case 'Pod': {
-      const ips = readPath(obj, ['status', 'podIPs']);
-      return {
-        ...fields,
-        'spec.nodeName': at('spec', 'nodeName'),
-        'spec.restartPolicy': at('spec', 'restartPolicy'),
-        'spec.schedulerName': at('spec', 'schedulerName'),
-        'spec.serviceAccountName': at('spec', 'serviceAccountName'),
-        'spec.hostNetwork': String(readPath(obj, ['spec', 'hostNetwork']) === true),
-        'status.phase': at('status', 'phase'),
-        'status.podIP': at('status', 'podIP'),
-        'status.podIPs': Array.isArray(ips)
-          ? ips.map((ip: unknown) => (isJsonMap(ip) ? text(ip['ip']) : '')).join(',')
-          : '',
-        'status.nominatedNodeName': at('status', 'nominatedNodeName'),
-      };
-    }
-    case 'Node':
-      return {
-        ...fields,
-        'spec.unschedulable': String(readPath(obj, ['spec', 'unschedulable']) === true),
-      };
-    case 'Event':
-      return { ...fields, ...eventFields(obj) };
-    case 'Namespace':
-      return { ...fields, 'status.phase': at('status', 'phase') };
-    case 'Secret':
-      return { ...fields, type: text(obj['type']) };
-    default:
-      return fields;
-  }
-}
-
-function eventFields(obj: KubeObject): Record<string, string> {
-  const ref = isJsonMap(obj['involvedObject']) ? obj['involvedObject'] : {};
-  const source = isJsonMap(obj['source']) ? text(obj['source']['component']) : '';
-  return {
-    'involvedObject.kind': text(ref['kind']),
-    'involvedObject.namespace': text(ref['namespace']),
-    'involvedObject.name': text(ref['name']),
-    'involvedObject.uid': text(ref['uid']),
-    'involvedObject.apiVersion': text(ref['apiVersion']),
-    'involvedObject.resourceVersion': text(ref['resourceVersion']),
-    'involvedObject.fieldPath': text(ref['fieldPath']),
-    reason: text(obj['reason']),
-    reportingComponent: text(obj['reportingComponent']),
-    source: source === '' ? text(obj['reportingComponent']) : source,
-    type: text(obj['type']),
-  };
+  const own = ownSelectors(rt);
+  return own === undefined ? fields : { ...fields, ...own.values(obj) };
 }
 
 export function matchesFieldRequirements(

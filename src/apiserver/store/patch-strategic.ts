@@ -10,7 +10,8 @@ import { StatusError } from '../../api/meta/v1/status-error.js';
 import type { ResourceType } from '../resource-type.js';
 import { cloneJson, goJsonKind, isJsonMap, type JsonMap } from './json.js';
 import { jsonEqual } from '../../lib/json-equal.js';
-import { listStrategy, type ListStrategy } from './strategic-merge-keys.js';
+import type { ListStrategy } from './list-strategy.js';
+import { listStrategy } from './strategic-merge-keys.js';
 
 const SET_ELEMENT_ORDER = '$setElementOrder/';
 const DELETE_FROM_PRIMITIVE_LIST = '$deleteFromPrimitiveList/';
