@@ -337,7 +337,7 @@ export class Daemon implements Reconciler {
       return;
     }
     await this.#reportForceFile(forceFile, false);
-    if (need.forced && currentName === desired && state === DaemonState.Done) {
+    if (need.reapply) {
       this.#o.log.info('forcefile on a Done node: re-applying its config', {
         path: ForceFilePath,
         config: currentName,
@@ -352,11 +352,7 @@ export class Daemon implements Reconciler {
       message: `Node ${this.#o.nodeName} needs an update`,
     });
     const desiredMc = await this.#fetch(desired);
-    if (!forceFile) await this.#preflight(current.mc);
-    else
-      this.#o.log.info('forcefile present: skipping the preflight drift check', {
-        path: ForceFilePath,
-      });
+    await this.#preflight(current.mc, need.forced);
     await this.#runUpdate(current.mc, desiredMc, undefined);
   }
 
@@ -427,8 +423,14 @@ export class Daemon implements Reconciler {
     return r.value;
   }
 
-  /** The node must still match its current config before it is changed. */
-  async #preflight(current: MachineConfig): Promise<void> {
+  /** The node must still match its current config before it is changed (not with the forcefile). */
+  async #preflight(current: MachineConfig, forced: boolean): Promise<void> {
+    if (forced) {
+      this.#o.log.info('forcefile present: skipping the preflight drift check', {
+        path: ForceFilePath,
+      });
+      return;
+    }
     const r = await checkFilesAndUnits(this.#o.host, this.#parse(current).ignition);
     if (r.ok) return;
     const message = describeOnDiskMismatch(r.error);
@@ -767,10 +769,10 @@ export class Daemon implements Reconciler {
     await this.#cluster.patchAnnotations(annotations);
     const node = this.#node.get();
     if (node === undefined) return;
-    const next: Record<string, string> = { ...node.metadata.annotations };
-    for (const [key, value] of Object.entries(annotations))
-      if (value === null) delete next[key];
-      else next[key] = value;
+    const merged = { ...node.metadata.annotations, ...annotations };
+    const next = Object.fromEntries(
+      Object.entries(merged).filter((e): e is [string, string] => e[1] !== null),
+    );
     this.#node.set({ ...node, metadata: { ...node.metadata, annotations: next } });
   }
 

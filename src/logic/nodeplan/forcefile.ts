@@ -16,8 +16,16 @@ export const ForceFilePending = 'pending';
 /** What a sync of a running node does. */
 export type SyncNeed =
   | { readonly kind: 'none' }
-  /** `forced`: the forcefile makes it a full re-apply with a reboot. */
-  | { readonly kind: 'update'; readonly forced: boolean; readonly reason: string };
+  /**
+   * `forced`: the forcefile makes it a full re-apply with a reboot; `reapply`: only the forcefile
+   * asks for it (a Done node on its desired config).
+   */
+  | {
+      readonly kind: 'update';
+      readonly forced: boolean;
+      readonly reapply: boolean;
+      readonly reason: string;
+    };
 
 export interface SyncInputs {
   /** The node's current config (the on-disk currentconfig wins over the annotation). */
@@ -37,18 +45,21 @@ export function syncNeed(i: SyncInputs): SyncNeed {
     return {
       kind: 'update',
       forced: i.forceFile,
+      reapply: false,
       reason: `current config ${i.current} differs from desired config ${i.desired}`,
     };
   if (i.state !== DaemonState.Done)
     return {
       kind: 'update',
       forced: i.forceFile,
+      reapply: false,
       reason: `node is ${i.state ?? 'not Done'} on ${i.current}`,
     };
   if (i.forceFile)
     return {
       kind: 'update',
       forced: true,
+      reapply: true,
       reason: `${ForceFilePath} exists: re-applying ${i.current} with a reboot`,
     };
   return { kind: 'none' };
@@ -76,7 +87,9 @@ export function forceFileAnnotationPatch(
  * Whether a Node reports a pending forcefile. Any value counts: a preview must not promise "no
  * reboot" because the annotation holds a value it does not know.
  */
-export function forceFilePending(annotations: Readonly<Record<string, string>> | undefined): boolean {
+export function forceFilePending(
+  annotations: Readonly<Record<string, string>> | undefined,
+): boolean {
   return annotations !== undefined && Annotation.forceFile in annotations;
 }
 
