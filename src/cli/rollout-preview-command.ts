@@ -11,7 +11,9 @@
  * line; `--fail-on reboot|drain|any` exits 1 when any node would reboot, drain, or change at all.
  *
  * The policies are those the operator puts in the status: the cluster defaults merged with the
- * object's spec, so a policy just applied counts before the operator has observed it.
+ * object's spec, so a policy just applied counts before the operator has observed it. A node
+ * whose daemon reports a pending forcefile (its forcefile annotation) is planned with it: a
+ * drain and a reboot, with the reason in the table and in `reason` of the JSON.
  */
 import { Command, Option } from 'commander';
 import type { Node } from '../api/core/v1/node.js';
@@ -27,6 +29,7 @@ import {
 import { Resources } from '../api/resource-refs.js';
 import { nodesForPool } from '../logic/rollout/pool-membership.js';
 import { isUnchanged, planEffect, type PlanSummary } from '../logic/nodeplan/plan-summary.js';
+import { forceFilePending, PendingForceFileReason } from '../logic/nodeplan/forcefile.js';
 import { describeRenderPoolError, renderPool } from '../logic/render/render-pool.js';
 import type { ApiObject, ResourceClient, ResourceRef } from '../ports/resource-client.js';
 import { McoVersion } from '../version.js';
@@ -49,6 +52,8 @@ export interface NodePreview {
   readonly current: string;
   /** The plan, or why there is none (a missing current config, an unreconcilable change). */
   readonly plan: PlanSummary | { readonly error: string };
+  /** Why the node does more than the change asks: a pending forcefile it reported. */
+  readonly reason?: string;
 }
 
 interface PoolPreview {
@@ -198,8 +203,14 @@ async function previewPool(
         current,
         plan: { error: `current config ${JSON.stringify(current)} not found` },
       };
-    const plan = explainUpdate(from, result, knobs);
-    return { node, current, plan: plan.ok ? plan.value : { error: plan.error } };
+    const forced = forceFilePending(n.metadata.annotations);
+    const plan = explainUpdate(from, result, knobs, forced);
+    return {
+      node,
+      current,
+      plan: plan.ok ? plan.value : { error: plan.error },
+      ...(forced ? { reason: PendingForceFileReason } : {}),
+    };
   });
   return {
     pool: poolName,
@@ -218,7 +229,13 @@ function previewTable(p: PoolPreview): string {
     header,
     ...p.nodes.map((n) =>
       isPlan(n.plan)
-        ? [n.node, n.current, yesNo(n.plan.drain), yesNo(n.plan.reboot), n.plan.actions.join(', ')]
+        ? [
+            n.node,
+            n.current,
+            yesNo(n.plan.drain),
+            yesNo(n.plan.reboot),
+            [n.plan.actions.join(', '), ...(n.reason === undefined ? [] : [n.reason])].join('; '),
+          ]
         : [n.node, n.current, '-', '-', `error: ${n.plan.error}`],
     ),
   ];

@@ -10,8 +10,10 @@
  *   with the forcefile), and completes: uncordon, NodeDone, Done — or BootResync and an update
  *   when the node targets another config.
  * - Later syncs wait while a drain request is pending, then compare the desired config with the
- *   current one (the on-disk currentconfig wins); a difference, or a node not Done, updates
- *   (after a preflight drift check unless the forcefile exists).
+ *   current one (the on-disk currentconfig wins); a difference, a node not Done, or the forcefile
+ *   on a Done node updates (after a preflight drift check unless the forcefile exists; with it,
+ *   the update re-applies everything and reboots). The Node's forcefile annotation says while
+ *   the file is pending, for previews (logic/nodeplan/forcefile.ts).
  * - Any failure marks the node Degraded (Unreconcilable for reconcilability) with the reason,
  *   reports it on the MachineConfigNode, and the sync is retried; the state is not reset to
  *   Working while retrying.
@@ -45,6 +47,7 @@ import {
   needsAdoption,
   planAdoption,
 } from '../logic/nodeplan/adoption.js';
+import { forceFileAnnotationPatch, syncNeed } from '../logic/nodeplan/forcefile.js';
 import { ForceFilePath } from '../logic/nodeplan/node-paths.js';
 import {
   describeOnDiskMismatch,
@@ -325,10 +328,21 @@ export class Daemon implements Reconciler {
     const state = annotations[Annotation.state];
     const onDisk = await readCurrentConfig(this.#o.host.files);
     const currentName = onDisk?.metadata.name ?? annotations[Annotation.currentConfig] ?? '';
-    if (currentName === desired && state === DaemonState.Done) {
+    const forceFile = await this.#forceFileExists();
+    const need = syncNeed({ current: currentName, desired, state, forceFile });
+    if (need.kind === 'none') {
+      await this.#reportForceFile(false, true);
       if (this.#drift.config !== currentName)
         await this.#startDrift(await this.#fetch(currentName));
       return;
+    }
+    await this.#reportForceFile(forceFile, false);
+    if (need.reapply) {
+      this.#o.log.info('forcefile on a Done node: re-applying its config', {
+        path: ForceFilePath,
+        config: currentName,
+      });
+      await this.#o.events.emit('Normal', 'ForceFileReapply', need.reason);
     }
     const current = await this.#currentConfig();
     await this.#cluster.condition({
@@ -338,13 +352,27 @@ export class Daemon implements Reconciler {
       message: `Node ${this.#o.nodeName} needs an update`,
     });
     const desiredMc = await this.#fetch(desired);
-    if ((await this.#o.host.files.stat(ForceFilePath)) === undefined)
-      await this.#preflight(current.mc);
-    else
-      this.#o.log.info('forcefile present: skipping the preflight drift check', {
-        path: ForceFilePath,
-      });
+    await this.#preflight(current.mc, need.forced);
     await this.#runUpdate(current.mc, desiredMc, undefined);
+  }
+
+  async #forceFileExists(): Promise<boolean> {
+    return (await this.#o.host.files.stat(ForceFilePath)) !== undefined;
+  }
+
+  /**
+   * Keeps the Node's forcefile annotation true (forcefile.ts): set while the file exists, removed
+   * once it is gone and the node is `settled` on its config. A preview reads it; a failed write
+   * fails the sync, which is retried, so the node never reports Done with a stale answer.
+   */
+  async #reportForceFile(forceFile: boolean, settled: boolean): Promise<void> {
+    const annotations = this.#node.get()?.metadata.annotations ?? {};
+    const patch = forceFileAnnotationPatch(annotations, forceFile, settled);
+    if (patch === undefined) return;
+    this.#o.log.info(forceFile ? 'reporting the pending forcefile' : 'the forcefile is gone', {
+      path: ForceFilePath,
+    });
+    await this.#recordAnnotations(patch);
   }
 
   /** The current config: the on-disk currentconfig's name wins; the cluster's copy is preferred. */
@@ -395,8 +423,14 @@ export class Daemon implements Reconciler {
     return r.value;
   }
 
-  /** The node must still match its current config before it is changed. */
-  async #preflight(current: MachineConfig): Promise<void> {
+  /** The node must still match its current config before it is changed (not with the forcefile). */
+  async #preflight(current: MachineConfig, forced: boolean): Promise<void> {
+    if (forced) {
+      this.#o.log.info('forcefile present: skipping the preflight drift check', {
+        path: ForceFilePath,
+      });
+      return;
+    }
     const r = await checkFilesAndUnits(this.#o.host, this.#parse(current).ignition);
     if (r.ok) return;
     const message = describeOnDiskMismatch(r.error);
@@ -485,6 +519,9 @@ export class Daemon implements Reconciler {
     // The journal goes before Done is reported: Done means nothing of the update is left on disk.
     // A crash in between is harmless: the next start validates the current config and completes.
     await this.#updater.journal.clear();
+    // Done must not go out with a forcefile annotation the update consumed; one touched meanwhile
+    // stays reported, and the drift monitor's start acts on it.
+    await this.#reportForceFile(await this.#forceFileExists(), true);
     this.#o.crash?.reached('set-done');
     await this.#cluster.setDone(current);
     await this.#cluster.condition({
@@ -652,8 +689,9 @@ export class Daemon implements Reconciler {
       await host.files.remove(NodeAnnotationsPath);
     }
     const current = await this.#currentConfig();
-    if ((await host.files.stat(ForceFilePath)) !== undefined) {
+    if (await this.#forceFileExists()) {
       log.info('forcefile present: skipping on-disk validation', { path: ForceFilePath });
+      await this.#reportForceFile(true, false);
       const desired = this.#cluster.annotation(Annotation.desiredConfig) ?? current.name;
       await this.#runUpdate(current.mc, await this.#fetch(desired), undefined);
       return;
@@ -723,18 +761,19 @@ export class Daemon implements Reconciler {
     return false;
   }
 
-  /** Patches annotations and carries them into the cached Node (the informer may lag). */
-  async #recordAnnotations(annotations: Readonly<Record<string, string>>): Promise<void> {
+  /**
+   * Patches annotations (null removes one) and carries them into the cached Node (the informer
+   * may lag).
+   */
+  async #recordAnnotations(annotations: Readonly<Record<string, string | null>>): Promise<void> {
     await this.#cluster.patchAnnotations(annotations);
     const node = this.#node.get();
-    if (node !== undefined)
-      this.#node.set({
-        ...node,
-        metadata: {
-          ...node.metadata,
-          annotations: { ...node.metadata.annotations, ...annotations },
-        },
-      });
+    if (node === undefined) return;
+    const merged = { ...node.metadata.annotations, ...annotations };
+    const next = Object.fromEntries(
+      Object.entries(merged).filter((e): e is [string, string] => e[1] !== null),
+    );
+    this.#node.set({ ...node, metadata: { ...node.metadata, annotations: next } });
   }
 
   /** A node without currentConfig: take node-annotations.json, else the on-disk currentconfig. */

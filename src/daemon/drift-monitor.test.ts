@@ -1,8 +1,8 @@
 /**
  * The config drift monitor on a real folder root with the real fs.watch adapter: an edited
  * managed file is reported with upstream's raw text, a restored one as clean, a changed mode as a
- * mode mismatch, an edit outside the managed paths not at all, the forcefile in /run as such; a
- * stopped monitor reports nothing.
+ * mode mismatch, an edit outside the managed paths not at all, the forcefile in /run as such (also
+ * one already there at start); a stopped monitor reports nothing.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { chmodSync, writeFileSync } from 'node:fs';
@@ -96,5 +96,18 @@ describe('DriftMonitor', () => {
     writeFileSync(join(p.root, 'etc/drift/a.conf'), 'edited\n');
     await sleep(200);
     expect(seen).toEqual(['forcefile']);
+  });
+
+  it('reports a forcefile that was there before it started (touched while no watch ran)', async () => {
+    const { p, seen, monitor } = await setup();
+    monitor.stop();
+    writeFileSync(join(p.root, 'run/machine-config-daemon-force'), '');
+    await monitor.start('rendered-1', {
+      ignition: { version: GeneratedSpecVersion },
+      storage: { files: [file('/etc/drift/a.conf', 'a\n')] },
+    });
+    await waitFor(seen, 2);
+    expect(seen).toContain('forcefile');
+    monitor.stop();
   });
 });

@@ -4,8 +4,9 @@
  * change to one of them validates files and units against the config. A mismatch is reported with
  * the raw validation text (`content mismatch for file "/etc/foo"`); a later clean check is
  * reported too, so the daemon can bring the node back to Done at once. It also reports the
- * forcefile appearing in /run, which is how an operator asks for a full re-apply. The daemon stops
- * the monitor during updates and starts it after boot and after rebootless updates.
+ * forcefile appearing in /run, which is how an operator asks for a full re-apply, and one already
+ * there when it starts (touched while no watch ran). The daemon stops the monitor during updates
+ * and starts it after boot and after rebootless updates.
  */
 import type { FileWatch, FileWatcher } from '../ports/file-watcher.js';
 import type { Host } from '../ports/host.js';
@@ -21,7 +22,7 @@ interface DriftHandlers {
   onDrift(message: string): void;
   /** Validation passed after a change (e.g. the file was restored). */
   onClean(): void;
-  /** The forcefile appeared. */
+  /** The forcefile appeared, or was there when the monitor started. */
   onForceFile(): void;
 }
 
@@ -98,6 +99,9 @@ export class DriftMonitor {
     );
     // a change between the last validation and this watch would otherwise go unseen
     this.#schedule(ign);
+    // so would a forcefile touched while no watch ran (during an update, before this start)
+    if ((await host.files.stat(ForceFilePath)) !== undefined && generation === this.#generation)
+      this.#o.handlers.onForceFile();
     log.info('config drift monitor started', {
       config: configName,
       paths: watched.paths.length,

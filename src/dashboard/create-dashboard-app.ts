@@ -187,7 +187,12 @@ export function createDashboardApp(options: DashboardAppOptions): Hono {
     if (!diff.ok) return c.json({ error: diff.error }, 422);
     const body: DiffAnswerBody = {
       ...diff.value,
-      plan: diffPlan(a, b, await source.machineConfiguration(c.req.raw.signal)),
+      plan: diffPlan(
+        a,
+        b,
+        await source.machineConfiguration(c.req.raw.signal),
+        source.inputs().nodes,
+      ),
     };
     return c.json(body);
   });

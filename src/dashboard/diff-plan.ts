@@ -10,8 +10,14 @@
  *   (the daemons wait for that status);
  * - absent, or not readable with the dashboard's identity: the cluster defaults, and the view says
  *   which and why.
+ *
+ * Nodes on the left config whose daemon reports a pending forcefile (their forcefile annotation,
+ * logic/nodeplan/forcefile.ts) get their own plan: a drain and a reboot, with the reason.
  */
+import type { Node } from '../api/core/v1/node.js';
+import { Annotation } from '../api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
+import { forceFilePending, PendingForceFileReason } from '../logic/nodeplan/forcefile.js';
 import {
   explainUpdate,
   knobsFromMachineConfiguration,
@@ -39,9 +45,18 @@ type DiffPlanOutcome =
   /** Upstream's refusal: the daemon would go Degraded with this message. */
   | { readonly kind: 'irreconcilable'; readonly message: string };
 
+/** Nodes on the left config whose daemon reports a pending forcefile, and their plan with it. */
+interface PendingForceFile {
+  readonly nodes: readonly string[];
+  readonly reason: string;
+  readonly outcome: DiffPlanOutcome;
+}
+
 export interface DiffPlan {
   readonly policies: PolicySource;
   readonly outcome: DiffPlanOutcome;
+  /** Absent when no node on the left config has a pending forcefile. */
+  readonly forceFile?: PendingForceFile;
 }
 
 /** The answer of the dashboard's `GET /api/diff`: the file diff and the plan. */
@@ -103,18 +118,42 @@ function planPolicies(read: MachineConfigurationRead): {
   }
 }
 
-/** The plan of a running node on `from` told to apply `to`. */
+function outcome(plan: ReturnType<typeof explainUpdate>): DiffPlanOutcome {
+  return plan.ok
+    ? { kind: 'plan', summary: plan.value, effect: planEffect(plan.value) }
+    : { kind: 'irreconcilable', message: plan.error };
+}
+
+/**
+ * The plan of a running node on `from` told to apply `to`; with `nodes`, also the plan of those
+ * on `from` that report a pending forcefile (they drain and reboot whatever the change is).
+ */
 export function diffPlan(
   from: MachineConfig,
   to: MachineConfig,
   read: MachineConfigurationRead,
+  nodes: readonly Node[] = [],
 ): DiffPlan {
   const { knobs, source } = planPolicies(read);
-  const plan = explainUpdate(from, to, knobs);
+  const forced = nodes
+    .filter(
+      (n) =>
+        n.metadata.annotations?.[Annotation.currentConfig] === from.metadata.name &&
+        forceFilePending(n.metadata.annotations),
+    )
+    .map((n) => n.metadata.name ?? '')
+    .sort();
   return {
     policies: source,
-    outcome: plan.ok
-      ? { kind: 'plan', summary: plan.value, effect: planEffect(plan.value) }
-      : { kind: 'irreconcilable', message: plan.error },
+    outcome: outcome(explainUpdate(from, to, knobs)),
+    ...(forced.length === 0
+      ? {}
+      : {
+          forceFile: {
+            nodes: forced,
+            reason: PendingForceFileReason,
+            outcome: outcome(explainUpdate(from, to, knobs, true)),
+          },
+        }),
   };
 }

@@ -574,4 +574,3 @@ function compactedError(compacted: number): StorageError {
 function asError(e: unknown): Error {
   return e instanceof Error ? e : new Error(String(e));
 }
-

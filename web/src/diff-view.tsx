@@ -90,6 +90,14 @@ function PlanBox({ plan }: { plan: DiffPlan }) {
           </table>
         </>
       )}
+      {plan.forceFile === undefined ? null : (
+        <p class="error" data-testid="plan-forcefile">
+          {plan.forceFile.nodes.join(', ')}:{' '}
+          {plan.forceFile.outcome.kind === 'plan'
+            ? `${plan.forceFile.reason}; drain ${yesNo(plan.forceFile.outcome.summary.drain)}, reboot ${yesNo(plan.forceFile.outcome.summary.reboot)} (${plan.forceFile.outcome.summary.actions.join(', ')})`
+            : `${plan.forceFile.reason}; not reconcilable: ${plan.forceFile.outcome.message}`}
+        </p>
+      )}
       <p class="meta" data-testid="plan-policies">
         node disruption policies: {policies.note}
       </p>

@@ -42,15 +42,20 @@ export function knobsFromStatus(m: MachineConfiguration): PlanKnobs {
   };
 }
 
-/** The plan of a running node on `current` told to apply `target`, or upstream's refusal. */
+/**
+ * The plan of a running node on `current` told to apply `target`, or upstream's refusal;
+ * `forceFile`: the node reports a pending forcefile (forcefile.ts), which makes any change a
+ * full re-apply with a drain and a reboot.
+ */
 export function explainUpdate(
   current: MachineConfig,
   target: MachineConfig,
   knobs: PlanKnobs,
+  forceFile = false,
 ): Result<PlanSummary, string> {
   const plan = planUpdate(current, target, {
     firstBoot: false,
-    forceFile: false,
+    forceFile,
     policies: knobs.policies,
     overrides: knobs.overrides,
   });

@@ -32,6 +32,11 @@ export const Annotation = {
     'machineconfiguration.openshift.io/lastSyncedControllerConfigResourceVersion',
   lastObservedServerCAAnnotation:
     'machineconfiguration.openshift.io/lastObservedServerCAAnnotation',
+  /**
+   * Ours, not upstream's: set by the daemon while `/run/machine-config-daemon-force` is pending
+   * or being acted on, so a preview can see it (src/logic/nodeplan/forcefile.ts).
+   */
+  forceFile: 'machineconfiguration.openshift.io/forcefile',
   // object annotations (docs/reference/api.md §2.1)
   generatedByControllerVersion: 'machineconfiguration.openshift.io/generated-by-controller-version',
   releaseImageVersion: 'machineconfiguration.openshift.io/release-image-version',
