@@ -2,16 +2,18 @@
  * Per-kind write behaviour, as each kind's registry strategy upstream defines it: which kinds track
  * `metadata.generation`, what status a new object starts with, whether PUT may create or skip the
  * resourceVersion, kind-specific normalisation (Secret stringData), validation (MachineConfig,
- * PodDisruptionBudget, ConfigMap and Secret sizes) and subresource rules
- * (CertificateSigningRequest, csr-strategy.ts).
+ * PodDisruptionBudget, ConfigMap and Secret sizes), the warnings a write answers with
+ * (MachineConfig) and subresource rules (CertificateSigningRequest, csr-strategy.ts).
  */
 import type { FieldError } from '../../api/meta/v1/field-error.js';
 import type { KubeObject, UserInfo, WriteSubresource } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
+import type { StoreContext } from './context.js';
 import { csrFieldErrors, prepareCsrForCreate, prepareCsrForUpdate } from './csr-strategy.js';
 import { isJsonMap, type JsonMap } from './json.js';
 import { configMapErrors, secretErrors } from './config-data-validation.js';
 import { machineConfigErrors } from './machine-config-admission.js';
+import { machineConfigWarnings } from './machine-config-warnings.js';
 import { podDisruptionBudgetErrors } from './pdb-validation.js';
 
 /** What happens to `.status` on create: kept as sent, dropped, or replaced by an initial value. */
@@ -45,6 +47,8 @@ export interface KindStrategy {
   ) => void;
   /** Field errors that take asynchronous checks (a CSR's request signature); `old` on update. */
   readonly fieldErrors?: (obj: KubeObject, old: KubeObject | undefined) => Promise<FieldError[]>;
+  /** What an accepted create or update is warned about (returned as `Warning` headers). */
+  readonly warnings?: (ctx: StoreContext, obj: KubeObject) => Promise<string[]>;
 }
 
 const none = (): FieldError[] => [];
@@ -106,18 +110,18 @@ export function strategyFor(rt: ResourceType): KindStrategy {
   const known = BUILT_INS[`${rt.group}/${rt.kind}`];
   if (known !== undefined) return known;
   if (rt.builtIn) return BUILT_IN;
-  return {
+  const custom: KindStrategy = {
     tracksGeneration: true,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,
     statusOnCreate: rt.subresources.includes('status') ? 'drop' : 'keep',
     controllerFinalized: false,
     normalize: nothing,
-    validate:
-      rt.group === 'machineconfiguration.openshift.io' && rt.kind === 'MachineConfig'
-        ? machineConfigErrors
-        : none,
+    validate: none,
   };
+  return rt.group === 'machineconfiguration.openshift.io' && rt.kind === 'MachineConfig'
+    ? { ...custom, validate: machineConfigErrors, warnings: machineConfigWarnings }
+    : custom;
 }
 
 /** True when writes to the main resource leave `.status` alone. */
