@@ -258,15 +258,15 @@ export class OstreeCli {
     return r.code === 0 ? r.stdout.trim() : undefined;
   }
 
-  /** A string metadata key of a commit (`version`), or undefined when it has none. */
+  /**
+   * A string metadata key of a commit (`version`), or undefined when it has none. A commit without
+   * the key is normal (a plain OS commit carries no `mco.extensions`), so the exit is an answer.
+   */
   async commitMetadata(repo: string, commit: string, key: string): Promise<string | undefined> {
-    const r = await this.#runner.run([
-      'ostree',
-      `--repo=${repo}`,
-      'show',
-      `--print-metadata-key=${key}`,
-      commit,
-    ]);
+    const r = await this.#runner.run(
+      ['ostree', `--repo=${repo}`, 'show', `--print-metadata-key=${key}`, commit],
+      { exitIsAnswer: true },
+    );
     if (r.code !== 0) return undefined;
     // GVariant text of a string: 'value' (single quotes, backslash escapes).
     const text = r.stdout.trim();
