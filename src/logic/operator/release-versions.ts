@@ -13,20 +13,21 @@ import type { ConfigMap } from '../../api/core/v1/config-map.js';
 import type { OperatorVersions } from './cluster-operator-status.js';
 import { operatorImageFor } from './release-config-maps.js';
 
+/** Whether the cluster ran `version`: the configured release, or one ClusterVersion accepted. */
+function ran(version: string, configured: string, cv: ClusterVersion): boolean {
+  return version === configured || (cv.status?.history ?? []).some((h) => h.version === version);
+}
+
 export function releaseVersions(
   configured: OperatorVersions,
   clusterVersion: ClusterVersion | undefined,
   osImageUrls: ConfigMap | undefined,
   operatorImages: ConfigMap | undefined,
 ): OperatorVersions {
-  const desired = clusterVersion?.status?.desired?.version;
-  if (desired === undefined || desired === '') return configured;
-  const landed = osImageUrls?.data?.['releaseVersion'];
-  const ran =
-    landed !== undefined &&
-    (landed === configured.operator ||
-      (clusterVersion?.status?.history ?? []).some((h) => h.version === landed));
-  const version = landed !== desired && ran ? landed : desired;
+  const desired = clusterVersion?.status?.desired?.version ?? '';
+  if (clusterVersion === undefined || desired === '') return configured;
+  const landed = osImageUrls?.data?.['releaseVersion'] ?? desired;
+  const version = ran(landed, configured.operator, clusterVersion) ? landed : desired;
   if (version === configured.operator && version !== desired) return configured;
   return {
     operator: version,
