@@ -254,7 +254,10 @@ export class OstreeCli {
 
   /** The commit a ref (or checksum prefix) names, or undefined. */
   async revParse(repo: string, ref: string): Promise<string | undefined> {
-    const r = await this.#runner.run(['ostree', `--repo=${repo}`, 'rev-parse', ref]);
+    // a ref that is not there is an answer (the staged ref, an extension the image lacks)
+    const r = await this.#runner.run(['ostree', `--repo=${repo}`, 'rev-parse', ref], {
+      exitIsAnswer: true,
+    });
     return r.code === 0 ? r.stdout.trim() : undefined;
   }
 
@@ -289,7 +292,10 @@ export class OstreeCli {
   }
 
   async deleteRef(repo: string, ref: string): Promise<void> {
-    await this.#runner.run(['ostree', `--repo=${repo}`, 'refs', '--delete', ref]);
+    // deleting a ref that is already gone leaves what was asked for
+    await this.#runner.run(['ostree', `--repo=${repo}`, 'refs', '--delete', ref], {
+      exitIsAnswer: true,
+    });
   }
 
   /** `ostree admin init-fs` (the folder must exist) and `os-init <osname>`. */

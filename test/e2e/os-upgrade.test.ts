@@ -380,7 +380,11 @@ describe(
       // the ConfigMap about to land), no WARN line (a boot's missing mco.extensions key).
       const newEvents = (await allEvents()).filter((e) => !eventsBefore.has(eventMark(e)));
       expect(warningEvents(newEvents)).toEqual([]);
-      expect(warnLines(logsSince(marks))).toEqual([]);
+      // The kubelet health monitor's upstream warning is left out: a simulated node's kubelet can
+      // be unreachable for one probe while the node reboots.
+      const kubeletProbe =
+        /Got an error from auxiliary tools: kubelet health check has failed 1 times/;
+      expect(warnLines(logsSince(marks)).filter((l) => !kubeletProbe.test(l))).toEqual([]);
 
       const cv = await cluster.admin.get<ClusterVersion>(Resources.clusterVersion, 'version');
       expect(cv.status?.desired).toMatchObject({ image: release, version: V2Release });
