@@ -1,7 +1,11 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { makeTmpDir } from '../../test/support/tmp-dir.js';
 import type { Logger } from '../ports/logger.js';
 import { createExecCommandRunner } from './exec-command-runner.js';
 import { createLoggingCommandRunner } from './logging-command-runner.js';
+import { OstreeCli } from './ostree.js';
 
 interface Entry {
   readonly level: string;
@@ -51,5 +55,39 @@ describe('createLoggingCommandRunner', () => {
       'Running: printf %s xxxxxxxxxxxxxxxxxxxxxxxxx',
       'xxxxxxxxxx… (15 more bytes)',
     ]);
+  });
+
+  it('a commit without the metadata key asked for is an answer: no warning, the output only debug', async () => {
+    const dir = makeTmpDir('mco-logging-runner-');
+    try {
+      const repo = join(dir.path, 'repo');
+      const tree = join(dir.path, 'tree');
+      mkdirSync(tree);
+      const exec = createExecCommandRunner();
+      expect((await exec.run(['ostree', 'init', `--repo=${repo}`, '--mode=bare-user'])).code).toBe(
+        0,
+      );
+      const commit = await exec.run([
+        'ostree',
+        `--repo=${repo}`,
+        'commit',
+        '--orphan',
+        `--tree=dir=${tree}`,
+        '--add-metadata-string=version=1',
+      ]);
+      const checksum = commit.stdout.trim();
+      const entries: Entry[] = [];
+      const ostree = new OstreeCli(createLoggingCommandRunner(exec, recordingLogger(entries)));
+      expect(await ostree.commitMetadata(repo, checksum, 'mco.extensions')).toBeUndefined();
+      expect(await ostree.commitMetadata(repo, checksum, 'version')).toBe('1');
+      expect(entries.filter((e) => e.level === 'warn')).toEqual([]);
+      const said = entries.filter((e) => e.level === 'info' && !e.message.startsWith('Running:'));
+      expect(said.map((e) => e.message)).toEqual(["'1'"]);
+      expect(entries.find((e) => e.level === 'debug')?.message).toContain(
+        "No such metadata key 'mco.extensions'",
+      );
+    } finally {
+      dir.remove();
+    }
   });
 });

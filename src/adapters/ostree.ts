@@ -254,19 +254,22 @@ export class OstreeCli {
 
   /** The commit a ref (or checksum prefix) names, or undefined. */
   async revParse(repo: string, ref: string): Promise<string | undefined> {
-    const r = await this.#runner.run(['ostree', `--repo=${repo}`, 'rev-parse', ref]);
+    // a ref that is not there is an answer (the staged ref, an extension the image lacks)
+    const r = await this.#runner.run(['ostree', `--repo=${repo}`, 'rev-parse', ref], {
+      exitIsAnswer: true,
+    });
     return r.code === 0 ? r.stdout.trim() : undefined;
   }
 
-  /** A string metadata key of a commit (`version`), or undefined when it has none. */
+  /**
+   * A string metadata key of a commit (`version`), or undefined when it has none. A commit without
+   * the key is normal (a plain OS commit carries no `mco.extensions`), so the exit is an answer.
+   */
   async commitMetadata(repo: string, commit: string, key: string): Promise<string | undefined> {
-    const r = await this.#runner.run([
-      'ostree',
-      `--repo=${repo}`,
-      'show',
-      `--print-metadata-key=${key}`,
-      commit,
-    ]);
+    const r = await this.#runner.run(
+      ['ostree', `--repo=${repo}`, 'show', `--print-metadata-key=${key}`, commit],
+      { exitIsAnswer: true },
+    );
     if (r.code !== 0) return undefined;
     // GVariant text of a string: 'value' (single quotes, backslash escapes).
     const text = r.stdout.trim();
@@ -289,7 +292,10 @@ export class OstreeCli {
   }
 
   async deleteRef(repo: string, ref: string): Promise<void> {
-    await this.#runner.run(['ostree', `--repo=${repo}`, 'refs', '--delete', ref]);
+    // deleting a ref that is already gone leaves what was asked for
+    await this.#runner.run(['ostree', `--repo=${repo}`, 'refs', '--delete', ref], {
+      exitIsAnswer: true,
+    });
   }
 
   /** `ostree admin init-fs` (the folder must exist) and `os-init <osname>`. */

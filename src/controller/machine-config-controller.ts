@@ -45,7 +45,8 @@ import { createKubeletConfigController } from './kubelet-config/kubelet-config-c
 import { createNodeLink } from './machine/node-link.js';
 import { allInformers, createMcoInformers } from './mco-informers.js';
 import { createNodeController } from './node/node-controller.js';
-import { createRenderController } from './render/render-controller.js';
+import { createMachineConfigNoticesController } from './render/machine-config-notices.js';
+import { createRenderController, DefaultRenderDelayMs } from './render/render-controller.js';
 import { createTemplateController } from './template/template-controller.js';
 
 export const SubController = {
@@ -174,6 +175,14 @@ export function createMachineConfigController(
         version,
         metrics,
         ...(options.renderDelayMs === undefined ? {} : { renderDelayMs: options.renderDelayMs }),
+        ...limiter,
+      }),
+      createMachineConfigNoticesController({
+        informers,
+        clock,
+        log: sub(SubController.Render),
+        events,
+        delayMs: options.renderDelayMs ?? DefaultRenderDelayMs,
         ...limiter,
       }),
     );

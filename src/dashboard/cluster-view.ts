@@ -5,6 +5,9 @@
  * gate the release: the operator reports a release deployed only once every pool labelled
  * required-for-upgrade is Updated at it, and any degraded pool holds it
  * (docs/reference/upgrade.md §10.1, logic/operator/required-pools.ts).
+ *
+ * A cluster without a cluster-version operator (the box, until `mco upgrade` asks for a release)
+ * has no ClusterVersion: that is no error, and the version is the ClusterOperator's.
  */
 import type { ClusterOperator } from '../api/config/v1/cluster-operator.js';
 import type { ClusterVersion } from '../api/config/v1/cluster-version.js';
@@ -38,6 +41,8 @@ export interface ClusterView {
 
 export type Read<T> =
   | { readonly kind: 'found'; readonly object: T }
+  /** 404: normal for ClusterVersion in a box no upgrade has been asked of yet. */
+  | { readonly kind: 'absent'; readonly message: string }
   | { readonly kind: 'unreadable'; readonly message: string };
 
 function gatingPools(pools: readonly PoolView[]): GatingPool[] {
@@ -71,7 +76,7 @@ export function clusterView(
         startedTime: h.startedTime,
         completionTime: h.completionTime ?? '',
       });
-  else notes.push(`ClusterVersion/version: ${version.message}`);
+  else if (version.kind === 'unreadable') notes.push(`ClusterVersion/version: ${version.message}`);
   let operatorVersion = '';
   let operatorConditions: ConditionView[] = [];
   if (operator.kind === 'found') {

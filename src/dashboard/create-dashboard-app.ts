@@ -103,7 +103,8 @@ async function readObject<T>(get: () => Promise<T>): Promise<Read<T>> {
   try {
     return { kind: 'found', object: await get() };
   } catch (e) {
-    return { kind: 'unreadable', message: refusal(e).message };
+    const r = refusal(e);
+    return { kind: r.code === 404 ? 'absent' : 'unreadable', message: r.message };
   }
 }
 

@@ -134,8 +134,8 @@ export class ClusterVersionReconciler implements Reconciler {
       this.#deps.log.warn('release refused', { image, requested, payload: info.version });
       return;
     }
-    // ClusterVersion first: the operator then waits for the release's ConfigMaps, refusing the
-    // old ones (`refusing to read osImageURL version …`), as it does during an upstream upgrade.
+    // ClusterVersion first, then the release's ConfigMaps: the operator stays on the release the
+    // ConfigMaps describe until they land (logic/operator/release-versions.ts).
     await this.#writeStatus(
       cv,
       acceptRelease(cv.status, { image, version: info.version }, this.#now()),

@@ -16,6 +16,11 @@ export interface RunOptions {
   readonly input?: string | Uint8Array;
   /** Aborting kills the program; `run` then rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /**
+   * A non-zero exit is one of the program's answers, not a failure (`ostree show
+   * --print-metadata-key` of a key the commit does not carry): a logging runner does not warn.
+   */
+  readonly exitIsAnswer?: boolean;
 }
 
 export interface CommandRunner {

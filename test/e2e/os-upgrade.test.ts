@@ -10,7 +10,8 @@
  *    on v1, Degraded with the registry's error, the others untouched; the v1 release heals it;
  * 2. upgraded with `mco upgrade --to-image` to the v2 release: workers one at a time, every node
  *    booted into the v2 commit with managed files and a hand-made /etc change kept, and the
- *    ClusterOperator reports the new version only once the master pool is Updated;
+ *    ClusterOperator reports the new version only once the master pool is Updated, and nothing
+ *    on the way reads as a failure (no Warning event, no WARN line in any log);
  * 3. grown by a worker booted from the v1 boot image, which pivots to v2 in firstboot before its
  *    kubelet ever registers.
  *
@@ -23,12 +24,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DistributionRegistry } from '../../src/adapters/oci/distribution-registry.js';
 import type { ClusterOperator } from '../../src/api/config/v1/cluster-operator.js';
 import type { ClusterVersion } from '../../src/api/config/v1/cluster-version.js';
+import type { Event } from '../../src/api/core/v1/event.js';
 import type { Node } from '../../src/api/core/v1/node.js';
 import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
 import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../../src/api/resource-refs.js';
 import { mcoOutput, pushOsImage, pushRelease, testosTree } from '../support/os-images.js';
+import { warnLines, warningEvents } from '../support/happy-path-noise.js';
 import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
 import { DaemonCluster, Minute, sleep, until, type SimNode } from './daemon-harness.js';
 import { requireBuilt } from './mcs-support.js';
@@ -79,6 +82,30 @@ const master = (): SimNode => {
   if (m === undefined) throw new Error('no master');
   return m;
 };
+
+/** What each process has printed so far: the operator, the controller, every node's daemon. */
+function logs(): Record<string, string> {
+  return {
+    operator: cluster.operator.output(),
+    controller: cluster.controller.output(),
+    ...Object.fromEntries(cluster.nodes.map((n) => [`${n.name} daemon`, cluster.daemonLog(n)])),
+  };
+}
+
+function logMarks(): Record<string, number> {
+  return Object.fromEntries(Object.entries(logs()).map(([k, v]) => [k, v.length]));
+}
+
+function logsSince(marks: Record<string, number>): Record<string, string> {
+  return Object.fromEntries(Object.entries(logs()).map(([k, v]) => [k, v.slice(marks[k] ?? 0)]));
+}
+
+async function allEvents(): Promise<Event[]> {
+  return (await cluster.admin.list<Event>(Resources.event)).items;
+}
+
+/** An event as it was: a repeat bumps the count of the same object. */
+const eventMark = (e: Event): string => `${e.metadata.uid ?? ''}/${String(e.count ?? 1)}`;
 
 async function operatorVersion(): Promise<string | undefined> {
   const co = await cluster.admin.get<ClusterOperator>(Resources.clusterOperator, 'machine-config');
@@ -272,6 +299,9 @@ describe(
         ),
       );
 
+      const marks = logMarks();
+      const eventsBefore = new Set((await allEvents()).map(eventMark));
+
       const release = buildRelease(V2Release, images.v2);
       expect(upgrade(release)).toBe(
         `Requested update to release image ${release} (version ${V2Release})\n`,
@@ -345,6 +375,16 @@ describe(
       for (const n of workers())
         for (const p of managedPaths)
           expect(readFileSync(join(n.root, p), 'utf8')).toBe(managedBefore.get(`${n.name}:${p}`));
+
+      // A normal upgrade reads as one: no Warning event (OperatorDegraded RenderConfigFailed for
+      // the ConfigMap about to land), no WARN line (a boot's missing mco.extensions key).
+      const newEvents = (await allEvents()).filter((e) => !eventsBefore.has(eventMark(e)));
+      expect(warningEvents(newEvents)).toEqual([]);
+      // The kubelet health monitor's upstream warning is left out: a simulated node's kubelet can
+      // be unreachable for one probe while the node reboots.
+      const kubeletProbe =
+        /Got an error from auxiliary tools: kubelet health check has failed 1 times/;
+      expect(warnLines(logsSince(marks)).filter((l) => !kubeletProbe.test(l))).toEqual([]);
 
       const cv = await cluster.admin.get<ClusterVersion>(Resources.clusterVersion, 'version');
       expect(cv.status?.desired).toMatchObject({ image: release, version: V2Release });

@@ -297,6 +297,93 @@ describe('admission: MachineConfig', () => {
   });
 });
 
+describe('admission: MachineConfig warnings', () => {
+  const Role = 'machineconfiguration.openshift.io/role';
+  const labelled = (name: string, role: string, config: Record<string, unknown>) => ({
+    metadata: { name, labels: { [Role]: role } },
+    spec: { config },
+  });
+  const workerPool = {
+    metadata: { name: 'worker' },
+    spec: { machineConfigSelector: { matchLabels: { [Role]: 'worker' } } },
+  };
+
+  it('stores a config with an Ignition typo and warns about each finding, also under Strict', async () => {
+    const t = await newTestStore();
+    await t.store.create(t.rt('MachineConfigPool'), undefined, workerPool, admin);
+    const config = {
+      ignition: { version: '3.2.0' },
+      storage: { filez: [{ path: '/etc/x' }] },
+      systemd: { units: [{ name: 'a.service', enabled: true, contents: '[Unit]\n' }] },
+    };
+    const warnings: string[] = [];
+    const created = await t.store.create(
+      t.rt(MC),
+      undefined,
+      labelled('99-typo', 'worker', config),
+      { ...admin, fieldValidation: 'Strict', warnings },
+    );
+    expect(warnings).toEqual([
+      'spec.config.systemd.units[0].contents: unit "a.service" is enabled, but has no install section so enable does nothing',
+      'spec.config.storage.filez: Unused key filez',
+    ]);
+    expect(created['spec']).toEqual({ config });
+    const again: string[] = [];
+    await t.store.patch(
+      t.rt(MC),
+      undefined,
+      '99-typo',
+      { type: 'merge', body: '{"spec":{"config":{"systemd":null}}}' },
+      { ...admin, warnings: again },
+    );
+    expect(again).toEqual(['spec.config.storage.filez: Unused key filez']);
+  });
+
+  it('warns when no pool selects the labels, with upstream’s words, and not once one does', async () => {
+    const t = await newTestStore();
+    const config = { ignition: { version: '3.4.0' } };
+    const warnings: string[] = [];
+    await t.store.create(t.rt(MC), undefined, labelled('99-infra', 'infra', config), {
+      ...admin,
+      warnings,
+    });
+    expect(warnings).toEqual([
+      'could not find any MachineConfigPool set for MachineConfig 99-infra with labels: map[machineconfiguration.openshift.io/role:infra]',
+    ]);
+    const bare: string[] = [];
+    await t.store.create(t.rt(MC), undefined, mc('99-bare', { config }), {
+      ...admin,
+      warnings: bare,
+    });
+    expect(bare).toEqual([
+      'no MachineConfigPool found for MachineConfig 99-bare because it has no labels',
+    ]);
+    await t.store.create(t.rt('MachineConfigPool'), undefined, workerPool, admin);
+    const quiet: string[] = [];
+    await t.store.create(t.rt(MC), undefined, labelled('99-worker', 'worker', config), {
+      ...admin,
+      warnings: quiet,
+    });
+    expect(quiet).toEqual([]);
+  });
+
+  it('a refused config is refused, not warned about', async () => {
+    const t = await newTestStore();
+    const warnings: string[] = [];
+    const call = t.store.create(
+      t.rt(MC),
+      undefined,
+      labelled('99-bad', 'infra', {
+        ignition: { version: '3.2.0' },
+        storage: { filez: 1, files: [{ path: 'rel' }] },
+      }),
+      { ...admin, warnings },
+    );
+    expect((await failure(call)).code).toBe(422);
+    expect(warnings).toEqual([]);
+  });
+});
+
 describe('unknown fields', () => {
   it('prunes and warns by default, silently with Ignore', async () => {
     const t = await newTestStore();

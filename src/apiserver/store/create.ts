@@ -1,6 +1,7 @@
 /**
  * POST: decode and prune the body, fill in server-owned metadata, check the namespace exists,
- * record the writer in managedFields, validate, run the validating admission plugins, store. 201
+ * record the writer in managedFields, validate, run the validating admission plugins, collect the
+ * kind's warnings, store. 201
  * with the stored object, 409 AlreadyExists, 404 for a missing namespace.
  */
 import type { KubeObject, WriteOptions } from '../resource-store.js';
@@ -61,5 +62,6 @@ export async function createObject({
     object: obj,
     old: undefined,
   });
+  options.warnings?.push(...((await strategyFor(rt).warnings?.(ctx, obj)) ?? []));
   return commitCreate(ctx, rt, obj, { dryRun: options.dryRun });
 }

@@ -2,6 +2,7 @@
  * The shape of a kind's write behaviour (upstream's registry strategy) and the behaviour every
  * built-in kind starts from; a kind descriptor overrides only what its kind does differently.
  */
+import type { StoreContext } from './context.js';
 import type { FieldError } from '../../api/meta/v1/field-error.js';
 import type { KubeObject, UserInfo, WriteSubresource } from '../resource-store.js';
 import type { JsonMap } from './json.js';
@@ -37,6 +38,8 @@ export interface KindStrategy {
   ) => void;
   /** Field errors that take asynchronous checks (a CSR's request signature); `old` on update. */
   readonly fieldErrors?: (obj: KubeObject, old: KubeObject | undefined) => Promise<FieldError[]>;
+  /** What an accepted create or update is warned about (returned as `Warning` headers). */
+  readonly warnings?: (ctx: StoreContext, obj: KubeObject) => Promise<string[]>;
 }
 
 export const noFieldErrors = (): FieldError[] => [];

@@ -2,7 +2,8 @@
  * Per-kind write behaviour, as each kind's registry strategy upstream defines it: built-in kinds
  * take theirs from their descriptors (kinds/), custom resources share one (generation tracked,
  * resourceVersion required on PUT, status dropped on create when they have a status subresource)
- * with MachineConfig's validation (machine-config-admission.ts) on top.
+ * with MachineConfig's validation (machine-config-admission.ts) and warnings
+ * (machine-config-warnings.ts) on top.
  */
 import { BuiltInKinds } from '../kinds/index.js';
 import type { ResourceType } from '../resource-type.js';
@@ -13,6 +14,7 @@ import {
   type KindStrategy,
 } from './kind-strategy.js';
 import { machineConfigErrors } from './machine-config-admission.js';
+import { machineConfigWarnings } from './machine-config-warnings.js';
 
 /** Each built-in kind's strategy: the default with what its descriptor overrides. */
 const BuiltIns = new Map<string, KindStrategy>(
@@ -23,18 +25,18 @@ export function strategyFor(rt: ResourceType): KindStrategy {
   const known = BuiltIns.get(`${rt.group}/${rt.kind}`);
   if (known !== undefined) return known;
   if (rt.builtIn) return BuiltInStrategy;
-  return {
+  const custom: KindStrategy = {
     tracksGeneration: true,
     allowCreateOnUpdate: false,
     allowUnconditionalUpdate: false,
     statusOnCreate: rt.subresources.includes('status') ? 'drop' : 'keep',
     controllerFinalized: false,
     normalize: noNormalization,
-    validate:
-      rt.group === 'machineconfiguration.openshift.io' && rt.kind === 'MachineConfig'
-        ? machineConfigErrors
-        : noFieldErrors,
+    validate: noFieldErrors,
   };
+  return rt.group === 'machineconfiguration.openshift.io' && rt.kind === 'MachineConfig'
+    ? { ...custom, validate: machineConfigErrors, warnings: machineConfigWarnings }
+    : custom;
 }
 
 /** True when writes to the main resource leave `.status` alone. */

@@ -153,6 +153,8 @@ export async function applyUpdate({
     object: next,
     old: current.obj,
   });
+  if (options.subresource === undefined)
+    options.warnings?.push(...((await strategyFor(rt).warnings?.(ctx, next)) ?? []));
   return commitUpdate({ ctx, rt, current, next, options: { dryRun: options.dryRun } });
 }
 

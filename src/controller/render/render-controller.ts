@@ -24,7 +24,10 @@ import { jsonEqual } from '../../lib/json-equal.js';
 import { waitForCache } from '../common/wait-for-caches.js';
 import type { McoMetrics } from '../../ports/mco-metrics.js';
 import type { McoInformers } from '../mco-informers.js';
-import { describePoolsForConfigError, poolsForMachineConfig } from './pools-for-machine-config.js';
+import {
+  describePoolsForConfigError,
+  poolsForMachineConfig,
+} from '../../logic/pools/pools-for-machine-config.js';
 import { RenderReconciler } from './render-reconciler.js';
 
 /** Upstream's renderDelay. */

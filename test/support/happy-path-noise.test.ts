@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import type { Event } from '../../src/api/core/v1/event.js';
+import { warnLines, warningEvents } from './happy-path-noise.js';
+
+describe('happy-path noise', () => {
+  it('finds warn lines in pino JSON and in text, and nothing in info or error lines', () => {
+    const log = [
+      '{"level":30,"msg":"Running: ostree show"}',
+      '{"level":40,"msg":"command failed"}',
+      '{"level":50,"msg":"boom"}',
+      '{"level":30,"msg":"cut',
+      '08:00:00 WARN No such metadata key',
+      'a warning in lower case is not a level',
+    ].join('\n');
+    expect(warnLines({ daemon: log })).toEqual([
+      'daemon: {"level":40,"msg":"command failed"}',
+      'daemon: 08:00:00 WARN No such metadata key',
+    ]);
+  });
+
+  it('names Warning events and passes Normal ones', () => {
+    const event = (type: string, reason: string) =>
+      ({
+        metadata: { name: 'e' },
+        type,
+        reason,
+        message: 'm',
+        involvedObject: { kind: 'ClusterOperator', name: 'machine-config' },
+      }) as unknown as Event;
+    expect(
+      warningEvents([event('Normal', 'Completed'), event('Warning', 'OperatorDegraded')]),
+    ).toEqual(['OperatorDegraded ClusterOperator/machine-config: m']);
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * What reads as a failure on a path that went well: `WARN` log lines (pino JSON at level 40, or a
+ * pretty-printed line with the level word) and Warning events. A test of a happy path
+ * (an OS upgrade, a box walkthrough) collects the logs and events it produced and expects both
+ * lists empty; each entry names its source so a failure says where to look.
+ */
+import type { Event } from '../../src/api/core/v1/event.js';
+
+/** pino's warn level. */
+const PinoWarn = 40;
+
+function isWarnLine(line: string): boolean {
+  if (line.startsWith('{')) {
+    try {
+      const level = (JSON.parse(line) as { level?: unknown }).level;
+      return typeof level === 'number' ? level === PinoWarn : level === 'warn';
+    } catch {
+      // a line cut in the middle of a write is read as text
+    }
+  }
+  return /\b(WARN|WARNING)\b/.test(line);
+}
+
+/** `<source>: <line>` for every warning line of each log. */
+export function warnLines(logs: Readonly<Record<string, string>>): string[] {
+  return Object.entries(logs).flatMap(([source, text]) =>
+    text
+      .split('\n')
+      .filter(isWarnLine)
+      .map((line) => `${source}: ${line}`),
+  );
+}
+
+/** `<reason> <kind>/<name>: <message>` for every Warning event. */
+export function warningEvents(events: readonly Event[]): string[] {
+  return events
+    .filter((e) => e.type === 'Warning')
+    .map(
+      (e) =>
+        `${e.reason ?? ''} ${e.involvedObject.kind ?? ''}/${e.involvedObject.name ?? ''}: ${e.message ?? ''}`,
+    );
+}
