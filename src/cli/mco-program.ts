@@ -18,7 +18,7 @@ type CommandLoader = (io: CliIo, env: KubeconfigEnvironment, runtime: Runtime) =
  * keeps every component's resident set and start-up to its own code.
  */
 const Subcommands: Readonly<Record<string, CommandLoader>> = {
-  render: async (io) => (await import('./render-command.js')).renderCommand(io),
+  render: async (io, env) => (await import('./render-command.js')).renderCommand(io, env),
   apiserver: async (io) => (await import('./apiserver-command.js')).apiserverCommand(io),
   operator: async () => (await import('./operator-command.js')).operatorCommand(),
   controller: async () => (await import('./controller-command.js')).controllerCommand(),

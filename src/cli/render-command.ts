@@ -5,7 +5,16 @@
  * `--explain` (with `--current`) prints, after the rendered name, what a running node on the
  * current config would do to apply it: the daemon's own plan (plan-explain.ts), with the node
  * disruption policies of `--machine-configuration` merged into the cluster defaults as the
- * operator merges them. `-o json` prints it as one object (`renderedName` and the plan summary).
+ * operator merges them, and what it assumed for want of the cluster's inputs. `-o json` prints it
+ * as one object (`renderedName`, the plan summary, `inputs` and `assumed`).
+ *
+ * `--from-cluster` (the user's kubeconfig) or `--cluster-inputs FILE` (what `kubectl get
+ * machineconfigs,machineconfigpools,controllerconfigs,machineconfigurations -o yaml` wrote)
+ * render with the cluster's inputs instead: its template and other MachineConfigs, pools,
+ * ControllerConfig and MachineConfiguration, the PATHs' MachineConfigs and pools applied over them,
+ * through the same function as `mco rollout preview` (logic/nodeplan/pool-change.ts), so the name
+ * is the one the cluster will give and `--explain` (from the pool's current config unless
+ * `--current`) gives the preview's verdict.
  */
 import { Command, Option } from 'commander';
 import type { ControllerConfig } from '../api/machineconfiguration/v1/controller-config.js';
@@ -14,11 +23,22 @@ import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-c
 import { marshalGoYaml, type JsonValue } from '../lib/go-yaml.js';
 import type { ManifestObject } from '../lib/manifests.js';
 import { builtInPool, isBuiltInPoolName } from '../logic/pools/built-in-pools.js';
+import { describeRenderPoolError, renderPool } from '../logic/render/render-pool.js';
+import { renderAssumptions } from '../logic/render/render-assumptions.js';
+import type { PlanSummary } from '../logic/nodeplan/plan-summary.js';
 import {
-  describeRenderPoolError,
-  renderPool,
-  type RenderedPool,
-} from '../logic/render/render-pool.js';
+  describePoolChangeError,
+  planFromConfig,
+  renderPoolChange,
+  type ClusterInputs,
+} from '../logic/nodeplan/pool-change.js';
+import {
+  clusterInputsFromFile,
+  ExportCommand,
+  readClusterInputs,
+  sortApplied,
+} from './cluster-inputs.js';
+import { connect, withKubeconfigFlags, type KubeconfigEnvironment } from './kubeconfig-loading.js';
 import { McoVersion } from '../version.js';
 import { loadManifests } from '../shell/load-manifests.js';
 import { defaultTemplatesDir, loadTemplates } from './load-templates.js';
@@ -41,6 +61,10 @@ export interface RenderOptions {
   readonly current?: string;
   readonly explain?: boolean;
   readonly machineConfiguration?: string;
+  readonly fromCluster?: boolean;
+  readonly clusterInputs?: string;
+  readonly kubeconfig?: string;
+  readonly context?: string;
   readonly output: 'yaml' | 'json' | 'name';
 }
 
@@ -76,6 +100,11 @@ function findControllerConfig(
   if (options.controllerConfig !== undefined && found === undefined) {
     throw new CliError(`no ControllerConfig in ${options.controllerConfig}`);
   }
+  return withImages(options, found);
+}
+
+/** The ControllerConfig with the image flags over its images (an empty one without it). */
+function withImages(options: RenderOptions, found: ControllerConfig | undefined): ControllerConfig {
   const spec = found?.spec;
   return {
     apiVersion: 'machineconfiguration.openshift.io/v1',
@@ -107,23 +136,58 @@ export function loadMachineConfiguration(
   return { ...found, spec: found.spec ?? { managementState: 'Managed' } };
 }
 
-function explain(
-  options: RenderOptions,
-  knobs: PlanKnobs,
-  configs: { readonly current: MachineConfig | undefined; readonly rendered: MachineConfig },
-): string {
-  const { current, rendered } = configs;
-  if (current === undefined) throw new CliError('--explain needs --current');
-  const summary = explainUpdate(current, rendered, knobs);
-  if (!summary.ok) throw new CliError(summary.error);
-  const name = rendered.metadata.name ?? '';
-  if (options.output === 'json')
-    return `${JSON.stringify({ renderedName: name, ...summary.value }, null, 2)}\n`;
-  return `${name}\n${explainText(summary.value)}`;
+interface Explained {
+  readonly rendered: MachineConfig;
+  readonly summary: PlanSummary;
+  readonly inputs: string;
+  readonly assumed: readonly string[];
 }
 
-function format(rendered: RenderedPool, output: RenderOptions['output']): string {
-  const { config } = rendered;
+const OfflineHint = `--from-cluster, or --cluster-inputs FILE (\`${ExportCommand}\`), plans with the cluster's inputs, as mco rollout preview does`;
+
+function explainOutput(options: RenderOptions, e: Explained): string {
+  const name = e.rendered.metadata.name ?? '';
+  if (options.output === 'json')
+    return `${JSON.stringify({ renderedName: name, ...e.summary, inputs: e.inputs, assumed: e.assumed }, null, 2)}\n`;
+  const assumed = e.assumed.map((a) => `  - ${a}\n`).join('');
+  const inputs =
+    e.inputs === 'files' ? `inputs: the files only; ${OfflineHint}` : `inputs: ${e.inputs}`;
+  return `${name}\n${explainText(e.summary)}${inputs}\n${assumed === '' ? '' : `assumed:\n${assumed}`}`;
+}
+
+function explainOffline(
+  options: RenderOptions,
+  input: {
+    readonly knobs: PlanKnobs;
+    readonly pool: MachineConfigPool;
+    readonly configs: readonly MachineConfig[];
+    readonly controllerConfig: ControllerConfig;
+    readonly current: MachineConfig | undefined;
+    readonly rendered: MachineConfig;
+    readonly ccGiven: boolean;
+  },
+): string {
+  const { current, rendered } = input;
+  if (current === undefined)
+    throw new CliError('--explain needs --current, --from-cluster or --cluster-inputs');
+  const summary = explainUpdate(current, rendered, input.knobs);
+  if (!summary.ok) throw new CliError(summary.error);
+  const assumed = renderAssumptions({
+    source: 'files',
+    pool: input.pool,
+    configs: input.configs,
+    templates: loadTemplates(defaultTemplatesDir()),
+    rendered,
+    current,
+    controllerConfig: input.ccGiven,
+    machineConfiguration: options.machineConfiguration !== undefined,
+    baseOsImage: input.controllerConfig.spec.baseOSContainerImage ?? '',
+    baseExtensionsImage: input.controllerConfig.spec.baseOSExtensionsContainerImage ?? '',
+  });
+  return explainOutput(options, { rendered, summary: summary.value, inputs: 'files', assumed });
+}
+
+function format(config: MachineConfig, output: RenderOptions['output']): string {
   if (output === 'name') return `${config.metadata.name ?? ''}\n`;
   if (output === 'json') return `${JSON.stringify(config, null, 2)}\n`;
   return marshalGoYaml(config as unknown as JsonValue);
@@ -152,8 +216,9 @@ export function runRender(options: RenderOptions, paths: readonly string[]): str
     templates: () => loadTemplates(defaultTemplatesDir()),
     versionHash: McoVersion.hash,
   });
+  const pool = findPool(options, inputs);
   const rendered = renderPool({
-    pool: findPool(options, inputs),
+    pool,
     configs: [...configs, ...registries],
     controllerConfig,
     version: McoVersion,
@@ -163,12 +228,103 @@ export function runRender(options: RenderOptions, paths: readonly string[]): str
   });
   if (!rendered.ok) throw new CliError(describeRenderPoolError(rendered.error));
   if (options.explain === true)
-    return explain(options, knobs, { current, rendered: rendered.value.config });
-  return format(rendered.value, options.output);
+    return explainOffline(options, {
+      knobs,
+      pool,
+      configs: [...configs, ...registries],
+      controllerConfig,
+      current,
+      rendered: rendered.value.config,
+      ccGiven:
+        options.controllerConfig !== undefined ||
+        ofKind<ControllerConfig>(inputs, 'ControllerConfig').length > 0,
+    });
+  return format(rendered.value.config, options.output);
 }
 
-export function renderCommand(io: CliIo): Command {
-  return new Command('render')
+/** The flags that name an input the cluster's inputs already hold. */
+const ClusterHeld = [
+  ['controllerConfig', '--controller-config', "the cluster's ControllerConfig"],
+  ['machineConfiguration', '--machine-configuration', "the cluster's MachineConfiguration/cluster"],
+  ['poolFile', '--pool-file', "the cluster's pools, with those of the PATHs applied"],
+] as const;
+
+/** Refuses flag combinations before anything is read: the error changes nothing. */
+function checkClusterFlags(options: RenderOptions): 'cluster' | 'file' | undefined {
+  const from = options.fromCluster === true;
+  if (from && options.clusterInputs !== undefined)
+    throw new CliError('--from-cluster and --cluster-inputs cannot be combined');
+  const mode = from ? 'cluster' : options.clusterInputs === undefined ? undefined : 'file';
+  if (mode === undefined) {
+    for (const flag of ['kubeconfig', 'context'] as const)
+      if (options[flag] !== undefined) throw new CliError(`--${flag} needs --from-cluster`);
+    return undefined;
+  }
+  const flag = from ? '--from-cluster' : '--cluster-inputs';
+  if (!from && (options.kubeconfig !== undefined || options.context !== undefined))
+    throw new CliError('--kubeconfig and --context need --from-cluster');
+  for (const [key, name, used] of ClusterHeld)
+    if (options[key] !== undefined)
+      throw new CliError(`${name} cannot be combined with ${flag}: ${used} is used`);
+  return mode;
+}
+
+/**
+ * Renders with the cluster's inputs, the PATHs' MachineConfigs and pools applied as `mco rollout
+ * preview` applies them; the text for stdout and a note for each object of the PATHs skipped.
+ */
+export function runRenderWithCluster(
+  options: RenderOptions,
+  paths: readonly string[],
+  cluster: { readonly inputs: ClusterInputs; readonly source: string },
+): { readonly out: string; readonly notes: readonly string[] } {
+  const applied = sortApplied(loadManifests(paths), `render with the cluster's inputs`);
+  const current = loadCurrent(options.current);
+  const imageFlags = [
+    ...(options.baseOsImage === undefined ? [] : ['--base-os-image']),
+    ...(options.baseExtensionsImage === undefined ? [] : ['--base-extensions-image']),
+  ];
+  const change = renderPoolChange({
+    cluster: cluster.inputs,
+    change: applied,
+    pool: options.pool,
+    controllerConfig:
+      imageFlags.length === 0 ? undefined : withImages(options, cluster.inputs.controllerConfig),
+    version: McoVersion,
+  });
+  if (!change.ok) throw new CliError(describePoolChangeError(change.error));
+  const { rendered } = change.value;
+  if (options.explain !== true)
+    return { out: format(rendered, options.output), notes: applied.skipped };
+  const summary =
+    current === undefined
+      ? planFromConfig(change.value)
+      : explainUpdate(current, rendered, change.value.knobs);
+  if (!summary.ok) throw new CliError(summary.error);
+  const assumed = renderAssumptions({
+    source: 'cluster',
+    pool: options.pool,
+    from:
+      current === undefined || options.current === undefined
+        ? { name: summary.value.from }
+        : { name: summary.value.from, file: options.current },
+    controllerConfig: cluster.inputs.controllerConfig !== undefined,
+    machineConfiguration: cluster.inputs.machineConfiguration !== undefined,
+    imageFlags,
+  });
+  return {
+    out: explainOutput(options, {
+      rendered,
+      summary: summary.value,
+      inputs: cluster.source,
+      assumed,
+    }),
+    notes: applied.skipped,
+  };
+}
+
+export function renderCommand(io: CliIo, env: KubeconfigEnvironment): Command {
+  return withKubeconfigFlags(new Command('render'))
     .description('Render the MachineConfigs in PATHs for one pool, offline, as the cluster would')
     .argument(
       '<path...>',
@@ -185,8 +341,13 @@ export function renderCommand(io: CliIo): Command {
     .option('--current <file>', 'rendered MachineConfig the result must be reconcilable with')
     .option(
       '--explain',
-      'after the name, what a running node on --current would do: actions, drain, reboot, changes',
+      'after the name, what a running node on --current would do: actions, drain, reboot, changes, and what was assumed',
     )
+    .option(
+      '--from-cluster',
+      "render with the cluster's MachineConfigs, pools, ControllerConfig and MachineConfiguration (the kubeconfig's), PATHs applied over them",
+    )
+    .option('--cluster-inputs <file>', `the same from a file: \`${ExportCommand}\``)
     .option(
       '--machine-configuration <file>',
       'MachineConfiguration whose spec.nodeDisruptionPolicy --explain plans with (default: none)',
@@ -196,7 +357,19 @@ export function renderCommand(io: CliIo): Command {
         .choices(['yaml', 'json', 'name'])
         .default('yaml'),
     )
-    .action((paths: string[], options: RenderOptions) => {
-      io.out(runRender(options, paths));
+    .action(async (paths: string[], options: RenderOptions) => {
+      const mode = checkClusterFlags(options);
+      if (mode === undefined) {
+        io.out(runRender(options, paths));
+        return;
+      }
+      const inputs =
+        mode === 'file'
+          ? clusterInputsFromFile(options.clusterInputs ?? '')
+          : await readClusterInputs(await connect(options, env));
+      const source = mode === 'file' ? `cluster-inputs ${options.clusterInputs ?? ''}` : 'cluster';
+      const r = runRenderWithCluster(options, paths, { inputs, source });
+      for (const note of r.notes) io.err(`note: ${note}\n`);
+      io.out(r.out);
     });
 }
