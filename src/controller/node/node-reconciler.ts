@@ -125,16 +125,21 @@ function updateLine(target: string): string {
 /**
  * What a rollout policy leaves of upstream's candidates: none while it holds, else the candidates
  * in the policy's order, as many as both maxUnavailable and the policy allow (so upstream's
- * zone/age trim never reorders them).
+ * zone/age trim never reorders them), and the stranded nodes the policy lets start (a canary
+ * phase keeps a stranded node that is not a canary where it is).
  */
 function narrowedByPolicy(
   selection: CandidateSelection,
   decision: RolloutDecision,
 ): CandidateSelection {
-  if (decision.hold) return { candidates: [], capacity: 0 };
+  if (decision.hold) return { candidates: [], capacity: 0, stranded: [] };
   const arranged = decision.arrange(selection.candidates);
   const n = Math.min(selection.capacity, decision.limit, arranged.length);
-  return { candidates: arranged.slice(0, n), capacity: n };
+  return {
+    candidates: arranged.slice(0, n),
+    capacity: n,
+    stranded: decision.arrange(selection.stranded),
+  };
 }
 
 /**
@@ -217,7 +222,7 @@ export class NodeReconciler implements Reconciler {
     const decision = await this.#rollout.decide(pool, nodes.list(), this.#o.clock.now(), signal);
     const upstream = getAllCandidateMachines(pool, nodes.list(), max.value);
     const selection = decision === undefined ? upstream : narrowedByPolicy(upstream, decision);
-    if (selection.candidates.length > 0) {
+    if (selection.candidates.length > 0 || selection.stranded.length > 0) {
       try {
         await this.#updateCandidates(pool, selection, nodes, signal);
       } catch (e) {

@@ -1,6 +1,7 @@
 /**
  * Which nodes of a pool the node controller may point at the pool's target next, and how many
- * (upstream getAllCandidateMachines + updateCandidateMachines, docs/reference/rollout.md §4.3).
+ * (upstream getAllCandidateMachines + updateCandidateMachines, docs/reference/rollout.md §4.3),
+ * plus the stranded nodes: failed towards another config after their drain, so cordoned.
  */
 import { Annotation } from '../../api/machineconfiguration/v1/constants.js';
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
@@ -11,6 +12,13 @@ export interface CandidateSelection {
   readonly candidates: readonly Node[];
   /** How many of the candidates may be retargeted now. */
   readonly capacity: number;
+  /**
+   * Nodes whose daemon failed towards a config that is no longer the target and that are not
+   * ready (their drain cordoned them): retargeted on top of `capacity`. They already count as
+   * unavailable, so moving them makes no further node unavailable; left alone they would hold
+   * their slot for good, and a corrected config would never reach them.
+   */
+  readonly stranded: readonly Node[];
 }
 
 const ZoneLabel = 'topology.kubernetes.io/zone';
@@ -33,10 +41,13 @@ export function getAllCandidateMachines(
   nodes: readonly Node[],
   maxUnavailable: number,
 ): CandidateSelection {
-  const unavailable = nodes.filter(isUnavailableForUpdate).length;
-  if (unavailable >= maxUnavailable) return { candidates: [], capacity: 0 };
-  let capacity = maxUnavailable - unavailable;
   const target = pool.spec?.configuration?.name ?? '';
+  const stranded = nodes.filter(
+    (n) => !targetsPool(n, target) && !isNodeReady(n) && isNodeMcdFailing(n),
+  );
+  const unavailable = nodes.filter(isUnavailableForUpdate).length;
+  if (unavailable >= maxUnavailable) return { candidates: [], capacity: 0, stranded };
+  let capacity = maxUnavailable - unavailable;
   let failingThisConfig = 0;
   const candidates: Node[] = [];
   for (const node of nodes) {
@@ -47,9 +58,9 @@ export function getAllCandidateMachines(
     if (isNodeReady(node)) candidates.push(node);
   }
   // A node failing on this config may recover; until it does it counts against availability.
-  if (failingThisConfig >= capacity) return { candidates: [], capacity: 0 };
+  if (failingThisConfig >= capacity) return { candidates: [], capacity: 0, stranded };
   capacity -= failingThisConfig;
-  return { candidates, capacity };
+  return { candidates, capacity, stranded };
 }
 
 function createdAt(node: Node): string {
@@ -83,7 +94,10 @@ export interface ChosenNodes {
   readonly deferredOperatorNode: boolean;
 }
 
-/** updateCandidateMachines' choice: at most `capacity` nodes, in zone/age order when trimming. */
+/**
+ * updateCandidateMachines' choice: at most `capacity` nodes, in zone/age order when trimming,
+ * after every stranded node (those are never deferred nor trimmed: they are down already).
+ */
 export function chooseNodesToUpdate(
   pool: MachineConfigPool,
   selection: CandidateSelection,
@@ -102,5 +116,5 @@ export function chooseNodesToUpdate(
   }
   if (selection.capacity < candidates.length)
     candidates = sortNodeList(candidates).slice(0, selection.capacity);
-  return { nodes: candidates, deferredOperatorNode };
+  return { nodes: [...selection.stranded, ...candidates], deferredOperatorNode };
 }

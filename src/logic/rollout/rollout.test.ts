@@ -160,7 +160,7 @@ describe('candidates', () => {
       newNodeWithReady('a', 'v0', 'v1', 'True'),
       newNodeWithReady('b', 'v0', 'v0', 'True'),
     ];
-    expect(getAllCandidateMachines(target, nodes, 1)).toEqual({ candidates: [], capacity: 0 });
+    expect(getAllCandidateMachines(target, nodes, 1)).toEqual({ candidates: [], capacity: 0, stranded: [] });
   });
 
   it('offers ready nodes not yet targeted, with the capacity left', () => {
@@ -182,13 +182,61 @@ describe('candidates', () => {
       newNodeWithReady('b', 'v0', 'v0', 'True'),
       newNodeWithReady('c', 'v0', 'v0', 'True'),
     ];
-    expect(getAllCandidateMachines(target, nodes, 1)).toEqual({ candidates: [], capacity: 0 });
+    expect(getAllCandidateMachines(target, nodes, 1)).toEqual({ candidates: [], capacity: 0, stranded: [] });
     expect(getAllCandidateMachines(target, nodes, 2).capacity).toBe(1);
   });
 
   it('retargets a node that failed on an older config (it is available)', () => {
     const failedOld = withState(newNodeWithReady('a', 'v0', 'vOld', 'True'), 'Degraded');
     expect(names(getAllCandidateMachines(target, [failedOld], 1).candidates)).toEqual(['a']);
+  });
+
+  describe('a node that failed towards another config after its drain (cordoned)', () => {
+    const cordoned = (node: ReturnType<typeof newNodeWithReady>) =>
+      withConditions(node, { Ready: 'True' }, true);
+    const stranded = cordoned(withState(newNodeWithReady('a', 'v0', 'vBad', 'True'), 'Degraded'));
+    const done = newNodeWithReady('b', 'v0', 'v0', 'True');
+
+    it('is retargeted although it fills maxUnavailable, and the others still wait', () => {
+      const s = getAllCandidateMachines(target, [stranded, done], 1);
+      expect(s).toEqual({ candidates: [], capacity: 0, stranded: [stranded] });
+      expect(names(chooseNodesToUpdate(target, s).nodes)).toEqual(['a']);
+    });
+
+    it('is retargeted back to the config it runs (the bad MachineConfig deleted)', () => {
+      const back = pool('worker', { configuration: { name: 'v0' } });
+      const s = getAllCandidateMachines(back, [stranded, done], 1);
+      expect(names(chooseNodesToUpdate(back, s).nodes)).toEqual(['a']);
+    });
+
+    it('comes before the candidates and takes none of their capacity', () => {
+      const c = newNodeWithReady('c', 'v0', 'v0', 'True');
+      const s = getAllCandidateMachines(target, [c, stranded, done], 2);
+      expect(s.capacity).toBe(1);
+      expect(names(chooseNodesToUpdate(target, s).nodes)).toEqual(['a', 'b']);
+    });
+
+    it('is Unreconcilable as well as Degraded', () => {
+      const u = cordoned(withState(newNodeWithReady('a', 'v0', 'vBad', 'True'), 'Unreconcilable'));
+      expect(names(getAllCandidateMachines(target, [u], 1).stranded)).toEqual(['a']);
+    });
+
+    it.each([
+      ['still working towards its config', cordoned(newNodeWithReady('a', 'v0', 'vBad', 'True'))],
+      ['cordoned by hand while Done', cordoned(newNodeWithReady('a', 'v0', 'v0', 'True'))],
+      [
+        'failing on the target itself',
+        cordoned(withState(newNodeWithReady('a', 'v0', 'v1', 'True'), 'Degraded')),
+      ],
+      [
+        'degraded on its current config (drift)',
+        cordoned(withState(newNodeWithReady('a', 'v0', 'v0', 'True'), 'Degraded')),
+      ],
+    ])('is not stranded when %s', (_what, node) => {
+      const s = getAllCandidateMachines(target, [node, done], 1);
+      expect(s.stranded).toEqual([]);
+      expect(chooseNodesToUpdate(target, s).nodes).toEqual([]);
+    });
   });
 
   it('orders by zone then age, zone-less last', () => {
@@ -205,7 +253,7 @@ describe('candidates', () => {
       z('n5', undefined, '2025-01-01T00:00:00Z'),
     ];
     expect(names(sortNodeList(nodes))).toEqual(['n4', 'n3', 'n2', 'n5', 'n1']);
-    expect(names(chooseNodesToUpdate(target, { candidates: nodes, capacity: 2 }).nodes)).toEqual([
+    expect(names(chooseNodesToUpdate(target, { candidates: nodes, capacity: 2, stranded: [] }).nodes)).toEqual([
       'n4',
       'n3',
     ]);
@@ -219,7 +267,7 @@ describe('candidates', () => {
     ];
     const chosen = chooseNodesToUpdate(
       master,
-      { candidates: nodes, capacity: 2 },
+      { candidates: nodes, capacity: 2, stranded: [] },
       { operatorNodeName: 'm0' },
     );
     expect(names(chosen.nodes)).toEqual(['m1']);
