@@ -29,7 +29,7 @@ export interface ClusterInputs {
 }
 
 /** The objects of the change: whole MachineConfigs and pools, applied by name. */
-export interface ChangeObjects {
+interface ChangeObjects {
   readonly configs: readonly MachineConfig[];
   readonly pools: readonly MachineConfigPool[];
 }

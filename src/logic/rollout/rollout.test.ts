@@ -160,7 +160,11 @@ describe('candidates', () => {
       newNodeWithReady('a', 'v0', 'v1', 'True'),
       newNodeWithReady('b', 'v0', 'v0', 'True'),
     ];
-    expect(getAllCandidateMachines(target, nodes, 1)).toEqual({ candidates: [], capacity: 0, stranded: [] });
+    expect(getAllCandidateMachines(target, nodes, 1)).toEqual({
+      candidates: [],
+      capacity: 0,
+      stranded: [],
+    });
   });
 
   it('offers ready nodes not yet targeted, with the capacity left', () => {
@@ -182,7 +186,11 @@ describe('candidates', () => {
       newNodeWithReady('b', 'v0', 'v0', 'True'),
       newNodeWithReady('c', 'v0', 'v0', 'True'),
     ];
-    expect(getAllCandidateMachines(target, nodes, 1)).toEqual({ candidates: [], capacity: 0, stranded: [] });
+    expect(getAllCandidateMachines(target, nodes, 1)).toEqual({
+      candidates: [],
+      capacity: 0,
+      stranded: [],
+    });
     expect(getAllCandidateMachines(target, nodes, 2).capacity).toBe(1);
   });
 
@@ -253,10 +261,9 @@ describe('candidates', () => {
       z('n5', undefined, '2025-01-01T00:00:00Z'),
     ];
     expect(names(sortNodeList(nodes))).toEqual(['n4', 'n3', 'n2', 'n5', 'n1']);
-    expect(names(chooseNodesToUpdate(target, { candidates: nodes, capacity: 2, stranded: [] }).nodes)).toEqual([
-      'n4',
-      'n3',
-    ]);
+    expect(
+      names(chooseNodesToUpdate(target, { candidates: nodes, capacity: 2, stranded: [] }).nodes),
+    ).toEqual(['n4', 'n3']);
   });
 
   it('defers the operator node in the master pool', () => {
