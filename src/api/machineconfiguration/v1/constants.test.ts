@@ -38,7 +38,7 @@ describe('MCO protocol strings', () => {
     const keys = Object.values(Annotation);
     expect(keys.every((k) => k.startsWith('machineconfiguration.openshift.io/'))).toBe(true);
     expect(new Set(keys).size).toBe(keys.length);
-    expect(keys).toHaveLength(21);
+    expect(keys).toHaveLength(22);
   });
 
   it('labels and helpers', () => {
