@@ -4,6 +4,8 @@
  */
 import type { KubeObject } from '../resource-store.js';
 import { ageOf } from './human-duration.js';
+import { at, formatLabelSelector, list, str } from './json-access.js';
+import { column, type TableColumnDefinition } from './table-types.js';
 
 export const age = (o: KubeObject, now: number): string => ageOf(o.metadata.creationTimestamp, now);
 
@@ -16,5 +18,26 @@ export function intOrStringCell(value: unknown): string {
   return 'N/A';
 }
 
-export const ContainersDescription = 'Names of each container in the template.';
-export const ImagesDescription = 'Images referenced by each container in the template.';
+/**
+ * The wide columns of a workload with a pod template (Deployment, DaemonSet): Containers, Images
+ * and Selector, as their printers put them last; `selectorDescription` is the kind's own.
+ */
+export function podTemplateColumns(selectorDescription: string): TableColumnDefinition[] {
+  return [
+    column('Containers', 'string', 'Names of each container in the template.', { priority: 1 }),
+    column('Images', 'string', 'Images referenced by each container in the template.', {
+      priority: 1,
+    }),
+    column('Selector', 'string', selectorDescription, { priority: 1 }),
+  ];
+}
+
+/** The cells of podTemplateColumns for one object. */
+export function podTemplateCells(o: KubeObject): string[] {
+  const containers = list(at(o, 'spec', 'template', 'spec', 'containers'));
+  return [
+    containers.map((c) => str(at(c, 'name'))).join(','),
+    containers.map((c) => str(at(c, 'image'))).join(','),
+    formatLabelSelector(at(o, 'spec', 'selector')),
+  ];
+}

@@ -4,16 +4,8 @@
  * template's merge keys.
  */
 import { DaemonSetSchema } from '../../api/apps/v1/daemon-set.js';
-import {
-  at,
-  formatLabelSelector,
-  formatLabels,
-  list,
-  num,
-  record,
-  str,
-} from '../http/json-access.js';
-import { ContainersDescription, ImagesDescription, age, name } from '../http/printer-cells.js';
+import { at, formatLabels, num, record } from '../http/json-access.js';
+import { age, name, podTemplateCells, podTemplateColumns } from '../http/printer-cells.js';
 import { AgeColumn, NameColumn, column, type Printer } from '../http/table-types.js';
 import { byType, podTemplateMergeKeys } from '../store/list-strategy.js';
 import type { BuiltInKind } from './built-in-kind.js';
@@ -52,18 +44,12 @@ const daemonSetPrinter: Printer = {
       "NodeSelector is a selector which must be true for the pod to fit on a node. Selector which must match a node's labels for the pod to be scheduled on that node. More info: https://kubernetes.io/docs/concepts/configuration/assign-pod-node/",
     ),
     AgeColumn,
-    column('Containers', 'string', ContainersDescription, { priority: 1 }),
-    column('Images', 'string', ImagesDescription, { priority: 1 }),
-    column(
-      'Selector',
-      'string',
+    ...podTemplateColumns(
       "A label query over pods that are managed by the daemon set. Must match in order to be controlled. It must match the pod template's labels. More info: https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors",
-      { priority: 1 },
     ),
   ],
   row(ds, now) {
     const status = record(ds['status']);
-    const containers = list(at(ds, 'spec', 'template', 'spec', 'containers'));
     return {
       cells: [
         name(ds),
@@ -74,9 +60,7 @@ const daemonSetPrinter: Printer = {
         num(status['numberAvailable']),
         formatLabels(at(ds, 'spec', 'template', 'spec', 'nodeSelector')),
         age(ds, now),
-        containers.map((c) => str(at(c, 'name'))).join(','),
-        containers.map((c) => str(at(c, 'image'))).join(','),
-        formatLabelSelector(at(ds, 'spec', 'selector')),
+        ...podTemplateCells(ds),
       ],
     };
   },

@@ -10,8 +10,8 @@ import { kindSchema } from '../../api/meta/v1/kind.js';
 import { LabelSelectorSchema } from '../../api/meta/v1/label-selector.js';
 import { Int32, Int64, IntOrString, RawObject } from '../../api/schema.js';
 import type { KubeObject } from '../resource-store.js';
-import { at, formatLabelSelector, list, num, record, str } from '../http/json-access.js';
-import { ContainersDescription, ImagesDescription, age, name } from '../http/printer-cells.js';
+import { at, num, record } from '../http/json-access.js';
+import { age, name, podTemplateCells, podTemplateColumns } from '../http/printer-cells.js';
 import { AgeColumn, NameColumn, column, type Printer } from '../http/table-types.js';
 import { isJsonMap } from '../store/json.js';
 import { byType, podTemplateMergeKeys } from '../store/list-strategy.js';
@@ -100,18 +100,12 @@ const deploymentPrinter: Printer = {
       'Total number of available pods (ready for at least minReadySeconds) targeted by this deployment.',
     ),
     AgeColumn,
-    column('Containers', 'string', ContainersDescription, { priority: 1 }),
-    column('Images', 'string', ImagesDescription, { priority: 1 }),
-    column(
-      'Selector',
-      'string',
+    ...podTemplateColumns(
       'Label selector for pods. Existing ReplicaSets whose pods are selected by this will be the ones affected by this deployment.',
-      { priority: 1 },
     ),
   ],
   row(deploy, now) {
     const status = record(deploy['status']);
-    const containers = list(at(deploy, 'spec', 'template', 'spec', 'containers'));
     return {
       cells: [
         name(deploy),
@@ -119,9 +113,7 @@ const deploymentPrinter: Printer = {
         num(status['updatedReplicas']),
         num(status['availableReplicas']),
         age(deploy, now),
-        containers.map((c) => str(at(c, 'name'))).join(','),
-        containers.map((c) => str(at(c, 'image'))).join(','),
-        formatLabelSelector(at(deploy, 'spec', 'selector')),
+        ...podTemplateCells(deploy),
       ],
     };
   },
