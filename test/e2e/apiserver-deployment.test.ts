@@ -199,29 +199,18 @@ describe('apps/v1 Deployment with kubectl 1.32', () => {
   });
 
   it('strategic merge patch merges spec.template.spec.containers by name', async () => {
-    const added = await k([
-      'patch',
-      'deploy',
-      'web',
-      '-n',
-      'default',
-      '-p',
+    const patchWeb = (body: string) => k(['patch', 'deploy', 'web', '-n', 'default', '-p', body]);
+    const added = await patchWeb(
       '{"spec":{"template":{"spec":{"containers":[{"name":"sidecar","image":"busybox:1.36"}]}}}}',
-    ]);
+    );
     expect(added).toMatchObject({ code: 0, stdout: 'deployment.apps/web patched\n' });
     expect(await containers('web')).toEqual([
       { name: 'web', image: 'nginx:1.25', ports: [{ containerPort: 80 }] },
       { name: 'sidecar', image: 'busybox:1.36' },
     ]);
-    const changed = await k([
-      'patch',
-      'deploy',
-      'web',
-      '-n',
-      'default',
-      '-p',
+    const changed = await patchWeb(
       '{"spec":{"template":{"spec":{"containers":[{"name":"web","image":"nginx:1.27"}]}}}}',
-    ]);
+    );
     expect(changed).toMatchObject({ code: 0, stdout: 'deployment.apps/web patched\n' });
     expect(await containers('web')).toEqual([
       { name: 'web', image: 'nginx:1.27', ports: [{ containerPort: 80 }] },

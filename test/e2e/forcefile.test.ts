@@ -13,8 +13,8 @@
  *    with or without a pending forcefile on one worker: the preview's drain and reboot per node
  *    equal what the node then did. Few runs, one box, each change applied on top of the last.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -29,7 +29,6 @@ import { clusterLayout } from '../../src/box/cluster-layout.js';
 import { ForceFilePath } from '../../src/logic/nodeplan/node-paths.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { BoxProcess } from '../support/box-process.js';
-import { freePortBase } from '../support/ports.js';
 import { McoBin } from '../support/run-mco.js';
 import { sleep, until } from '../support/until.js';
 
@@ -291,18 +290,7 @@ describe('the forcefile on the box', () => {
     work = mkdtempSync(join(tmpdir(), 'mco-forcefile-'));
     dataDir = join(work, 'cluster');
     kubeconfig = join(dataDir, 'admin.kubeconfig');
-    const portBase = await freePortBase();
-    box = new BoxProcess([
-      '--data-dir',
-      dataDir,
-      '--masters',
-      '1',
-      '--workers',
-      String(Workers.length),
-      '--port-base',
-      String(portBase),
-    ]);
-    await box.up(10 * Minute);
+    box = await BoxProcess.start(dataDir, { masters: 1, workers: Workers.length }, 10 * Minute);
     admin = createKubeClient({ kubeconfigPath: kubeconfig });
     // Both workers at once: the property's rollouts take half the time.
     await admin.patch(
@@ -316,11 +304,7 @@ describe('the forcefile on the box', () => {
 
   afterAll(async () => {
     await box?.stop();
-    if (work !== '') {
-      // OSTree deployments are immutable: no check.
-      spawnSync('chattr', ['-R', '-i', work], { stdio: 'ignore' });
-      rmSync(work, { recursive: true, force: true });
-    }
+    BoxProcess.removeFolder(work);
   }, 3 * Minute);
 
   it(

@@ -16,7 +16,7 @@
  * The `it`s build on each other, in order.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,7 +28,6 @@ import { Resources } from '../../src/api/resource-refs.js';
 import { clusterLayout } from '../../src/box/cluster-layout.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { BoxProcess } from '../support/box-process.js';
-import { freePortBase } from '../support/ports.js';
 import { until } from '../support/until.js';
 import { kubectl as runKubectl } from './apiserver-harness.js';
 import { McoBin, RepoRoot, requireBuilt } from './mcs-support.js';
@@ -134,17 +133,7 @@ beforeAll(async () => {
       ]),
     ) as { commit: string }
   ).commit;
-  box = new BoxProcess([
-    '--data-dir',
-    dataDir,
-    '--masters',
-    '1',
-    '--workers',
-    '1',
-    '--port-base',
-    String(await freePortBase()),
-  ]);
-  await box.up(9 * Minute);
+  box = await BoxProcess.start(dataDir, { masters: 1, workers: 1 }, 9 * Minute);
   admin = createKubeClient({ kubeconfigPath: clusterLayout(dataDir).adminKubeconfig });
 }, 12 * Minute);
 
@@ -152,10 +141,7 @@ afterAll(async () => {
   await box?.stop();
   await source?.stop();
   await mirror?.stop();
-  if (work !== '') {
-    spawnSync('chattr', ['-R', '-i', work], { stdio: 'ignore' });
-    rmSync(work, { recursive: true, force: true });
-  }
+  BoxProcess.removeFolder(work);
 }, 3 * Minute);
 
 describe('image mirrors on the box', { timeout: 8 * Minute }, () => {

@@ -12,7 +12,7 @@
  *    writes registries.conf, the ControllerConfig and MachineConfiguration it did not have.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -23,7 +23,6 @@ import { clusterLayout } from '../../src/box/cluster-layout.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { mc, ign } from '../support/machine-configs.js';
 import { BoxProcess } from '../support/box-process.js';
-import { freePortBase } from '../support/ports.js';
 import { until } from '../support/until.js';
 import { kubectl as runKubectl } from './apiserver-harness.js';
 import { McoBin, requireBuilt } from './mcs-support.js';
@@ -107,26 +106,13 @@ beforeAll(async () => {
       }),
     ),
   );
-  box = new BoxProcess([
-    '--data-dir',
-    dataDir,
-    '--masters',
-    '1',
-    '--workers',
-    '1',
-    '--port-base',
-    String(await freePortBase()),
-  ]);
-  await box.up(9 * Minute);
+  box = await BoxProcess.start(dataDir, { masters: 1, workers: 1 }, 9 * Minute);
   admin = createKubeClient({ kubeconfigPath: clusterLayout(dataDir).adminKubeconfig });
 }, 12 * Minute);
 
 afterAll(async () => {
   await box?.stop();
-  if (work !== '') {
-    spawnSync('chattr', ['-R', '-i', work], { stdio: 'ignore' });
-    rmSync(work, { recursive: true, force: true });
-  }
+  BoxProcess.removeFolder(work);
 }, 3 * Minute);
 
 describe(

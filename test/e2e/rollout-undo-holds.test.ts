@@ -18,8 +18,8 @@
  * replaces it: undoing to a config where `core` has no key at all would be unreconcilable, as
  * upstream has it (`user must be core and have 1 or more sshKeys`).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,7 +35,6 @@ import type { RolloutPolicy } from '../../src/logic/rollout-policy/rollout-polic
 import { Resources } from '../../src/api/resource-refs.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { BoxProcess } from '../support/box-process.js';
-import { freePortBase } from '../support/ports.js';
 import { McoBin, RepoRoot } from '../support/run-mco.js';
 import { Sampler } from '../support/unavailable-sampler.js';
 import { until } from '../support/until.js';
@@ -134,18 +133,7 @@ describe('rollout undo, holds and preview on the box', () => {
     dataDir = join(work, 'cluster');
     kubeconfig = join(dataDir, 'admin.kubeconfig');
     cpSync(join(RepoRoot, 'examples'), join(work, 'examples'), { recursive: true });
-    const portBase = await freePortBase();
-    box = new BoxProcess([
-      '--data-dir',
-      dataDir,
-      '--masters',
-      '1',
-      '--workers',
-      String(Workers.length),
-      '--port-base',
-      String(portBase),
-    ]);
-    await box.up(10 * Minute);
+    box = await BoxProcess.start(dataDir, { masters: 1, workers: Workers.length }, 10 * Minute);
     admin = createKubeClient({ kubeconfigPath: kubeconfig });
     sampler = new Sampler(admin, 'worker', 'worker');
     const started = (await getPool()).spec.configuration?.name ?? '';
@@ -159,11 +147,7 @@ describe('rollout undo, holds and preview on the box', () => {
   afterAll(async () => {
     sampler?.stop();
     await box?.stop();
-    if (work !== '') {
-      // OSTree deployments are immutable: no check.
-      spawnSync('chattr', ['-R', '-i', work], { stdio: 'ignore' });
-      rmSync(work, { recursive: true, force: true });
-    }
+    BoxProcess.removeFolder(work);
   }, 3 * Minute);
 
   it('previews the README’s examples/ folder, pools included, and refuses a pool it cannot apply', async () => {

@@ -2,9 +2,16 @@
  * `mco start` as a test runs it: its own data folder and port base, stdout kept, "The cluster is
  * up" awaited, stopped by SIGINT to its PID (SIGKILL if it hangs).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { freePortBase } from './ports.js';
 import { McoBin } from './run-mco.js';
 import { until } from './until.js';
+
+export interface BoxShape {
+  readonly masters: number;
+  readonly workers: number;
+}
 
 export class BoxProcess {
   readonly child: ChildProcess;
@@ -23,6 +30,29 @@ export class BoxProcess {
       this.stderr += c.toString();
     });
     this.exited = new Promise((resolve) => this.child.once('exit', resolve));
+  }
+
+  /** `mco start` on `dataDir` with `shape`'s nodes on a reserved port base, once it is up. */
+  static async start(dataDir: string, shape: BoxShape, timeoutMs: number): Promise<BoxProcess> {
+    const box = new BoxProcess([
+      '--data-dir',
+      dataDir,
+      '--masters',
+      String(shape.masters),
+      '--workers',
+      String(shape.workers),
+      '--port-base',
+      String(await freePortBase()),
+    ]);
+    await box.up(timeoutMs);
+    return box;
+  }
+
+  /** Removes a box's work folder once the box is stopped; its OSTree deployments are immutable. */
+  static removeFolder(work: string): void {
+    if (work === '') return;
+    spawnSync('chattr', ['-R', '-i', work], { stdio: 'ignore' });
+    rmSync(work, { recursive: true, force: true });
   }
 
   async up(timeoutMs: number): Promise<void> {
