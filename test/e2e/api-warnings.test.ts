@@ -124,6 +124,19 @@ describe('MachineConfig warnings through kubectl', () => {
     },
   );
 
+  it('a key with control characters is warned about with spaces in their place, not a failed answer', async () => {
+    const hostile = { 'file\u0001z\u001b[31m': [] };
+    const r = await k(
+      ['apply', '-f', '-'],
+      machineConfig('99-worker-hostile-key', 'worker', hostile),
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(
+      'machineconfig.machineconfiguration.openshift.io/99-worker-hostile-key created',
+    );
+    expect(r.stderr).toBe('Warning: spec.config.storage.file z [31m: Unused key file z [31m\n');
+  });
+
   it('the render controller records the typo as a Warning event on the MachineConfig', async () => {
     const event = await warningOf('99-worker-typo-1-32', 'IgnitionValidationWarning');
     expect(event).toMatchObject({

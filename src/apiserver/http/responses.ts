@@ -92,12 +92,14 @@ export function pageNotFound(): Response {
 
 /**
  * `299 - "text"` with `"` and `\` escaped. Headers carry bytes, so the UTF-8 of the text is put in
- * as one char per byte, which Node writes out unchanged.
+ * as one char per byte, which Node writes out unchanged. A warning can quote what a client sent
+ * (an unknown Ignition key): control characters, which Node refuses in a header and would fail
+ * the response of a write already made, become spaces, as Go's server does with a newline.
  */
 function warningHeaderValue(text: string): string {
   const escaped = text.replace(/["\\]/g, (c) => `\\${c}`);
   const bytes = new TextEncoder().encode(`299 - "${escaped}"`);
-  return String.fromCharCode(...bytes.filter((b) => b !== 0x0a && b !== 0x0d));
+  return String.fromCharCode(...bytes.map((b) => (b < 0x20 || b === 0x7f ? 0x20 : b)));
 }
 
 /** Headers with one Warning per distinct message, in order. */
