@@ -13,7 +13,6 @@
  *    with or without a pending forcefile on one worker: the preview's drain and reboot per node
  *    equal what the node then did. Few runs, one box, each change applied on top of the last.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,18 +28,13 @@ import { clusterLayout } from '../../src/box/cluster-layout.js';
 import { ForceFilePath } from '../../src/logic/nodeplan/node-paths.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { BoxProcess } from '../support/box-process.js';
-import { McoBin } from '../support/run-mco.js';
+import { runCommand } from '../support/run-command.js';
+import { McoBin, type RunResult } from '../support/run-mco.js';
 import { sleep, until } from '../support/until.js';
 
 const Minute = 60_000;
 const Workers = ['worker-0', 'worker-1'] as const;
 type Worker = (typeof Workers)[number];
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 interface PreviewJson {
   readonly renderedName: string;
@@ -130,21 +124,11 @@ describe('the forcefile on the box', () => {
   let admin: ResourceClient;
   let serial = 0;
 
-  const run = (cmd: string, args: readonly string[], timeout = 4 * Minute): Promise<Run> =>
-    new Promise((resolve) => {
-      const child = spawn(cmd, args, {
-        cwd: work,
-        env: { ...process.env, KUBECONFIG: kubeconfig },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        timeout,
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      child.on('close', (code) => {
-        resolve({ code, stdout, stderr });
-      });
+  const run = (cmd: string, args: readonly string[], timeout = 4 * Minute): Promise<RunResult> =>
+    runCommand(cmd, args, {
+      cwd: work,
+      env: { ...process.env, KUBECONFIG: kubeconfig },
+      timeoutMs: timeout,
     });
   const mco = (args: readonly string[], timeout?: number) =>
     run(process.execPath, [McoBin, ...args], timeout);

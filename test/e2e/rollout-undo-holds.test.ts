@@ -18,7 +18,6 @@
  * replaces it: undoing to a config where `core` has no key at all would be unreconcilable, as
  * upstream has it (`user must be core and have 1 or more sshKeys`).
  */
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,18 +34,13 @@ import type { RolloutPolicy } from '../../src/logic/rollout-policy/rollout-polic
 import { Resources } from '../../src/api/resource-refs.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { BoxProcess } from '../support/box-process.js';
-import { McoBin, RepoRoot } from '../support/run-mco.js';
+import { runCommand } from '../support/run-command.js';
+import { McoBin, RepoRoot, type RunResult } from '../support/run-mco.js';
 import { Sampler } from '../support/unavailable-sampler.js';
 import { until } from '../support/until.js';
 
 const Minute = 60_000;
 const Workers = ['worker-0', 'worker-1'];
-
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 describe('rollout undo, holds and preview on the box', () => {
   let work = '';
@@ -58,26 +52,11 @@ describe('rollout undo, holds and preview on the box', () => {
   /** The worker pool's rendered target with the examples' SSH key, and with the test's. */
   const configs = { first: '', withKey: '' };
 
-  /** Without blocking this process: the sampler runs in it while a command waits. */
-  const run = (cmd: string, args: readonly string[], timeout = 2 * Minute): Promise<Run> =>
-    new Promise((resolve) => {
-      const child = spawn(cmd, args, {
-        cwd: work,
-        env: { ...process.env, KUBECONFIG: kubeconfig },
-        stdio: ['ignore', 'pipe', 'pipe'],
-        timeout,
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => {
-        stdout += c.toString();
-      });
-      child.stderr.on('data', (c: Buffer) => {
-        stderr += c.toString();
-      });
-      child.on('close', (code) => {
-        resolve({ code, stdout, stderr });
-      });
+  const run = (cmd: string, args: readonly string[], timeout = 2 * Minute): Promise<RunResult> =>
+    runCommand(cmd, args, {
+      cwd: work,
+      env: { ...process.env, KUBECONFIG: kubeconfig },
+      timeoutMs: timeout,
     });
   const mco = (args: readonly string[], timeout?: number) =>
     run(process.execPath, [McoBin, ...args], timeout);
