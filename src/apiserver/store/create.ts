@@ -6,6 +6,7 @@
  */
 import type { KubeObject, WriteOptions } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
+import { warningReads } from './warning-reads.js';
 import { admit } from './admission.js';
 import type { StoreContext } from './context.js';
 import { requireActiveNamespace } from './namespaces.js';
@@ -62,6 +63,6 @@ export async function createObject({
     object: obj,
     old: undefined,
   });
-  options.warnings?.push(...((await strategyFor(rt).warnings?.(ctx, obj)) ?? []));
+  options.warnings?.push(...((await strategyFor(rt).warnings?.(warningReads(ctx), obj)) ?? []));
   return commitCreate(ctx, rt, obj, { dryRun: options.dryRun });
 }

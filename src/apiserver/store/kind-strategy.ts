@@ -2,7 +2,6 @@
  * The shape of a kind's write behaviour (upstream's registry strategy) and the behaviour every
  * built-in kind starts from; a kind descriptor overrides only what its kind does differently.
  */
-import type { StoreContext } from './context.js';
 import type { FieldError } from '../../api/meta/v1/field-error.js';
 import type { KubeObject, UserInfo, WriteSubresource } from '../resource-store.js';
 import type { JsonMap } from './json.js';
@@ -39,7 +38,7 @@ export interface KindStrategy {
   /** Field errors that take asynchronous checks (a CSR's request signature); `old` on update. */
   readonly fieldErrors?: (obj: KubeObject, old: KubeObject | undefined) => Promise<FieldError[]>;
   /** What an accepted create or update is warned about (returned as `Warning` headers). */
-  readonly warnings?: (ctx: StoreContext, obj: KubeObject) => Promise<string[]>;
+  readonly warnings?: (reads: WarningReads, obj: KubeObject) => Promise<string[]>;
 }
 
 export const noFieldErrors = (): FieldError[] => [];
@@ -55,3 +54,12 @@ export const BuiltInStrategy: KindStrategy = {
   normalize: noNormalization,
   validate: noFieldErrors,
 };
+
+/**
+ * What a kind's write warnings may read: the objects of another served kind, from the watch cache
+ * (`undefined` when that kind is not served). Narrower than the store's context, which the kinds'
+ * descriptors must not import (it reads the kinds).
+ */
+export interface WarningReads {
+  listKind(group: string, kind: string): Promise<readonly KubeObject[] | undefined>;
+}

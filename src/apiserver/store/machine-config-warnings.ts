@@ -8,18 +8,18 @@ import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machin
 import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-config.js';
 import { ignitionWarnings, noPoolWarning } from '../../logic/render/machine-config-warnings.js';
 import type { KubeObject } from '../resource-store.js';
-import type { StoreContext } from './context.js';
-import { listObjects } from './list.js';
+import type { WarningReads } from './kind-strategy.js';
 
 const Group = 'machineconfiguration.openshift.io';
 
-export async function machineConfigWarnings(ctx: StoreContext, obj: KubeObject): Promise<string[]> {
+export async function machineConfigWarnings(
+  reads: WarningReads,
+  obj: KubeObject,
+): Promise<string[]> {
   const mc = obj as unknown as MachineConfig;
   const out = ignitionWarnings(mc);
-  const poolType = ctx.registry.byKind(Group, 'MachineConfigPool');
-  if (poolType === undefined) return out;
-  // resourceVersion 0: the watch cache answers, so a write costs no storage read
-  const { items } = await listObjects(ctx, poolType, undefined, { resourceVersion: '0' });
-  const noPool = noPoolWarning(mc, items as unknown as MachineConfigPool[]);
+  const pools = await reads.listKind(Group, 'MachineConfigPool');
+  if (pools === undefined) return out;
+  const noPool = noPoolWarning(mc, pools as unknown as MachineConfigPool[]);
   return noPool === undefined ? out : [...out, noPool];
 }

@@ -12,6 +12,7 @@ import { rfc3339 } from '../../api/meta/v1/time.js';
 import { isStorageError, StorageErrorCode } from '../../ports/storage.js';
 import type { KubeObject, WriteOptions, WriteSubresource } from '../resource-store.js';
 import type { ResourceType } from '../resource-type.js';
+import { warningReads } from './warning-reads.js';
 import { admit } from './admission.js';
 import type { StoreContext } from './context.js';
 import { createObject } from './create.js';
@@ -154,7 +155,7 @@ export async function applyUpdate({
     old: current.obj,
   });
   if (options.subresource === undefined)
-    options.warnings?.push(...((await strategyFor(rt).warnings?.(ctx, next)) ?? []));
+    options.warnings?.push(...((await strategyFor(rt).warnings?.(warningReads(ctx), next)) ?? []));
   return commitUpdate({ ctx, rt, current, next, options: { dryRun: options.dryRun } });
 }
 
