@@ -149,18 +149,46 @@ describe('leader election against mco apiserver', () => {
     const b = startElector(clientB, 'b', 'graceful');
     await new Promise((r) => setTimeout(r, 1000));
     expect(b.elector.isLeader()).toBe(false);
-    a.abort.abort();
-    await a.done;
-    const released = await clientA.get<Lease>(
+    // Every version of the Lease from here on, in order: b may acquire the released Lease before
+    // a GET after the stop could read it, so the release is read from the watch.
+    const held = await clientA.get<Lease>(
       Resources.lease,
       'graceful',
       'openshift-machine-config-operator',
     );
-    expect(released.spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 });
+    const versions: Lease[] = [];
+    const watching = new AbortController();
+    const watched = clientA.watch<Lease>(
+      Resources.lease,
+      {
+        namespace: 'openshift-machine-config-operator',
+        fieldSelector: 'metadata.name=graceful',
+        resourceVersion: held.metadata.resourceVersion ?? '',
+        signal: watching.signal,
+      },
+      (event) => {
+        if (event.type === 'MODIFIED') versions.push(event.object);
+      },
+    );
+    a.abort.abort();
+    await a.done;
     const stoppedAt = Date.now();
     await eventually('b takes over', () => b.elector.isLeader(), 5000);
     // One retry period at most, plus request time.
     expect(Date.now() - stoppedAt).toBeLessThanOrEqual(timings.retryPeriodMs + 300);
+    await eventually(
+      'the watch sees b hold the Lease',
+      () => versions.some((v) => v.spec?.holderIdentity === 'b'),
+      5000,
+    );
+    watching.abort();
+    await watched;
+    const holders = versions.map((v) => v.spec?.holderIdentity);
+    const released = versions.findIndex((v) => v.spec?.holderIdentity === '');
+    expect(released, `holders in order: ${holders.join(', ')}`).toBeGreaterThanOrEqual(0);
+    expect(versions[released]?.spec).toMatchObject({ holderIdentity: '', leaseDurationSeconds: 1 });
+    // Nobody but b held it after the release (b's renewals may follow its acquisition).
+    expect(new Set(holders.slice(released + 1))).toEqual(new Set(['b']));
     b.abort.abort();
     await b.done;
   }, 30_000);
