@@ -22,6 +22,14 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
       'What a running node on current.yaml would do for the result (actions, drain, reboot)',
       'mco render --pool worker --current current.yaml --explain -o json examples/',
     ],
+    [
+      "The cluster's rendered name and plan for a change, as mco rollout preview gives them",
+      'mco render --pool worker --from-cluster --explain my-change.yaml',
+    ],
+    [
+      'The same from a snapshot of the cluster, without credentials',
+      'mco render --pool worker --cluster-inputs cluster-inputs.yaml --explain my-change.yaml',
+    ],
   ],
   'mco apiserver': [
     ['Serve the API on port 6443 with its state in ./state', 'mco apiserver --data-dir state'],

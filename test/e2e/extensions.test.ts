@@ -9,7 +9,10 @@
  *    /usr has usbguard's files on top of the OS, the OS files still there;
  * 2. removing the MachineConfig reboots them back into the plain OS commit, the files gone;
  * 3. an extension the image does not ship (sysstat, allowlisted): the first worker goes Degraded
- *    with the reason and stays on its config without a reboot.
+ *    with the reason and stays on its config without a reboot;
+ * 4. with maxUnavailable 1 (the degraded worker holds the only slot), the corrected config (the
+ *    MachineConfig removed) reaches the degraded worker: it is uncordoned and Done, and the pool
+ *    Updated, with no manual `kubectl uncordon`.
  *
  * The `it`s build on each other, in order.
  */
@@ -149,6 +152,35 @@ describe('extensions on OSTree nodes', { timeout: 8 * Minute }, () => {
       expect(booted(n).bootId, `${n.name} did not reboot`).toBe(bootIds.get(n.name));
       expect(booted(n).checksum).toBe(osCommits.get(n.name));
       expect((await cluster.state(n.name)).current).toBe(old);
+    }
+  });
+
+  it('a corrected config reaches the Degraded worker under maxUnavailable 1: uncordoned, Done', async () => {
+    const patched = await cluster.kubectl([
+      'patch',
+      'mcp',
+      'worker',
+      '--type=merge',
+      '-p',
+      '{"spec":{"maxUnavailable":1}}',
+    ]);
+    expect(patched.code, patched.stderr).toBe(0);
+    const cordoned: string[] = [];
+    for (const n of workers()) {
+      if ((await cluster.getNode(n.name)).spec?.unschedulable === true) cordoned.push(n.name);
+    }
+    expect(cordoned.length, 'the failed drain left a worker cordoned').toBeGreaterThan(0);
+    const bootIds = new Map(workers().map((n) => [n.name, booted(n).bootId]));
+    const target = (await cluster.getPool('worker')).spec.configuration?.name ?? '';
+    await cluster.deleteMc('50-worker-sysstat');
+    const corrected = await cluster.newTarget('worker', target);
+    await cluster.waitPoolUpdated('worker', corrected, workers().length, 4 * Minute);
+    for (const n of workers()) {
+      expect(await cluster.state(n.name)).toMatchObject({ state: 'Done', current: corrected });
+      expect((await cluster.getNode(n.name)).spec?.unschedulable, `${n.name} uncordoned`).not.toBe(
+        true,
+      );
+      expect(booted(n).bootId, `${n.name} did not reboot`).toBe(bootIds.get(n.name));
     }
   });
 });

@@ -31,7 +31,11 @@ import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machin
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../../src/api/resource-refs.js';
 import { mcoOutput, pushOsImage, pushRelease, testosTree } from '../support/os-images.js';
-import { warnLines, warningEvents } from '../support/happy-path-noise.js';
+import {
+  KubeletProbeWhileRebooting,
+  warnLines,
+  warningEvents,
+} from '../support/happy-path-noise.js';
 import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
 import { DaemonCluster, Minute, sleep, until, type SimNode } from './daemon-harness.js';
 import { requireBuilt } from './mcs-support.js';
@@ -380,11 +384,9 @@ describe(
       // the ConfigMap about to land), no WARN line (a boot's missing mco.extensions key).
       const newEvents = (await allEvents()).filter((e) => !eventsBefore.has(eventMark(e)));
       expect(warningEvents(newEvents)).toEqual([]);
-      // The kubelet health monitor's upstream warning is left out: a simulated node's kubelet can
-      // be unreachable for a probe or two while the node reboots (more on a loaded machine).
-      const kubeletProbe =
-        /Got an error from auxiliary tools: kubelet health check has failed \d+ times/;
-      expect(warnLines(logsSince(marks)).filter((l) => !kubeletProbe.test(l))).toEqual([]);
+      expect(
+        warnLines(logsSince(marks)).filter((l) => !KubeletProbeWhileRebooting.test(l)),
+      ).toEqual([]);
 
       const cv = await cluster.admin.get<ClusterVersion>(Resources.clusterVersion, 'version');
       expect(cv.status?.desired).toMatchObject({ image: release, version: V2Release });

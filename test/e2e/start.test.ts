@@ -9,7 +9,11 @@
  * worker's root; a broken file is reported as drift, and the forcefile step, run once right after
  * the touch, exits 0 once the node is Done. A bad MachineConfig and a bad `maxUnavailable` raise
  * Warning events with their errors (and RenderDegraded names the render error). The OS upgrade
- * runs on this cluster through a registry on loopback. Ctrl-C stops every PID `mco start` started
+ * runs on this cluster through a registry on loopback, its release naming an extensions image;
+ * usbguard installs from it, and `mco rollout undo` under a one-node canary takes it off: the
+ * canary first, the rest after `mco rollout resume`, followed to the end by `mco rollout status`.
+ * The happy-path steps (up and the examples, the upgrade, the extension and its undo) write no
+ * WARN line and record no Warning event. Ctrl-C stops every PID `mco start` started
  * within 10 s (checked one by one) and `DIR/logs/start.log` says it stopped; a second `mco start`
  * while the first runs is refused with the first one's PID and changes nothing; once it stopped,
  * a `mco start` with the same folder resumes with the same rendered configs.
@@ -41,6 +45,12 @@ import { openChromium, type ChromiumSession } from '../support/box-browser.js';
 import { RepoRoot } from '../support/run-mco.js';
 import { until } from '../support/until.js';
 import { freePortBase } from '../support/ports.js';
+import {
+  KubeletProbeWhileRebooting,
+  warnLines,
+  warningEvents,
+} from '../support/happy-path-noise.js';
+import type { Event } from '../../src/api/core/v1/event.js';
 
 const Minute = 60_000;
 const Readme = readFileSync(join(RepoRoot, 'README.md'), 'utf8');
@@ -58,6 +68,48 @@ function boxLogFiles(dir: string): string[] {
   return [...logs, ...nodes];
 }
 const OutputDir = join(RepoRoot, 'test-output');
+
+/** The pool's rendered target, `spec.configuration.name`. */
+async function poolTarget(work: string, pool: string): Promise<string> {
+  const r = await run(work, `kubectl get mcp ${pool} -o jsonpath={.spec.configuration.name}`);
+  expect(r.code, r.stderr).toBe(0);
+  return r.stdout;
+}
+
+/**
+ * Where the logs and events stand now; `expectNoWarnings` then finds no WARN line written and no
+ * Warning event recorded since (a step on the happy path reads as one).
+ */
+async function happyPathMark(
+  work: string,
+  dir: string,
+): Promise<{ expectNoWarnings: () => Promise<void> }> {
+  const eventMark = (e: Event) => `${e.metadata.uid ?? ''}/${String(e.count ?? 1)}`;
+  const seen = new Set((await clusterEvents(work)).map(eventMark));
+  const lengths = new Map(Object.entries(boxLogs(dir)).map(([f, t]) => [f, t.length]));
+  return {
+    expectNoWarnings: async () => {
+      const fresh = Object.fromEntries(
+        Object.entries(boxLogs(dir)).map(([f, t]) => [f, t.slice(lengths.get(f) ?? 0)]),
+      );
+      expect(warnLines(fresh).filter((l) => !KubeletProbeWhileRebooting.test(l))).toEqual([]);
+      const events = (await clusterEvents(work)).filter((e) => !seen.has(eventMark(e)));
+      expect(warningEvents(events)).toEqual([]);
+    },
+  };
+}
+
+/** Each box log's text by its file name. */
+function boxLogs(dir: string): Record<string, string> {
+  return Object.fromEntries(boxLogFiles(dir).map((f) => [f, readFileSync(f, 'utf8')]));
+}
+
+/** Every event of the box, through kubectl as the walkthrough's user reads them. */
+async function clusterEvents(work: string): Promise<Event[]> {
+  const r = await run(work, 'kubectl get events -A -o json');
+  expect(r.code, r.stderr).toBe(0);
+  return (JSON.parse(r.stdout) as { items: Event[] }).items;
+}
 
 interface Shell {
   readonly code: number | null;
@@ -552,6 +604,12 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
           .map((line) => `${file}: ${line}`),
       );
       expect(forbidden).toEqual([]);
+      // The happy path so far (up, the examples rolled out) reads as one: no WARN line in any
+      // log, no Warning event.
+      expect(
+        warnLines(boxLogs(dataDir)).filter((l) => !KubeletProbeWhileRebooting.test(l)),
+      ).toEqual([]);
+      expect(warningEvents(await clusterEvents(work))).toEqual([]);
 
       // The rollout's progress lines met the closed pipe: mco start noted it and runs on.
       expect(start!.child.exitCode).toBeNull();
@@ -780,6 +838,7 @@ docker-registry serve .registry/config.yml > .registry/registry.log 2>&1 & echo 
         withPort,
       );
       expect(registry.code, registry.stderr).toBe(0);
+      const quiet = await happyPathMark(work, dataDir);
       await until('the registry to answer', async () =>
         (await fetch(`http://127.0.0.1:${port}/v2/`)).status === 200 ? true : undefined,
       );
@@ -787,7 +846,9 @@ docker-registry serve .registry/config.yml > .registry/registry.log 2>&1 & echo 
         work,
         `OS_IMAGE=$(mco os-image build --rootfs images/rootfs/testos-2 --modes images/rootfs/testos-2.modes.json \\
   --version 2 --output docker://$REGISTRY/testos:2)
-RELEASE=$(mco release build --version 4.99.2 --os-image "$OS_IMAGE" \\
+EXTENSIONS=$(mco extensions-image build --tree images/extensions --version 1 \\
+  --output docker://$REGISTRY/extensions:1)
+RELEASE=$(mco release build --version 4.99.2 --os-image "$OS_IMAGE" --os-extensions-image "$EXTENSIONS" \\
   --output docker://$REGISTRY/release:4.99.2)
 mco upgrade --to-image "$RELEASE"
 mco rollout status mcp/master && mco rollout status mcp/worker`,
@@ -817,10 +878,101 @@ mco rollout status mcp/master && mco rollout status mcp/worker`,
           : undefined;
       });
       expect(co.status?.versions?.[0]).toEqual({ name: 'operator', version: '4.99.2' });
-      const stopped = await sh(work, 'kill "$(cat .registry/pid)"');
-      expect(stopped.code, stopped.stderr).toBe(0);
+      // An upgrade that went well reads as one.
+      await quiet.expectNoWarnings();
     },
     25 * Minute,
+  );
+
+  it(
+    'installs usbguard as an extension, undoes it one node first, and resumes the rest',
+    async () => {
+      const quiet = await happyPathMark(work, dataDir);
+      const install = await sh(
+        work,
+        `kubectl apply -f - <<EOF
+apiVersion: machineconfiguration.openshift.io/v1
+kind: MachineConfig
+metadata:
+  name: 50-worker-usbguard
+  labels:
+    machineconfiguration.openshift.io/role: worker
+spec:
+  extensions: [usbguard]
+EOF
+mco rollout status mcp/worker
+cat .mco/nodes/worker-0/rootfs/usr/bin/usbguard`,
+        10 * Minute,
+      );
+      expect(install.code, `${install.stdout}${install.stderr}`).toBe(0);
+      expect(install.stdout).toMatch(/mcp "worker" successfully rolled out to rendered-worker-/);
+      expect(install.stdout).toContain('usbguard (TestOS extension)');
+      const withUsbguard = await poolTarget(work, 'worker');
+
+      // The README waits in `rollout status --timeout 2m` for the canary; the test waits for the
+      // hold itself, then runs the same command with a short timeout to read its line.
+      const undoLines = `kubectl annotate mcp/worker rollout.mco.dev/policy='{"canary":{"count":1}}'
+mco rollout undo mcp/worker
+mco rollout status mcp/worker --timeout 2m`;
+      const [annotate, undo] = undoLines.split('\n');
+      expect(Readme).toContain(undoLines);
+      const undone = await run(work, `${annotate ?? ''}\n${undo ?? ''}`);
+      expect(undone.code, undone.stderr).toBe(0);
+      expect(undone.stdout).toMatch(
+        /machineconfigpool.machineconfiguration.openshift.io\/worker rolled back to revision \d+ \((rendered-worker-[0-9a-f]{32})\)\n$/,
+      );
+      const earlier = /\((rendered-worker-[0-9a-f]{32})\)\n$/.exec(undone.stdout)?.[1] ?? '';
+      expect(earlier).not.toBe(withUsbguard);
+      await until(
+        'the canary back and the rest held',
+        async () => {
+          const r = await run(work, 'kubectl get mcp worker -o json');
+          const pool = JSON.parse(r.stdout) as {
+            status?: { conditions?: { type: string; status: string; reason?: string }[] };
+          };
+          const held = pool.status?.conditions?.find((c) => c.type === 'RolloutHeld');
+          return held?.status === 'True' && held.reason === 'CanaryWaiting' ? true : undefined;
+        },
+        6 * Minute,
+      );
+      const waiting = await sh(work, 'mco rollout status mcp/worker --timeout 2m', Minute, (t) =>
+        t.replace('--timeout 2m', '--timeout 6s'),
+      );
+      expect(waiting.code).toBe(1);
+      expect(waiting.stdout).toContain(
+        `1 of 2 nodes updated to ${earlier} [##########..........] 50%`,
+      );
+      expect(waiting.stdout).toContain(
+        `held (CanaryWaiting): Canary of 1 node(s) is on ${earlier}; the rest wait for \`mco rollout resume mcp/worker\``,
+      );
+
+      const resumed = await sh(
+        work,
+        `mco rollout resume mcp/worker
+mco rollout status mcp/worker
+kubectl annotate mcp/worker rollout.mco.dev/policy-
+kubectl delete mc 50-worker-usbguard
+kill "$(cat .registry/pid)"`,
+        10 * Minute,
+      );
+      expect(resumed.code, `${resumed.stdout}${resumed.stderr}`).toBe(0);
+      expect(resumed.stdout).toContain(
+        `machineconfigpool.machineconfiguration.openshift.io/worker resumed for ${earlier}\n`,
+      );
+      expect(resumed.stdout).toContain(
+        `mcp "worker" successfully rolled out to ${earlier} (2 of 2 nodes updated)\n`,
+      );
+      for (const node of ['worker-0', 'worker-1'])
+        expect(existsSync(join(dataDir, 'nodes', node, 'rootfs/usr/bin/usbguard')), node).toBe(
+          false,
+        );
+      // Deleting the MachineConfig renders the config the pool is back on: nothing moves.
+      expect(await poolTarget(work, 'worker')).toBe(earlier);
+      const after = await run(work, 'mco rollout status mcp/worker --timeout 1m');
+      expect(after.code, after.stdout + after.stderr).toBe(0);
+      await quiet.expectNoWarnings();
+    },
+    20 * Minute,
   );
 
   it(
