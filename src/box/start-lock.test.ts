@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { RepoRoot } from '../../test/support/run-mco.js';
 import { clusterLayout } from './cluster-layout.js';
 import { takeStartLock } from './start-lock.js';
 
@@ -104,4 +105,50 @@ describe('the start lock', () => {
     lock.release();
     expect(readFileSync(layout.startLock, 'utf8')).toBe('1\n');
   });
+
+  it('two or more starts taking over the same stale lock at once: exactly one goes on', async () => {
+    const built = (f: string) => join(RepoRoot, 'dist/src/box', f);
+    expect(existsSync(built('start-lock.js')), 'npm run build first').toBe(true);
+    const layout = folder('race');
+    // Each racer: ready, spin until the starting gun, take the lock; a winner stays up, as a
+    // supervisor does, so the others find it alive.
+    const racer = `
+      const { takeStartLock } = await import(${JSON.stringify(built('start-lock.js'))});
+      const { clusterLayout } = await import(${JSON.stringify(built('cluster-layout.js'))});
+      const { existsSync } = await import('node:fs');
+      process.stdout.write('ready\\n');
+      while (!existsSync(${JSON.stringify(join(root, 'go'))}));
+      try {
+        takeStartLock(clusterLayout(${JSON.stringify(layout.dir)}));
+        process.stdout.write('won\\n');
+        setInterval(() => {}, 1000);
+      } catch (e) {
+        process.stdout.write(e.message.includes('is in use: mco start') ? 'refused\\n' : 'failed ' + e.message + '\\n');
+      }`;
+    for (let round = 0; round < 5; round++) {
+      writeFileSync(layout.startLock, `${deadPid()}\n`);
+      const racers = Array.from({ length: 4 }, () => {
+        const child = spawn(
+          process.execPath,
+          ['--input-type=module', '-e', racer, '/x/bin/mco.js', 'start', '--data-dir', layout.dir],
+          { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+        );
+        started.push(child);
+        let out = '';
+        child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        return { child, out: () => out };
+      });
+      const lines = (n: number) => racers.every((r) => r.out().split('\n').length > n);
+      while (!lines(1)) await new Promise((r) => setTimeout(r, 5));
+      writeFileSync(join(root, 'go'), '');
+      while (!lines(2)) await new Promise((r) => setTimeout(r, 5));
+      const outcomes = racers.map((r) => r.out().split('\n')[1]).sort();
+      expect(outcomes, `round ${round}`).toEqual(['refused', 'refused', 'refused', 'won']);
+      const winner = racers.find((r) => r.out().includes('won'));
+      expect(readFileSync(layout.startLock, 'utf8')).toBe(`${String(winner?.child.pid)}\n`);
+      expect(existsSync(`${layout.startLock}.takeover`)).toBe(false);
+      for (const child of started.splice(0)) child.kill('SIGKILL');
+      rmSync(join(root, 'go'));
+    }
+  }, 60_000);
 });

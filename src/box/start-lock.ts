@@ -8,6 +8,12 @@
  * no longer runs, or runs something other than `mco start` on this folder (the PID was reused, or
  * the file is not a PID at all). `DIR/pids.json`'s `mco-start` entry is checked the same way, for
  * a box started before the lock existed.
+ *
+ * Two starts can find the same stale lock at once. Each removes it only while holding
+ * `DIR/start.lock.takeover` (created with O_EXCL, holding its PID) and only if the lock still
+ * holds the stale text it read, so the later one never removes the lock the first has just taken.
+ * An empty lock is one being written (O_EXCL creates it empty), so it is read again before it
+ * counts as stale.
  */
 import { readFileSync, readlinkSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
@@ -75,6 +81,58 @@ function refuse(layout: ClusterLayout, pid: number): never {
   );
 }
 
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * The lock's text (undefined when it is gone). Empty for a moment while its taker writes its PID;
+ * empty for longer (its taker died between the two), it is stale like any other.
+ */
+function readLock(file: string): string | undefined {
+  for (let tries = 0; ; tries++) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw new CliError(`${file} is not a lock file (${(e as Error).message}): remove it`);
+    }
+    if (text !== '' || tries >= 20) return text;
+    pause(10);
+  }
+}
+
+/**
+ * Removes the lock if it still holds `stale`, under `FILE.takeover`. A takeover marker whose PID
+ * runs is a takeover under way (it lasts a few system calls): waited for. One whose PID is gone
+ * is a start that died in the middle: left for the administrator, since removing it could race
+ * another start doing the same.
+ */
+function removeStale(file: string, stale: string): void {
+  const marker = `${file}.takeover`;
+  for (let tries = 0; ; tries++) {
+    try {
+      writeFileSync(marker, `${process.pid}\n`, { flag: 'wx', mode: 0o644 });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const taker = pidIn(readLock(marker) ?? '');
+    if (taker !== undefined && !processAlive(taker))
+      throw new CliError(
+        `${marker} names PID ${taker}, a start that died while taking over a stale lock: remove ${marker} and ${file}, then start again`,
+      );
+    if (tries >= 200) throw new CliError(`${marker} is held by PID ${String(taker)}: try again`);
+    pause(10);
+  }
+  try {
+    if (readLock(file) === stale) unlinkSync(file);
+  } finally {
+    unlinkSync(marker);
+  }
+}
+
 /** The earlier supervisor `DIR/pids.json` names, if it still runs this folder. */
 function recordedSupervisor(layout: ClusterLayout): number | undefined {
   try {
@@ -101,23 +159,14 @@ export function takeStartLock(layout: ClusterLayout): StartLock {
       writeFileSync(file, mine, { flag: 'wx', mode: 0o644 });
       break;
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 3) throw e;
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 20) throw e;
     }
-    let held: string;
-    try {
-      held = readFileSync(file, 'utf8');
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') continue;
-      throw new CliError(`${file} is not a lock file (${(e as Error).message}): remove it`);
-    }
+    const held = readLock(file);
+    if (held === undefined) continue;
     const holder = pidIn(held);
     if (holder !== undefined && supervises(holder, layout.dir)) refuse(layout, holder);
     // Stale: its supervisor is gone. Removed, then taken with O_EXCL like a fresh one.
-    try {
-      unlinkSync(file);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    }
+    removeStale(file, held);
   }
   const release = (): void => {
     try {
