@@ -48,6 +48,15 @@ describe('every command', () => {
     expect(first).toMatch(/mco /);
   });
 
+  // A process loads only the subcommand its command line names, by that name: a loader filed
+  // under another name would load every command instead (a slower start for that process).
+  it.each(wholeTree.commands.map((c) => c.name()).filter((n) => n !== 'completion'))(
+    'mco %s loads its own command alone',
+    async (name) => {
+      expect((await program(name)).commands.map((c) => c.name())).toEqual([name]);
+    },
+  );
+
   it('has no examples for commands that do not exist', () => {
     const paths = new Set(commands.map(([p]) => p));
     expect(Object.keys(CommandExamples).filter((p) => !paths.has(p))).toEqual([]);

@@ -53,7 +53,8 @@ const Subcommands: Readonly<Record<string, CommandLoader>> = {
     (await import('./extensions-image-command.js')).extensionsImageCommand(io),
   release: async (io) => (await import('./release-command.js')).releaseCommand(io),
   upgrade: async (io, env) => (await import('./upgrade-command.js')).upgradeCommand(io, env),
-  firstboot: async (io) => (await import('./firstboot-command.js')).firstbootCommand(io),
+  'firstboot-complete-machineconfig': async (io) =>
+    (await import('./firstboot-command.js')).firstbootCommand(io),
   manifests: async (io) => (await import('./manifests-command.js')).manifestsCommand(io),
   version: async (io, env, runtime) =>
     (await import('./version-command.js')).versionCommand(io, env, runtime),
