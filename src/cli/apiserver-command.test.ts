@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseTokenFile } from '../apiserver/auth/token-file.js';
-import { parseListen } from './apiserver-command.js';
+import { parseListen } from '../shell/listen-address.js';
 import { ensureCredentials, writeKubeconfigs } from '../shell/apiserver-credentials.js';
 import { readKubeconfig } from '../shell/kubeconfig.js';
 

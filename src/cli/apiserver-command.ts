@@ -12,6 +12,7 @@ import { isIP } from 'node:net';
 import { resolve } from 'node:path';
 import { createPinoLogger } from '../adapters/pino-logger.js';
 import { initPki, runApiServer, type ApiServerConfig } from '../shell/apiserver.js';
+import { parseListen } from '../shell/listen-address.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
 import { issueNodeKubeconfig } from './node-kubeconfig.js';
 
@@ -34,16 +35,6 @@ interface ServeOptions {
   readonly gcInterval: string;
   readonly nodesDir?: string;
   readonly componentRbac: boolean;
-}
-
-/** `host:port`, `[v6]:port` or `:port` (all interfaces). */
-export function parseListen(listen: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(listen);
-  const port = Number(m?.[3]);
-  if (m === null || !Number.isInteger(port) || port > 65535) {
-    throw new CliError(`--listen ${listen}: expected HOST:PORT, e.g. 127.0.0.1:6443`);
-  }
-  return { host: m[1] ?? m[2] ?? '', port };
 }
 
 function seconds(flag: string, value: string): number {

@@ -27,7 +27,7 @@ import {
   selectKubeconfigContext,
   type KubeconfigSelection,
 } from '../lib/kubeconfig.js';
-import { parseListen } from './apiserver-command.js';
+import { parseListen } from '../shell/listen-address.js';
 import { CliError } from '../shell/cli-io.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
