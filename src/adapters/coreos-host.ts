@@ -223,7 +223,8 @@ function createSystemd(runner: CommandRunner): Systemd {
   }
   return {
     async isEnabled(unit) {
-      const result = await runner.run(['systemctl', 'is-enabled', unit]);
+      // Exit 1 is how systemctl says disabled or absent: an answer, not a failure.
+      const result = await runner.run(['systemctl', 'is-enabled', unit], { exitIsAnswer: true });
       const state = result.stdout.trim().split('\n')[0] ?? '';
       if (state === '' && /No such file|not-found|does not exist/.test(result.stderr))
         return 'not-found';

@@ -165,7 +165,10 @@ function systemdOf(
   };
   return {
     async isEnabled(unit) {
-      const r = await runner.run(['systemctl', `--root=${root}`, 'is-enabled', unit]);
+      // Exit 1 is how systemctl says disabled or absent: an answer, not a failure.
+      const r = await runner.run(['systemctl', `--root=${root}`, 'is-enabled', unit], {
+        exitIsAnswer: true,
+      });
       const state = r.stdout.trim().split('\n')[0] ?? '';
       if (state === '' && /No such file|not found/i.test(r.stderr)) return 'not-found';
       return EnablementStates[state] ?? 'other';
