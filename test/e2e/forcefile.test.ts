@@ -355,6 +355,11 @@ describe('the forcefile on the box', () => {
                 await reported(forced);
               }
               const p = await preview(file);
+              // On a loaded machine the daemon can finish its forcefile before the preview reads
+              // the node: the premise (a forcefile pending at the preview) failed, so the run
+              // proves nothing and is discarded.
+              const missed = p.nodes.find((n) => n.node === forced && n.reason === undefined);
+              fc.pre(missed === undefined || existsSync(forceFile(missed.node as Worker)));
               const said = promised(p);
               for (const n of p.nodes)
                 expect(n.reason !== undefined, `${n.node}: reason`).toBe(n.node === forced);
