@@ -359,7 +359,7 @@ describe('the forcefile on the box', () => {
               // the node: the premise (a forcefile pending at the preview) failed, so the run
               // proves nothing and is discarded.
               const missed = p.nodes.find((n) => n.node === forced && n.reason === undefined);
-              fc.pre(missed === undefined || existsSync(forceFile(missed.node as Worker)));
+              fc.pre(missed === undefined || existsSync(forceFile(missed.node)));
               const said = promised(p);
               for (const n of p.nodes)
                 expect(n.reason !== undefined, `${n.node}: reason`).toBe(n.node === forced);
