@@ -31,11 +31,7 @@ import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machin
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
 import { Resources } from '../../src/api/resource-refs.js';
 import { mcoOutput, pushOsImage, pushRelease, testosTree } from '../support/os-images.js';
-import {
-  KubeletProbeWhileRebooting,
-  warnLines,
-  warningEvents,
-} from '../support/happy-path-noise.js';
+import { markNoise } from '../support/happy-path-noise.js';
 import { makeTmpDir, type TmpDir } from '../support/tmp-dir.js';
 import { DaemonCluster, Minute, sleep, until, type SimNode } from './daemon-harness.js';
 import { requireBuilt } from './mcs-support.js';
@@ -96,20 +92,9 @@ function logs(): Record<string, string> {
   };
 }
 
-function logMarks(): Record<string, number> {
-  return Object.fromEntries(Object.entries(logs()).map(([k, v]) => [k, v.length]));
-}
-
-function logsSince(marks: Record<string, number>): Record<string, string> {
-  return Object.fromEntries(Object.entries(logs()).map(([k, v]) => [k, v.slice(marks[k] ?? 0)]));
-}
-
 async function allEvents(): Promise<Event[]> {
   return (await cluster.admin.list<Event>(Resources.event)).items;
 }
-
-/** An event as it was: a repeat bumps the count of the same object. */
-const eventMark = (e: Event): string => `${e.metadata.uid ?? ''}/${String(e.count ?? 1)}`;
 
 async function operatorVersion(): Promise<string | undefined> {
   const co = await cluster.admin.get<ClusterOperator>(Resources.clusterOperator, 'machine-config');
@@ -303,8 +288,7 @@ describe(
         ),
       );
 
-      const marks = logMarks();
-      const eventsBefore = new Set((await allEvents()).map(eventMark));
+      const noiseSince = await markNoise({ logs, events: allEvents });
 
       const release = buildRelease(V2Release, images.v2);
       expect(upgrade(release)).toBe(
@@ -382,11 +366,9 @@ describe(
 
       // A normal upgrade reads as one: no Warning event (OperatorDegraded RenderConfigFailed for
       // the ConfigMap about to land), no WARN line (a boot's missing mco.extensions key).
-      const newEvents = (await allEvents()).filter((e) => !eventsBefore.has(eventMark(e)));
-      expect(warningEvents(newEvents)).toEqual([]);
-      expect(
-        warnLines(logsSince(marks)).filter((l) => !KubeletProbeWhileRebooting.test(l)),
-      ).toEqual([]);
+      const noise = await noiseSince();
+      expect(noise.warningEvents).toEqual([]);
+      expect(noise.warnLines).toEqual([]);
 
       const cv = await cluster.admin.get<ClusterVersion>(Resources.clusterVersion, 'version');
       expect(cv.status?.desired).toMatchObject({ image: release, version: V2Release });

@@ -46,9 +46,10 @@ import { RepoRoot } from '../support/run-mco.js';
 import { until } from '../support/until.js';
 import { freePortBase } from '../support/ports.js';
 import {
-  KubeletProbeWhileRebooting,
-  warnLines,
+  happyPathWarnLines,
+  markNoise,
   warningEvents,
+  type NoiseSources,
 } from '../support/happy-path-noise.js';
 import type { Event } from '../../src/api/core/v1/event.js';
 
@@ -76,27 +77,9 @@ async function poolTarget(work: string, pool: string): Promise<string> {
   return r.stdout;
 }
 
-/**
- * Where the logs and events stand now; `expectNoWarnings` then finds no WARN line written and no
- * Warning event recorded since (a step on the happy path reads as one).
- */
-async function happyPathMark(
-  work: string,
-  dir: string,
-): Promise<{ expectNoWarnings: () => Promise<void> }> {
-  const eventMark = (e: Event) => `${e.metadata.uid ?? ''}/${String(e.count ?? 1)}`;
-  const seen = new Set((await clusterEvents(work)).map(eventMark));
-  const lengths = new Map(Object.entries(boxLogs(dir)).map(([f, t]) => [f, t.length]));
-  return {
-    expectNoWarnings: async () => {
-      const fresh = Object.fromEntries(
-        Object.entries(boxLogs(dir)).map(([f, t]) => [f, t.slice(lengths.get(f) ?? 0)]),
-      );
-      expect(warnLines(fresh).filter((l) => !KubeletProbeWhileRebooting.test(l))).toEqual([]);
-      const events = (await clusterEvents(work)).filter((e) => !seen.has(eventMark(e)));
-      expect(warningEvents(events)).toEqual([]);
-    },
-  };
+/** The box's logs and events, for `markNoise`. */
+function boxNoise(work: string, dir: string): NoiseSources {
+  return { logs: () => boxLogs(dir), events: () => clusterEvents(work) };
 }
 
 /** Each box log's text by its file name. */
@@ -606,9 +589,7 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
       expect(forbidden).toEqual([]);
       // The happy path so far (up, the examples rolled out) reads as one: no WARN line in any
       // log, no Warning event.
-      expect(
-        warnLines(boxLogs(dataDir)).filter((l) => !KubeletProbeWhileRebooting.test(l)),
-      ).toEqual([]);
+      expect(happyPathWarnLines(boxLogs(dataDir))).toEqual([]);
       expect(warningEvents(await clusterEvents(work))).toEqual([]);
 
       // The rollout's progress lines met the closed pipe: mco start noted it and runs on.
@@ -838,7 +819,7 @@ docker-registry serve .registry/config.yml > .registry/registry.log 2>&1 & echo 
         withPort,
       );
       expect(registry.code, registry.stderr).toBe(0);
-      const quiet = await happyPathMark(work, dataDir);
+      const noiseSince = await markNoise(boxNoise(work, dataDir));
       await until('the registry to answer', async () =>
         (await fetch(`http://127.0.0.1:${port}/v2/`)).status === 200 ? true : undefined,
       );
@@ -879,7 +860,9 @@ mco rollout status mcp/master && mco rollout status mcp/worker`,
       });
       expect(co.status?.versions?.[0]).toEqual({ name: 'operator', version: '4.99.2' });
       // An upgrade that went well reads as one.
-      await quiet.expectNoWarnings();
+      const noise = await noiseSince();
+      expect(noise.warnLines).toEqual([]);
+      expect(noise.warningEvents).toEqual([]);
     },
     25 * Minute,
   );
@@ -887,7 +870,7 @@ mco rollout status mcp/master && mco rollout status mcp/worker`,
   it(
     'installs usbguard as an extension, undoes it one node first, and resumes the rest',
     async () => {
-      const quiet = await happyPathMark(work, dataDir);
+      const noiseSince = await markNoise(boxNoise(work, dataDir));
       const infraBefore = await poolTarget(work, 'infra');
       const install = await sh(
         work,
@@ -977,7 +960,9 @@ kill "$(cat .registry/pid)"`,
       );
       const after = await run(work, 'mco rollout status mcp/worker --timeout 1m');
       expect(after.code, after.stdout + after.stderr).toBe(0);
-      await quiet.expectNoWarnings();
+      const noise = await noiseSince();
+      expect(noise.warnLines).toEqual([]);
+      expect(noise.warningEvents).toEqual([]);
     },
     20 * Minute,
   );

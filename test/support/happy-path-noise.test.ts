@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Event } from '../../src/api/core/v1/event.js';
-import { warnLines, warningEvents } from './happy-path-noise.js';
+import { markNoise, warnLines, warningEvents } from './happy-path-noise.js';
 
 describe('happy-path noise', () => {
   it('finds warn lines in pino JSON and in text, and nothing in info or error lines', () => {
@@ -30,5 +30,32 @@ describe('happy-path noise', () => {
     expect(
       warningEvents([event('Normal', 'Completed'), event('Warning', 'OperatorDegraded')]),
     ).toEqual(['OperatorDegraded ClusterOperator/machine-config: m']);
+  });
+
+  it('marks: only what a step appended and the events it added or repeated count', async () => {
+    const event = (uid: string, type: string, count: number) =>
+      ({
+        metadata: { name: uid, uid },
+        type,
+        reason: uid,
+        message: 'm',
+        count,
+        involvedObject: { kind: 'Node', name: 'worker-0' },
+      }) as unknown as Event;
+    let log = '{"level":40,"msg":"before the mark"}\n';
+    let events = [event('old', 'Warning', 1)];
+    const since = await markNoise({
+      logs: () => ({ daemon: log }),
+      events: () => Promise.resolve(events),
+    });
+    expect(await since()).toEqual({ warnLines: [], warningEvents: [] });
+    log +=
+      '{"level":40,"msg":"Got an error from auxiliary tools: kubelet health check has failed 2 times"}\n';
+    log += '{"level":40,"msg":"after"}\n';
+    events = [event('old', 'Warning', 2), event('new', 'Normal', 1)];
+    expect(await since()).toEqual({
+      warnLines: ['daemon: {"level":40,"msg":"after"}'],
+      warningEvents: ['old Node/worker-0: m'],
+    });
   });
 });

@@ -11,7 +11,7 @@ import type { Event } from '../../src/api/core/v1/event.js';
  * a probe or two while the node reboots (more on a loaded machine), so a happy path that reboots
  * leaves it out.
  */
-export const KubeletProbeWhileRebooting =
+const KubeletProbeWhileRebooting =
   /Got an error from auxiliary tools: kubelet health check has failed \d+ times/;
 
 /** pino's warn level. */
@@ -47,4 +47,43 @@ export function warningEvents(events: readonly Event[]): string[] {
       (e) =>
         `${e.reason ?? ''} ${e.involvedObject.kind ?? ''}/${e.involvedObject.name ?? ''}: ${e.message ?? ''}`,
     );
+}
+
+/** `warnLines` less the kubelet probe warning a reboot can raise. */
+export function happyPathWarnLines(logs: Readonly<Record<string, string>>): string[] {
+  return warnLines(logs).filter((line) => !KubeletProbeWhileRebooting.test(line));
+}
+
+/** Where a test reads the logs and events it produced. */
+export interface NoiseSources {
+  /** Each log's whole text so far, by a name for it. */
+  logs(): Readonly<Record<string, string>>;
+  events(): Promise<readonly Event[]>;
+}
+
+/** What a step wrote since its mark: its warn lines and its Warning events. */
+export interface Noise {
+  readonly warnLines: string[];
+  readonly warningEvents: string[];
+}
+
+/** An event as it was: a repeat bumps the count of the same object. */
+const eventMark = (e: Event): string => `${e.metadata.uid ?? ''}/${String(e.count ?? 1)}`;
+
+/**
+ * Marks where the logs and events stand now; the function it returns gives the noise written
+ * since (the text appended to each log, the events new or repeated).
+ */
+export async function markNoise(sources: NoiseSources): Promise<() => Promise<Noise>> {
+  const lengths = new Map(Object.entries(sources.logs()).map(([k, v]) => [k, v.length]));
+  const seen = new Set((await sources.events()).map(eventMark));
+  return async () => {
+    const fresh = Object.fromEntries(
+      Object.entries(sources.logs()).map(([k, v]) => [k, v.slice(lengths.get(k) ?? 0)]),
+    );
+    return {
+      warnLines: happyPathWarnLines(fresh),
+      warningEvents: warningEvents((await sources.events()).filter((e) => !seen.has(eventMark(e)))),
+    };
+  };
 }
