@@ -106,6 +106,19 @@ describe('the start lock', () => {
     expect(readFileSync(layout.startLock, 'utf8')).toBe('1\n');
   });
 
+  it('a takeover marker left by a start that died is reported, and neither file is removed', () => {
+    const layout = folder('died-mid-takeover');
+    const stale = `${deadPid()}\n`;
+    const taker = deadPid();
+    writeFileSync(layout.startLock, stale);
+    writeFileSync(`${layout.startLock}.takeover`, `${taker}\n`);
+    expect(() => takeStartLock(layout)).toThrow(
+      `${layout.startLock}.takeover names PID ${taker}, a start that died while taking over a stale lock: remove ${layout.startLock}.takeover and ${layout.startLock}, then start again`,
+    );
+    expect(readFileSync(layout.startLock, 'utf8')).toBe(stale);
+    expect(readFileSync(`${layout.startLock}.takeover`, 'utf8')).toBe(`${taker}\n`);
+  });
+
   it('two or more starts taking over the same stale lock at once: exactly one goes on', async () => {
     const built = (f: string) => join(RepoRoot, 'dist/src/box', f);
     expect(existsSync(built('start-lock.js')), 'npm run build first').toBe(true);
