@@ -207,6 +207,35 @@ describe('a pool rollout as the dashboard shows it', () => {
       updated: 1,
       state: 'updating',
     });
+    // Held from its start, a canary still updating is not yet waiting for a resume.
+    const heldPool = pool('worker', {
+      target: 'rendered-worker-b',
+      conditions: {
+        RolloutHeld: {
+          status: 'True',
+          reason: 'CanaryWaiting',
+          message:
+            'Canary of 1 node(s) is updating to rendered-worker-b; the rest wait for it, then for `mco rollout resume mcp/worker`',
+        },
+      },
+    });
+    const moving = [
+      node('worker-0', {
+        current: 'rendered-worker-a',
+        desired: 'rendered-worker-b',
+        state: 'Working',
+      }),
+      workers[1]!,
+      workers[2]!,
+    ];
+    const during = poolRolloutView({
+      pool: withAnnotations(heldPool, policy({ count: 1 })),
+      pools: [heldPool],
+      nodes: moving,
+      machineConfigs: configs,
+      now: Now,
+    });
+    expect(during.canary).toMatchObject({ updated: 0, state: 'updating' });
     const labelled = {
       ...workers[1]!,
       metadata: {

@@ -142,14 +142,19 @@ function canaryView({
   );
   const count = c.count;
   const chosen = count !== undefined ? count : nodes.filter((n) => isCanaryNode(policy, n)).length;
+  const done = onTarget.filter(isNodeDone);
   const updated =
     count !== undefined
-      ? Math.min(count, onTarget.length)
-      : onTarget.filter((n) => isCanaryNode(policy, n)).length;
+      ? Math.min(count, done.length)
+      : done.filter((n) => isCanaryNode(policy, n)).length;
   const complete = nodes.length > 0 && onTarget.length === nodes.length && nodes.every(isNodeDone);
+  // The pool holds the rest from the canary's start; it waits for a resume once the canary is done.
   const state: CanaryState = released
     ? 'released'
-    : held?.status === 'True' && held.reason === 'CanaryWaiting'
+    : held?.status === 'True' &&
+        held.reason === 'CanaryWaiting' &&
+        done.length === onTarget.length &&
+        updated >= Math.min(chosen, nodes.length)
       ? 'waiting'
       : complete
         ? 'complete'

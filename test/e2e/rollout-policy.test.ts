@@ -514,7 +514,9 @@ describe('rollout policy through real processes', () => {
       const target = await applyWorkerConfig();
       const waiting = await until('the canary to wait', async () => {
         const c = condition(await getPool(), RolloutHeldCondition);
-        return c?.reason === 'CanaryWaiting' ? c : undefined;
+        return c?.reason === 'CanaryWaiting' && c.message?.includes(' is on ') === true
+          ? c
+          : undefined;
       });
       expect(waiting.message).toBe(
         `Canary of 1 node(s) is on ${target}; the rest wait for \`mco rollout resume mcp/worker\``,

@@ -912,10 +912,17 @@ mco rollout status mcp/worker --timeout 2m`;
         async () => {
           const r = await run(work, 'kubectl get mcp worker -o json');
           const pool = JSON.parse(r.stdout) as {
-            status?: { conditions?: { type: string; status: string; reason?: string }[] };
+            status?: {
+              conditions?: { type: string; status: string; reason?: string; message?: string }[];
+            };
           };
           const held = pool.status?.conditions?.find((c) => c.type === 'RolloutHeld');
-          return held?.status === 'True' && held.reason === 'CanaryWaiting' ? true : undefined;
+          // Held from the canary's start; "is on" once it is back.
+          return held?.status === 'True' &&
+            held.reason === 'CanaryWaiting' &&
+            held.message?.includes(`is on ${earlier};`) === true
+            ? true
+            : undefined;
         },
         6 * Minute,
       );

@@ -239,6 +239,14 @@ describe('rollout decision', () => {
     const p = policy({ canary: { count: 1 } });
     const first = decideRollout(p, pool(), [node('w1', old), node('w2', old)], obs());
     expect(first).toMatchObject({ hold: false, limit: 1 });
+    // While the canary updates the rest wait too, and the message does not say it is on the target.
+    const moving = [node('w1', { current: 'rendered-a', desired: 'rendered-b' }), node('w2', old)];
+    expect(decideRollout(p, pool(), moving, obs())).toMatchObject({
+      hold: true,
+      reason: HoldReason.canary,
+      message:
+        'Canary of 1 node(s) is updating to rendered-b; the rest wait for it, then for `mco rollout resume mcp/worker`',
+    });
     const nodes = [node('w1', updated), node('w2', old)];
     expect(decideRollout(p, pool(), nodes, obs())).toMatchObject({
       hold: true,

@@ -247,7 +247,8 @@ function canaryStep(
   return {
     decision: hold(
       HoldReason.canary,
-      `Canary of ${updated.length} node(s) is on ${p.target}; the rest wait for \`mco rollout resume mcp/${p.poolName}\`` +
+      // Until the canary is Done it is not "on" the target: the rest wait for it first.
+      `Canary of ${updated.length} node(s) ${allDone ? 'is on' : 'is updating to'} ${p.target}; the rest wait for ${allDone ? '' : 'it, then for '}\`mco rollout resume mcp/${p.poolName}\`` +
         (autoMs === undefined ? '' : ` or ${Math.ceil(autoMs / 1000)}s of health`),
       false,
       autoMs === undefined ? undefined : atLeast(allDone ? autoMs - healthyFor : GateRecheckMs),
