@@ -57,7 +57,7 @@ describe('rollout preview', () => {
     expect(summaryLine([])).toBe('the pool has no nodes');
   });
 
-  it('--fail-on: reboot, drain, any; a node without a plan always fails', () => {
+  it('--fail-on: reboot, drain, blocked, any; a node without a plan always fails', () => {
     const drainOnly = plan({ actions: ['Drain'], drain: true, sshKeys: true });
     const nodes = [
       node('r', rebooting),
@@ -69,6 +69,17 @@ describe('rollout preview', () => {
     expect(failingNodes(nodes, 'reboot')).toEqual(['r', 'x']);
     expect(failingNodes(nodes, 'drain')).toEqual(['r', 'd', 'x']);
     expect(failingNodes(nodes, 'any')).toEqual(['r', 'd', 'c', 'x']);
+    // blocked: a node whose drain meets a pod it cannot evict.
+    const counts = { stays: 0, blocked: 0, deleted: 0, evicted: 1 };
+    const clear = { ...node('e', rebooting), drainPreflight: { pods: [], counts } };
+    const stuck = {
+      ...node('b', rebooting),
+      drainPreflight: { pods: [], counts: { ...counts, blocked: 1 } },
+    };
+    expect(failingNodes([clear, stuck, node('x', { error: 'gone' })], 'blocked')).toEqual([
+      'b',
+      'x',
+    ]);
   });
 
   it('the files replace MachineConfigs by name and add new ones', () => {

@@ -10,8 +10,10 @@
  * node's plan: each is skipped with a note on stderr. The reading, applying, rendering and
  * planning are those of `mco render --from-cluster --explain` (cluster-inputs.ts,
  * logic/nodeplan/pool-change.ts), which answers for the pool's current config. It prints a table
- * of nodes and a summary line; `--fail-on reboot|drain|any` exits 1 when any node would reboot,
- * drain, or change at all.
+ * of nodes and a summary line; then, for the nodes that drain, each of their pods and what the
+ * drain does to it (logic/drain/drain-preflight.ts: stays, evicted, deleted, or blocked by the
+ * budget it names). `--fail-on reboot|drain|blocked|any` exits 1 when any node would reboot,
+ * drain, meet a pod its drain cannot evict, or change at all.
  *
  * The policies are those the operator puts in the status: the cluster defaults merged with the
  * object's spec, so a policy just applied counts before the operator has observed it. A node
@@ -21,7 +23,15 @@
 import { Command, Option } from 'commander';
 import type { Node } from '../api/core/v1/node.js';
 import { Annotation } from '../api/machineconfiguration/v1/constants.js';
+import type { Pod } from '../api/core/v1/pod.js';
+import { isStatusError } from '../api/meta/v1/status-error.js';
+import type { PodDisruptionBudget } from '../api/policy/v1/pod-disruption-budget.js';
 import { Resources } from '../api/resource-refs.js';
+import {
+  drainPreflight,
+  type DrainPreflight,
+  type PodDrainOutcome,
+} from '../logic/drain/drain-preflight.js';
 import { nodesForPool } from '../logic/rollout/pool-membership.js';
 import { isUnchanged, planEffect, type PlanSummary } from '../logic/nodeplan/plan-summary.js';
 import { forceFilePending, PendingForceFileReason } from '../logic/nodeplan/forcefile.js';
@@ -43,7 +53,14 @@ import {
 } from './kubeconfig-loading.js';
 import { parsePoolArgument } from './rollout-command.js';
 
-export type FailOn = 'reboot' | 'drain' | 'any';
+export type FailOn = 'reboot' | 'drain' | 'blocked' | 'any';
+
+const FailOnVerb: Record<FailOn, string> = {
+  reboot: 'reboot',
+  drain: 'drain',
+  blocked: 'have a blocked drain',
+  any: 'change',
+};
 
 export interface NodePreview {
   readonly node: string;
@@ -52,6 +69,8 @@ export interface NodePreview {
   readonly plan: PlanSummary | { readonly error: string };
   /** Why the node does more than the change asks: a pending forcefile it reported. */
   readonly reason?: string;
+  /** For a node that drains: what the drain does to each of its pods. */
+  readonly drainPreflight?: DrainPreflight;
 }
 
 interface PoolPreview {
@@ -59,6 +78,8 @@ interface PoolPreview {
   readonly renderedName: string;
   readonly nodes: readonly NodePreview[];
   readonly summary: string;
+  /** Why the drains could not be looked at (the caller may not list pods or budgets). */
+  readonly drainPreflightError?: string;
 }
 
 const isPlan = (p: NodePreview['plan']): p is PlanSummary => !('error' in p);
@@ -88,9 +109,28 @@ export function failingNodes(nodes: readonly NodePreview[], failOn: FailOn): str
       if (!isPlan(n.plan)) return true;
       if (failOn === 'reboot') return n.plan.reboot;
       if (failOn === 'drain') return n.plan.drain;
+      if (failOn === 'blocked') return (n.drainPreflight?.counts.blocked ?? 0) > 0;
       return !isUnchanged(n.plan);
     })
     .map((n) => n.node);
+}
+
+type Workloads =
+  | { readonly pods: readonly Pod[]; readonly budgets: readonly PodDisruptionBudget[] }
+  | { readonly error: string };
+
+/** The pods and budgets a drain meets; a caller who may not list them still gets the plans. */
+async function readWorkloads(client: ResourceClient): Promise<Workloads> {
+  try {
+    const [pods, budgets] = await Promise.all([
+      client.list<Pod>(Resources.pod),
+      client.list<PodDisruptionBudget>(Resources.podDisruptionBudget),
+    ]);
+    return { pods: pods.items, budgets: budgets.items };
+  } catch (e) {
+    if (isStatusError(e, 'Forbidden')) return { error: e.message };
+    throw e;
+  }
 }
 
 /** Reads the cluster (GETs and LISTs only) and plans every node of the pool. */
@@ -99,9 +139,10 @@ async function previewPool(
   poolName: string,
   applied: AppliedObjects,
 ): Promise<PoolPreview> {
-  const [cluster, nodes] = await Promise.all([
+  const [cluster, nodes, workloads] = await Promise.all([
     readClusterInputs(client),
     client.list<Node>(Resources.node),
+    readWorkloads(client),
   ]);
   const change = renderPoolChange({
     cluster,
@@ -119,11 +160,22 @@ async function previewPool(
     const current = n.metadata.annotations?.[Annotation.currentConfig] ?? '';
     const forced = forceFilePending(n.metadata.annotations);
     const plan = planFromConfig(change.value, current, forced);
+    const drains = plan.ok && plan.value.drain && 'pods' in workloads;
     return {
       node,
       current,
       plan: plan.ok ? plan.value : { error: plan.error },
       ...(forced ? { reason: PendingForceFileReason } : {}),
+      ...(drains
+        ? {
+            drainPreflight: drainPreflight({
+              node,
+              pods: workloads.pods,
+              budgets: workloads.budgets,
+              nodes: nodes.items,
+            }),
+          }
+        : {}),
     };
   });
   return {
@@ -131,6 +183,7 @@ async function previewPool(
     renderedName: rendered.metadata.name ?? '',
     nodes: previews,
     summary: summaryLine(previews),
+    ...('error' in workloads ? { drainPreflightError: workloads.error } : {}),
   };
 }
 
@@ -153,14 +206,44 @@ function previewTable(p: PoolPreview): string {
         : [n.node, n.current, '-', '-', `error: ${n.plan.error}`],
     ),
   ];
-  const widths = header.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  const lines = rows.map((r) =>
+  const lines = columns(rows);
+  return `rendered: ${p.renderedName}\n${lines.join('\n')}\n${p.summary}\n${drainSection(p)}`;
+}
+
+/** Pads every column but the last by two spaces, as kubectl prints a table. */
+function columns(rows: readonly (readonly string[])[]): string[] {
+  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  return rows.map((r) =>
     r
       .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd((widths[i] ?? 0) + 2)))
       .join('')
       .trimEnd(),
   );
-  return `rendered: ${p.renderedName}\n${lines.join('\n')}\n${p.summary}\n`;
+}
+
+/** The pods each draining node's drain meets, and what happens to each. */
+function drainSection(p: PoolPreview): string {
+  if (p.drainPreflightError !== undefined)
+    return `\ndrains: not looked at (${p.drainPreflightError})\n`;
+  const draining = p.nodes.filter((n) => n.drainPreflight !== undefined);
+  if (draining.length === 0) return '';
+  const rows = draining.flatMap((n) =>
+    (n.drainPreflight?.pods ?? []).map((pod) => [n.node, pod.pod, pod.outcome, pod.why.join('; ')]),
+  );
+  const total = (outcome: PodDrainOutcome) =>
+    draining.reduce((sum, n) => sum + (n.drainPreflight?.counts[outcome] ?? 0), 0);
+  const blockedOn = draining
+    .filter((n) => (n.drainPreflight?.counts.blocked ?? 0) > 0)
+    .map((n) => n.node);
+  const summary = [
+    `${String(total('evicted'))} evicted`,
+    `${String(total('deleted'))} deleted`,
+    `${String(total('blocked'))} blocked${blockedOn.length > 0 ? ` (${blockedOn.join(', ')})` : ''}`,
+    `${String(total('stays'))} stay`,
+  ].join(', ');
+  const table =
+    rows.length === 0 ? '' : `${columns([['NODE', 'POD', 'DRAIN', 'WHY'], ...rows]).join('\n')}\n`;
+  return `\n${table}drains: ${summary}\n`;
 }
 
 interface PreviewOptions extends KubeconfigFlags {
@@ -172,7 +255,7 @@ interface PreviewOptions extends KubeconfigFlags {
 export function rolloutPreviewCommand(io: CliIo, env: KubeconfigEnvironment): Command {
   return withKubeconfigFlags(new Command('preview'))
     .description(
-      'What applying MachineConfigs would do to each node of a pool: drain, reboot, actions (writes nothing)',
+      'What applying MachineConfigs would do to each node of a pool: drain (and each pod it evicts or is blocked by), reboot, actions (writes nothing)',
     )
     .argument('<pool...>', 'mcp/NAME (or mcp NAME)')
     .requiredOption(
@@ -183,6 +266,7 @@ export function rolloutPreviewCommand(io: CliIo, env: KubeconfigEnvironment): Co
       new Option('--fail-on <what>', 'exit 1 when any node would do this').choices([
         'reboot',
         'drain',
+        'blocked',
         'any',
       ]),
     )
@@ -204,7 +288,7 @@ export function rolloutPreviewCommand(io: CliIo, env: KubeconfigEnvironment): Co
       const failing = failingNodes(preview.nodes, options.failOn);
       if (failing.length > 0)
         throw new CliError(
-          `--fail-on ${options.failOn}: ${failing.join(', ')} would ${options.failOn === 'any' ? 'change' : options.failOn}`,
+          `--fail-on ${options.failOn}: ${failing.join(', ')} would ${FailOnVerb[options.failOn]}`,
         );
     });
 }

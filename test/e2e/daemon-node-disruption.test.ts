@@ -17,6 +17,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Annotation } from '../../src/api/machineconfiguration/v1/constants.js';
+import type { DaemonSet } from '../../src/api/apps/v1/daemon-set.js';
+import type { Pod } from '../../src/api/core/v1/pod.js';
 import type { MachineConfiguration } from '../../src/api/operator/v1/machine-configuration.js';
 import { Resources } from '../../src/api/resource-refs.js';
 import { defaultClusterPolicies } from '../../src/logic/nodeplan/node-disruption-policies.js';
@@ -317,8 +319,14 @@ describe('node disruption policies from MachineConfiguration/cluster', () => {
           const row = r.stdout.split('\n').find((l) => l.startsWith(`${n.name} `));
           expect(row, n.name).toMatch(/\s+yes\s+yes\s+Reboot$/);
         }
+        expect(r.stdout).toContain(
+          `\n${String(cluster.nodes.length)} nodes will drain and reboot\n`,
+        );
+        // Each node's simulated workload pods (a ReplicaSet's) are evicted, nothing blocks; its
+        // machine-config-daemon pod (a DaemonSet's) stays.
+        const n = cluster.nodes.length;
         expect(r.stdout.trim().split('\n').at(-1)).toBe(
-          `${String(cluster.nodes.length)} nodes will drain and reboot`,
+          `drains: ${String(2 * n)} evicted, 0 deleted, 0 blocked, ${String(n)} stay`,
         );
         const json = preview(file, '-o', 'json');
         expect(json.code).toBe(0);
@@ -331,6 +339,132 @@ describe('node disruption policies from MachineConfiguration/cluster', () => {
         expect(await versions()).toEqual(before);
       },
       2 * Minute,
+    );
+
+    it(
+      'drain preflight: names the budget that blocks a pod and what the drain does to the rest; the rollout then does exactly that',
+      async () => {
+        const [first] = cluster.nodes;
+        const at = first!.name;
+        const ns = 'apps';
+        await cluster.admin.create(Resources.namespace, {
+          apiVersion: 'v1',
+          kind: 'Namespace',
+          metadata: { name: ns },
+        });
+        const agent = await cluster.admin.create<DaemonSet>(Resources.daemonSet, {
+          apiVersion: 'apps/v1',
+          kind: 'DaemonSet',
+          metadata: { name: 'agent', namespace: ns },
+          spec: { selector: { matchLabels: { app: 'agent' } }, template: {} },
+        });
+        const owned = (kind: string, name: string, uid = `uid-${name}`) => [
+          { apiVersion: 'apps/v1', kind, name, uid, controller: true },
+        ];
+        const running = async (name: string, metadata: Record<string, unknown>, spec = {}) => {
+          const pod = await cluster.admin.create<Pod>(Resources.pod, {
+            apiVersion: 'v1',
+            kind: 'Pod',
+            metadata: { name, namespace: ns, ...metadata },
+            spec: { nodeName: at, containers: [{ name: 'c', image: 'busybox' }], ...spec },
+          });
+          await cluster.admin.updateStatus<Pod>(Resources.pod, {
+            ...pod,
+            status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+          });
+        };
+        await running('db-0', {
+          labels: { app: 'db' },
+          ownerReferences: owned('StatefulSet', 'db'),
+        });
+        await running('scratch', {});
+        await running('agent-x', {
+          ownerReferences: owned('DaemonSet', 'agent', agent.metadata.uid ?? ''),
+        });
+        await running(
+          'cache-0',
+          { ownerReferences: owned('StatefulSet', 'cache') },
+          { volumes: [{ name: 'tmp', emptyDir: {} }] },
+        );
+        await cluster.admin.create(Resources.podDisruptionBudget, {
+          apiVersion: 'policy/v1',
+          kind: 'PodDisruptionBudget',
+          metadata: { name: 'db', namespace: ns },
+          spec: { minAvailable: 1, selector: { matchLabels: { app: 'db' } } },
+        });
+        const file = mcFile('60-worker-karg', { kernelArguments: ['mco.preview=1'] });
+
+        const r = preview(file, '--fail-on', 'blocked');
+        expect(r.code, r.stderr).toBe(1);
+        expect(r.stderr).toBe(`error: --fail-on blocked: ${at} would have a blocked drain\n`);
+        const rows = r.stdout
+          .split('\n')
+          .filter((l) => l.startsWith(`${at} `) && l.includes(`${ns}/`));
+        expect(rows.map((l) => l.split(/ {2,}/).slice(1))).toEqual([
+          ['apps/agent-x', 'stays', 'DaemonSet apps/agent'],
+          ['apps/cache-0', 'evicted', 'its emptyDir data is deleted (tmp)'],
+          [
+            'apps/db-0',
+            'blocked',
+            'PodDisruptionBudget apps/db allows no disruption (1 healthy, 1 needed)',
+          ],
+          ['apps/scratch', 'deleted', 'no controller: nothing recreates it'],
+        ]);
+        expect(r.stdout.trim().split('\n').at(-1)).toBe(
+          `drains: ${String(2 * cluster.nodes.length + 1)} evicted, 1 deleted, 1 blocked (${at}), ${String(cluster.nodes.length + 1)} stay`,
+        );
+        const json = JSON.parse(preview(file, '-o', 'json').stdout) as {
+          nodes: {
+            node: string;
+            drainPreflight?: { pods: { pod: string; blockedBy?: string }[] };
+          }[];
+        };
+        const mine = json.nodes.find((n) => n.node === at)?.drainPreflight?.pods ?? [];
+        expect(mine.find((p) => p.pod === 'apps/db-0')?.blockedBy).toBe(
+          'PodDisruptionBudget apps/db',
+        );
+        // An identity that may read the configs but not pods still gets the plans, and is told.
+        const readOnly = runMco([
+          'rollout',
+          'preview',
+          'mcp/worker',
+          '-f',
+          file,
+          '--kubeconfig',
+          cluster.api.kubeconfig('dashboard'),
+        ]);
+        expect(readOnly.code, readOnly.stderr).toBe(0);
+        expect(readOnly.stdout).toMatch(/\ndrains: not looked at \(.*forbidden.*\)\n$/);
+
+        // What it said is what the drain does: the budget holds db-0 and the node's update.
+        const before = (await cluster.getPool('worker')).spec.configuration?.name ?? '';
+        await cluster.applyMc('60-worker-karg', {}, { kernelArguments: ['mco.preview=1'] });
+        const target = await cluster.newTarget('worker', before);
+        const names = async () =>
+          (await cluster.admin.list<Pod>(Resources.pod, { namespace: ns })).items
+            .map((p) => p.metadata.name ?? '')
+            .sort();
+        await until(
+          `${at} cordoned, scratch and cache-0 gone`,
+          async () =>
+            (await cluster.getNode(at)).spec?.unschedulable === true &&
+            (await names()).join(',') === 'agent-x,db-0'
+              ? true
+              : undefined,
+          3 * Minute,
+        );
+        await sleep(5000);
+        expect(await names()).toEqual(['agent-x', 'db-0']);
+        const held = await cluster.getNode(at);
+        expect(held.metadata.annotations?.[Annotation.currentConfig]).not.toBe(target);
+        expect(held.metadata.annotations?.[Annotation.lastAppliedDrain]).not.toBe(
+          `drain-${target}`,
+        );
+        await cluster.admin.delete(Resources.podDisruptionBudget, 'db', ns);
+        await cluster.waitPoolUpdated('worker', target, cluster.nodes.length, 5 * Minute);
+        expect(await names()).toEqual(['agent-x']);
+      },
+      10 * Minute,
     );
   });
 });

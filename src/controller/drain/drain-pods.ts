@@ -10,23 +10,14 @@
  * watch event: a pod bound to the node in the last instant before the cordon may be missed, the
  * same window upstream has when the scheduler's own cache has not yet seen the cordon.
  */
-import { MirrorPodAnnotation, type Pod } from '../../api/core/v1/pod.js';
+import type { Pod } from '../../api/core/v1/pod.js';
+import { podDrainSkipReason } from '../../logic/drain/pod-drain-skip.js';
 import { isStatusError } from '../../api/meta/v1/status-error.js';
 import type { Clock } from '../../ports/clock.js';
 import type { Logger } from '../../ports/logger.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import { goDuration } from '../common/go-duration.js';
 import { errorText } from '../../lib/error-text.js';
-
-export type PodSkipReason = 'DaemonSet' | 'Mirror';
-
-/** The drain filters: which pods stay (and why); the rest are evicted. */
-export function podDrainSkipReason(pod: Pod): PodSkipReason | undefined {
-  if (pod.metadata.annotations?.[MirrorPodAnnotation] !== undefined) return 'Mirror';
-  const controller = pod.metadata.ownerReferences?.find((o) => o.controller === true);
-  if (controller?.kind === 'DaemonSet') return 'DaemonSet';
-  return undefined;
-}
 
 /** The pod informer's view a drain reads. */
 export interface PodCache {

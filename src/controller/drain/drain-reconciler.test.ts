@@ -11,7 +11,7 @@ import { noMcoMetrics, type McoMetrics } from '../../ports/mco-metrics.js';
 import { FakeClient } from '../../../test/support/fake-client.js';
 import { DrainReconciler } from './drain-reconciler.js';
 import { UpstreamDrainTimings } from './drain-timings.js';
-import { podDrainSkipReason } from './drain-pods.js';
+import { podDrainSkipReason } from '../../logic/drain/pod-drain-skip.js';
 
 const A = 'machineconfiguration.openshift.io/';
 

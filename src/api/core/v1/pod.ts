@@ -38,6 +38,7 @@ export type Volume = Static<typeof VolumeSchema>;
 const PodSpecSchema = Type.Object(
   {
     nodeName: Type.Optional(Type.String()),
+    nodeSelector: Type.Optional(Type.Record(Type.String(), Type.String())),
     containers: Type.Array(ContainerSchema),
     initContainers: Type.Optional(Type.Array(ContainerSchema)),
     volumes: Type.Optional(Type.Array(VolumeSchema)),
