@@ -23,7 +23,7 @@ import type { MachineConfiguration } from '../../src/api/operator/v1/machine-con
 import { Resources } from '../../src/api/resource-refs.js';
 import { defaultClusterPolicies } from '../../src/logic/nodeplan/node-disruption-policies.js';
 import type { ApiObject } from '../../src/ports/resource-client.js';
-import { runMco } from '../support/run-mco.js';
+import { RepoRoot, runMco } from '../support/run-mco.js';
 import { DaemonCluster, Minute, sleep, until, type SimNode } from './daemon-harness.js';
 
 const FooUnit = [
@@ -410,6 +410,13 @@ describe('node disruption policies from MachineConfiguration/cluster', () => {
           ],
           ['apps/scratch', 'deleted', 'no controller: nothing recreates it'],
         ]);
+        // docs/rollouts.md shows these rows as printed here.
+        const doc = readFileSync(join(RepoRoot, 'docs/rollouts.md'), 'utf8').split('\n');
+        for (const row of rows)
+          expect(
+            doc.map((l) => l.split(/ {2,}/).slice(1)),
+            row,
+          ).toContainEqual(row.split(/ {2,}/).slice(1));
         expect(r.stdout.trim().split('\n').at(-1)).toBe(
           `drains: ${String(2 * cluster.nodes.length + 1)} evicted, 1 deleted, 1 blocked (${at}), ${String(cluster.nodes.length + 1)} stay`,
         );

@@ -484,6 +484,10 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
       expect(preview.code, preview.stderr).toBe(0);
       expect(preview.stdout).toMatch(/^rendered: rendered-worker-[0-9a-f]{32}\n/);
       expect(preview.stdout).toContain('2 nodes will drain and reboot\n');
+      expect(preview.stdout).toMatch(
+        /\nworker-0 +openshift-machine-config-operator\/machine-config-daemon-\S+ +stays +DaemonSet /,
+      );
+      expect(preview.stdout).toMatch(/\ndrains: [1-9]\d* evicted, 0 deleted, 0 blocked, 2 stay\n$/);
       const applied = await sh(work, 'kubectl apply -f examples/');
       expect(applied.code, applied.stderr).toBe(0);
       expect(applied.stdout).toContain(
