@@ -122,6 +122,18 @@ function gateLines(policy: RolloutPolicy): string[] {
   return [...(g.soak === undefined ? [] : [`soak ${g.soak}`]), ...kinds];
 }
 
+function canaryState(s: {
+  readonly released: boolean;
+  readonly held: HeldView | undefined;
+  readonly canaryDone: boolean;
+  readonly complete: boolean;
+}): CanaryState {
+  if (s.released) return 'released';
+  if (s.held?.status === 'True' && s.held.reason === 'CanaryWaiting' && s.canaryDone)
+    return 'waiting';
+  return s.complete ? 'complete' : 'updating';
+}
+
 function canaryView({
   policy,
   nodes,
@@ -149,16 +161,8 @@ function canaryView({
       : done.filter((n) => isCanaryNode(policy, n)).length;
   const complete = nodes.length > 0 && onTarget.length === nodes.length && nodes.every(isNodeDone);
   // The pool holds the rest from the canary's start; it waits for a resume once the canary is done.
-  const state: CanaryState = released
-    ? 'released'
-    : held?.status === 'True' &&
-        held.reason === 'CanaryWaiting' &&
-        done.length === onTarget.length &&
-        updated >= Math.min(chosen, nodes.length)
-      ? 'waiting'
-      : complete
-        ? 'complete'
-        : 'updating';
+  const canaryDone = done.length === onTarget.length && updated >= Math.min(chosen, nodes.length);
+  const state = canaryState({ released, held, canaryDone, complete });
   return {
     size:
       count !== undefined

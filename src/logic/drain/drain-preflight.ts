@@ -126,13 +126,13 @@ function budgetBlock(
   pod: Pod,
   mine: readonly PodDisruptionBudget[],
 ): { readonly why: string; readonly by: string } | undefined {
-  if (ignoresBudgets(pod) || mine.length === 0) return undefined;
-  if (mine.length > 1)
+  const [budget, ...more] = mine;
+  if (ignoresBudgets(pod) || budget === undefined) return undefined;
+  if (more.length > 0)
     return {
       why: `covered by ${String(mine.length)} PodDisruptionBudgets (${mine.map(key).join(', ')}): the eviction API refuses a pod with more than one`,
-      by: `PodDisruptionBudget ${key(mine[0]!)}`,
+      by: `PodDisruptionBudget ${key(budget)}`,
     };
-  const budget = mine[0]!;
   if (!isReady(pod) && unhealthyMayGo(budget)) return undefined;
   if ((budget.status?.disruptionsAllowed ?? 0) > 0) return undefined;
   const s = budget.status;
@@ -142,45 +142,72 @@ function budgetBlock(
   };
 }
 
+/** The one budget an eviction of `pod` is judged against (none when zero or several cover it). */
+function soleBudget(mine: readonly PodDisruptionBudget[]): PodDisruptionBudget | undefined {
+  return mine.length === 1 ? mine[0] : undefined;
+}
+
+interface NodeDrain {
+  readonly elsewhere: readonly Node[];
+  readonly budgetsOf: ReadonlyMap<Pod, readonly PodDisruptionBudget[]>;
+  /** How many of each budget's pods this drain evicts, against what it allows at once. */
+  readonly evictedPerBudget: ReadonlyMap<string, number>;
+}
+
+/** What an eviction of `pod` loses or leaves waiting. */
+function evictionNotes(pod: Pod, controlled: boolean, d: NodeDrain): string[] {
+  const why: string[] = [];
+  if (!controlled) why.push('no controller: nothing recreates it');
+  const emptyDirs = (pod.spec?.volumes ?? []).filter((v) => v.emptyDir !== undefined);
+  if (emptyDirs.length > 0)
+    why.push(`its emptyDir data is deleted (${emptyDirs.map((v) => v.name).join(', ')})`);
+  if (controlled && !d.elsewhere.some((n) => fits(pod, n)))
+    why.push('no other node fits it (node selector, taints): its replacement stays Pending');
+  const budget = soleBudget(d.budgetsOf.get(pod) ?? []);
+  if (budget === undefined) return why;
+  const allowed = budget.status?.disruptionsAllowed ?? 0;
+  const evicted = d.evictedPerBudget.get(key(budget)) ?? 0;
+  if (evicted > allowed)
+    why.push(
+      `PodDisruptionBudget ${key(budget)} allows ${String(allowed)} disruption(s) and ${String(evicted)} of its pods are here: the rest wait for replacements to be Ready`,
+    );
+  return why;
+}
+
+function podPreflight(pod: Pod, d: NodeDrain): PodPreflight {
+  const name = key(pod);
+  const stays = stayReason(pod);
+  if (stays !== undefined) return { pod: name, outcome: 'stays', why: [stays] };
+  const block = budgetBlock(pod, d.budgetsOf.get(pod) ?? []);
+  if (block !== undefined)
+    return { pod: name, outcome: 'blocked', why: [block.why], blockedBy: block.by };
+  const controlled = pod.metadata.ownerReferences?.some((o) => o.controller === true) === true;
+  return {
+    pod: name,
+    outcome: controlled ? 'evicted' : 'deleted',
+    why: evictionNotes(pod, controlled, d),
+  };
+}
+
 export function drainPreflight(input: DrainPreflightInput): DrainPreflight {
   const onNode = input.pods
     .filter((p) => p.spec?.nodeName === input.node)
     .sort((a, b) => key(a).localeCompare(key(b)));
-  const elsewhere = input.nodes.filter((n) => n.metadata.name !== input.node);
-  // How many of each budget's pods this drain evicts, against what it allows at once.
   const evictedPerBudget = new Map<string, number>();
   const budgetsOf = new Map<Pod, PodDisruptionBudget[]>();
   for (const pod of onNode) {
     const mine = input.budgets.filter((b) => covers(b, pod));
     budgetsOf.set(pod, mine);
-    if (stayReason(pod) === undefined && !ignoresBudgets(pod) && mine.length === 1)
-      evictedPerBudget.set(key(mine[0]!), (evictedPerBudget.get(key(mine[0]!)) ?? 0) + 1);
+    const budget = soleBudget(mine);
+    if (budget !== undefined && stayReason(pod) === undefined && !ignoresBudgets(pod))
+      evictedPerBudget.set(key(budget), (evictedPerBudget.get(key(budget)) ?? 0) + 1);
   }
-  const pods = onNode.map((pod): PodPreflight => {
-    const name = key(pod);
-    const stays = stayReason(pod);
-    if (stays !== undefined) return { pod: name, outcome: 'stays', why: [stays] };
-    const mine = budgetsOf.get(pod) ?? [];
-    const block = budgetBlock(pod, mine);
-    if (block !== undefined)
-      return { pod: name, outcome: 'blocked', why: [block.why], blockedBy: block.by };
-    const why: string[] = [];
-    const controlled = pod.metadata.ownerReferences?.some((o) => o.controller === true) === true;
-    if (!controlled) why.push('no controller: nothing recreates it');
-    const emptyDirs = (pod.spec?.volumes ?? []).filter((v) => v.emptyDir !== undefined);
-    if (emptyDirs.length > 0)
-      why.push(`its emptyDir data is deleted (${emptyDirs.map((v) => v.name).join(', ')})`);
-    if (controlled && !elsewhere.some((n) => fits(pod, n)))
-      why.push('no other node fits it (node selector, taints): its replacement stays Pending');
-    const budget = mine.length === 1 ? mine[0]! : undefined;
-    const allowed = budget?.status?.disruptionsAllowed ?? 0;
-    const evicted = budget === undefined ? 0 : (evictedPerBudget.get(key(budget)) ?? 0);
-    if (budget !== undefined && evicted > allowed)
-      why.push(
-        `PodDisruptionBudget ${key(budget)} allows ${String(allowed)} disruption(s) and ${String(evicted)} of its pods are here: the rest wait for replacements to be Ready`,
-      );
-    return { pod: name, outcome: controlled ? 'evicted' : 'deleted', why };
-  });
+  const drain: NodeDrain = {
+    elsewhere: input.nodes.filter((n) => n.metadata.name !== input.node),
+    budgetsOf,
+    evictedPerBudget,
+  };
+  const pods = onNode.map((pod) => podPreflight(pod, drain));
   const counts: Record<PodDrainOutcome, number> = { stays: 0, blocked: 0, deleted: 0, evicted: 0 };
   for (const p of pods) counts[p.outcome] += 1;
   return { pods, counts };
