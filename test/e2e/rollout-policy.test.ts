@@ -736,4 +736,46 @@ describe('rollout policy through real processes', () => {
     },
     5 * Minute,
   );
+
+  it(
+    'slow-start batches: one node first, then one more at once per node done, up to maxUnavailable',
+    async () => {
+      await admin.patch(
+        Resources.machineConfigPool,
+        'worker',
+        { spec: { maxUnavailable: 4 } },
+        'merge',
+      );
+      await setPolicy({ batches: 'slowStart' });
+      const target = await applyWorkerConfig();
+      await waitUpdated(target);
+      const ups = agents.updates
+        .filter((u) => u.to === target)
+        .sort((a, b) => a.startedAt - b.startedAt);
+      expect(ups.map((u) => u.node).sort()).toEqual(workers());
+      // At each start, the nodes updating (itself included) are at most one more than those done.
+      const at = (t: number) => ({
+        done: ups.filter((u) => (u.doneAt ?? Infinity) <= t).length,
+        updating: ups.filter((u) => u.startedAt <= t && (u.doneAt ?? Infinity) > t).length,
+      });
+      const seen = ups.map((u) => at(u.startedAt));
+      for (const [i, s] of seen.entries())
+        expect(s.updating, `start ${String(i)}: ${JSON.stringify(seen)}`).toBeLessThanOrEqual(
+          s.done + 1,
+        );
+      expect(seen[0]).toEqual({ done: 0, updating: 1 });
+      // It grew past one at once: the batch doubled once the first node was done.
+      expect(Math.max(...seen.map((s) => s.updating))).toBeGreaterThanOrEqual(2);
+      const moving = condition(await getPool(), RolloutHeldCondition);
+      expect(moving?.status).toBe('False');
+      await admin.patch(
+        Resources.machineConfigPool,
+        'worker',
+        { spec: { maxUnavailable: null } },
+        'merge',
+      );
+      await setPolicy({});
+    },
+    5 * Minute,
+  );
 });

@@ -263,6 +263,44 @@ describe('rollout decision', () => {
     ).toMatchObject({ hold: false, limit: Number.POSITIVE_INFINITY });
   });
 
+  it('slow start: one node, then one more at once for each node done, halved per failing node', () => {
+    const p = policy({ batches: 'slowStart' });
+    const moving = { current: 'rendered-a', desired: 'rendered-b' };
+    const failing = (name: string): Node => {
+      const n = node(name, moving);
+      n.metadata.annotations = { ...n.metadata.annotations, [`${A}state`]: 'Degraded' };
+      return n;
+    };
+    const olds = (k: number) => Array.from({ length: k }, (_, i) => node(`o${String(i)}`, old));
+    const limit = (nodes: Node[]) => {
+      const d = decideRollout(p, pool(), nodes, obs());
+      return d.hold ? undefined : { limit: d.limit, message: d.message };
+    };
+    expect(limit(olds(8))).toEqual({
+      limit: 1,
+      message:
+        'the rollout policy lets nodes update; slow start: 1 at once (0 done, 0 failing, 0 updating)',
+    });
+    expect(limit([node('u1', moving), ...olds(7)])?.limit).toBe(0);
+    expect(limit([node('d1', updated), ...olds(7)])?.limit).toBe(2);
+    expect(limit([node('d1', updated), node('u1', moving), ...olds(6)])?.limit).toBe(1);
+    const three = [node('d1', updated), node('d2', updated), node('d3', updated)];
+    expect(limit([...three, ...olds(5)])?.limit).toBe(4);
+    // A failing node halves the batch (4 → 2), and counts as neither done nor updating.
+    expect(limit([...three, failing('f1'), ...olds(4)])).toEqual({
+      limit: 2,
+      message:
+        'the rollout policy lets nodes update; slow start: 2 at once (3 done, 1 failing, 0 updating)',
+    });
+    expect(limit([failing('f1'), failing('f2'), ...olds(6)])?.limit).toBe(1);
+    // Without batches, no bound beyond maxUnavailable.
+    expect(decideRollout(policy({}), pool(), olds(3), obs())).toMatchObject({
+      hold: false,
+      limit: Number.POSITIVE_INFINITY,
+    });
+    expect(parseRolloutPolicy('{"batches":"fast"}').ok).toBe(false);
+  });
+
   it('a canary auto-resumes once healthy for its time', () => {
     const p = policy({ canary: { count: 1, autoResumeAfter: '30s' } });
     const nodes = [node('w1', updated), node('w2', old)];

@@ -3,7 +3,8 @@
  * choice still decides which nodes may move and how many (maxUnavailable); the policy only ever
  * narrows that. It holds every new start outside the maintenance windows, while an updated node
  * soaks or fails a health gate, and once the canary is updated until `mco rollout resume` (or its
- * auto-resume time). A node already updating is never touched.
+ * auto-resume time); slow-start batches bound how many update at once. A node already updating is
+ * never touched.
  *
  * Pure: the shell passes the clock's time, when it first saw each node Done on the target, and
  * what the probes (Prometheus query, pods on the updated nodes) answered.
@@ -15,7 +16,7 @@ import {
   RolloutAnnotation,
   type RolloutStop,
 } from '../../api/machineconfiguration/v1/rollout-policy.js';
-import { isNodeDone } from '../rollout/node-state.js';
+import { isNodeDone, isNodeMcdFailing } from '../rollout/node-state.js';
 import type { GateAnswers } from './gates/gate-kinds.js';
 import { judgeNode, judgePool, type NodeVerdict, type PoolVerdict } from './gates/judge-gates.js';
 import { windowState } from './maintenance-windows.js';
@@ -256,6 +257,23 @@ function canaryStep(
   };
 }
 
+/**
+ * Slow start, as TCP's: one node first; each node Done on the target lets one more update at once,
+ * so the batch doubles each round (1, 2, 4, …) until maxUnavailable caps it; each node failing on
+ * the target halves it. Read from the nodes alone, so a restarted controller resumes where it was.
+ */
+function batchStep(p: RolloutPass): { readonly limit: number; readonly note: string } | undefined {
+  if (p.policy.source.batches !== 'slowStart') return undefined;
+  const done = p.updated.filter(isNodeDone).length;
+  const failing = p.updated.filter(isNodeMcdFailing).length;
+  const inFlight = p.updated.length - done - failing;
+  const batch = Math.max(1, Math.floor((done + 1) / 2 ** failing));
+  return {
+    limit: Math.max(0, batch - inFlight),
+    note: `slow start: ${String(batch)} at once (${String(done)} done, ${String(failing)} failing, ${String(inFlight)} updating)`,
+  };
+}
+
 export function decideRollout(
   policy: ParsedRolloutPolicy,
   pool: MachineConfigPool,
@@ -294,10 +312,14 @@ export function decideRollout(
   if (gated !== undefined) return gated;
   const canary = canaryStep(p);
   if ('decision' in canary) return canary.decision;
-  const moving = canary.updatingCanary ? `updating the canary (${window.moving})` : window.moving;
+  const batch = batchStep(p);
+  const moving = [
+    canary.updatingCanary ? `updating the canary (${window.moving})` : window.moving,
+    ...(batch === undefined ? [] : [batch.note]),
+  ].join('; ');
   return {
     hold: false,
-    limit: canary.limit,
+    limit: Math.min(canary.limit, batch?.limit ?? Number.POSITIVE_INFINITY),
     arrange: (candidates) =>
       sortForRollout(
         policy.source,

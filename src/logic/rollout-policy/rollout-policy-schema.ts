@@ -1,7 +1,7 @@
 /**
  * The schema of a pool's rollout policy (the JSON in its `rollout.mco.dev/policy` annotation,
- * docs/rollouts.md): maintenance windows, health gates (gates/gate-kinds.ts), a canary, an order
- * and automatic revert. The annotation keys and the objects the controller writes are in
+ * docs/rollouts.md): maintenance windows, health gates (gates/gate-kinds.ts), a canary, an order,
+ * slow-start batches and automatic revert. The annotation keys and the objects the controller writes are in
  * api/machineconfiguration/v1/rollout-policy.ts.
  */
 import { Type, type Static } from '@sinclair/typebox';
@@ -31,6 +31,12 @@ export const RolloutPolicySchema = Type.Object(
         { priorityLabel: Type.String({ minLength: 1, maxLength: 316 }) },
         { additionalProperties: false },
       ),
+    ),
+    batches: Type.Optional(
+      Type.Literal('slowStart', {
+        description:
+          'One node first; each node that succeeds lets one more update at once (so the batch doubles each round) up to maxUnavailable; each failing node halves it.',
+      }),
     ),
     autoRevert: Type.Optional(
       Type.Boolean({
