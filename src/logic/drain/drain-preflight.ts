@@ -22,7 +22,7 @@ import { podDrainSkipReason } from './pod-drain-skip.js';
 
 export type PodDrainOutcome = 'stays' | 'blocked' | 'deleted' | 'evicted';
 
-export interface PodPreflight {
+interface PodPreflight {
   /** `namespace/name`. */
   readonly pod: string;
   readonly outcome: PodDrainOutcome;
