@@ -4,7 +4,7 @@
  * are deleted without eviction). Unknown fields are preserved.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { DateTime, Int32, Int64, IntOrString, Nullable } from '../../schema.js';
+import { DateTime, Int32, Int64, IntOrString, Nullable, StringMap } from '../../schema.js';
 import { kindSchema } from '../../meta/v1/kind.js';
 
 /** Annotation the kubelet puts on mirror pods of static pods; drains ignore those. */
@@ -38,7 +38,7 @@ export type Volume = Static<typeof VolumeSchema>;
 const PodSpecSchema = Type.Object(
   {
     nodeName: Type.Optional(Type.String()),
-    nodeSelector: Type.Optional(Type.Record(Type.String(), Type.String())),
+    nodeSelector: Type.Optional(StringMap()),
     containers: Type.Array(ContainerSchema),
     initContainers: Type.Optional(Type.Array(ContainerSchema)),
     volumes: Type.Optional(Type.Array(VolumeSchema)),
