@@ -3,7 +3,8 @@ import { buildSnapshot } from '../dashboard/dashboard-snapshot.js';
 import { machineConfig, mcn, node, pool } from '../../test/support/dashboard-objects.js';
 import { RolloutAnnotation } from '../api/machineconfiguration/v1/rollout-policy.js';
 import { Resources } from '../api/resource-refs.js';
-import { formatTable, nodeRows, parseGetArguments, poolRows } from './get-command.js';
+import { formatTable } from './format-table.js';
+import { nodeRows, parseGetArguments, poolRows } from './get-command.js';
 import { parseOutputFormat, printObjects, withTypeMeta } from './resource-printer.js';
 
 const A = 'rendered-worker-aaaa';

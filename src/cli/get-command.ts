@@ -11,6 +11,7 @@
  * The other formats print the API objects exactly as `kubectl get` does (src/cli/resource-printer.ts),
  * so a script written against one works with the other; errors read as kubectl's.
  */
+import { formatTable } from './format-table.js';
 import { Command, Option } from 'commander';
 import type { Node } from '../api/core/v1/node.js';
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
@@ -41,23 +42,6 @@ import {
   withTypeMeta,
   type TableFormat,
 } from './resource-printer.js';
-
-/** kubectl's printer: left-aligned columns, three spaces apart, no trailing spaces. */
-export function formatTable(rows: readonly (readonly string[])[]): string {
-  const widths: number[] = [];
-  for (const row of rows)
-    row.forEach((cell, i) => {
-      widths[i] = Math.max(widths[i] ?? 0, cell.length);
-    });
-  return rows
-    .map((row) =>
-      row
-        .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd((widths[i] ?? 0) + 3)))
-        .join(''),
-    )
-    .map((line) => `${line.trimEnd()}\n`)
-    .join('');
-}
 
 const or = (text: string): string => (text === '' ? '<none>' : text);
 

@@ -4,6 +4,7 @@
  * oldest first, with how many of its nodes run each and which one the pool rolls out now (read by
  * src/runtime/pool-rollout-actions.ts, as the dashboard reads it).
  */
+import { formatTable } from './format-table.js';
 import { Command, Option } from 'commander';
 import type { ResourceClient } from '../ports/resource-client.js';
 import {
@@ -40,15 +41,7 @@ function historyTable(h: PoolHistory): string {
       r.notes.join(', '),
     ]),
   ];
-  const widths =
-    rows[0]?.map((_, i) => Math.max(...rows.map((row) => (row[i] ?? '').length))) ?? [];
-  const lines = rows.map((row) =>
-    row
-      .map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd((widths[i] ?? 0) + 2)))
-      .join('')
-      .trimEnd(),
-  );
-  return `machineconfigpool.machineconfiguration.openshift.io/${h.pool.metadata.name ?? ''}\n${lines.join('\n')}\n`;
+  return `machineconfigpool.machineconfiguration.openshift.io/${h.pool.metadata.name ?? ''}\n${formatTable(rows, 2)}`;
 }
 
 interface HistoryOptions extends KubeconfigFlags {

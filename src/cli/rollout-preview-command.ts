@@ -20,6 +20,7 @@
  * whose daemon reports a pending forcefile (its forcefile annotation) is planned with it: a
  * drain and a reboot, with the reason in the table and in `reason` of the JSON.
  */
+import { formatTable } from './format-table.js';
 import { Command, Option } from 'commander';
 import type { Node } from '../api/core/v1/node.js';
 import { Annotation } from '../api/machineconfiguration/v1/constants.js';
@@ -206,19 +207,7 @@ function previewTable(p: PoolPreview): string {
         : [n.node, n.current, '-', '-', `error: ${n.plan.error}`],
     ),
   ];
-  const lines = columns(rows);
-  return `rendered: ${p.renderedName}\n${lines.join('\n')}\n${p.summary}\n${drainSection(p)}`;
-}
-
-/** Pads every column but the last by two spaces, as kubectl prints a table. */
-function columns(rows: readonly (readonly string[])[]): string[] {
-  const widths = (rows[0] ?? []).map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  return rows.map((r) =>
-    r
-      .map((cell, i) => (i === r.length - 1 ? cell : cell.padEnd((widths[i] ?? 0) + 2)))
-      .join('')
-      .trimEnd(),
-  );
+  return `rendered: ${p.renderedName}\n${formatTable(rows, 2)}${p.summary}\n${drainSection(p)}`;
 }
 
 /** The pods each draining node's drain meets, and what happens to each. */
@@ -241,8 +230,7 @@ function drainSection(p: PoolPreview): string {
     `${String(total('blocked'))} blocked${blockedOn.length > 0 ? ` (${blockedOn.join(', ')})` : ''}`,
     `${String(total('stays'))} stay`,
   ].join(', ');
-  const table =
-    rows.length === 0 ? '' : `${columns([['NODE', 'POD', 'DRAIN', 'WHY'], ...rows]).join('\n')}\n`;
+  const table = rows.length === 0 ? '' : formatTable([['NODE', 'POD', 'DRAIN', 'WHY'], ...rows], 2);
   return `\n${table}drains: ${summary}\n`;
 }
 

@@ -25,6 +25,11 @@ const workers = [
   node('worker-2', { current: 'rendered-worker-a', desired: 'rendered-worker-a', state: 'Done' }),
 ];
 
+/** The view of pool `p` (the only pool) over `nodes` at Now. */
+function viewWith(p: MachineConfigPool, nodes: Parameters<typeof poolRolloutView>[0]['nodes']) {
+  return poolRolloutView({ pool: p, pools: [p], nodes, machineConfigs: configs, now: Now });
+}
+
 function view(p: MachineConfigPool, now: number | null = Now) {
   return poolRolloutView({
     pool: p,
@@ -228,13 +233,7 @@ describe('a pool rollout as the dashboard shows it', () => {
       workers[1]!,
       workers[2]!,
     ];
-    const during = poolRolloutView({
-      pool: withAnnotations(heldPool, policy({ count: 1 })),
-      pools: [heldPool],
-      nodes: moving,
-      machineConfigs: configs,
-      now: Now,
-    });
+    const during = viewWith(withAnnotations(heldPool, policy({ count: 1 })), moving);
     expect(during.canary).toMatchObject({ updated: 0, state: 'updating' });
     const labelled = {
       ...workers[1]!,
@@ -270,13 +269,7 @@ describe('a pool rollout as the dashboard shows it', () => {
         },
       },
     }));
-    const complete = poolRolloutView({
-      pool: withAnnotations(target, policy({ count: 1 })),
-      pools: [target],
-      nodes: allOn,
-      machineConfigs: configs,
-      now: Now,
-    });
+    const complete = viewWith(withAnnotations(target, policy({ count: 1 })), allOn);
     expect(complete.canary?.state).toBe('complete');
     const released = withAnnotations(target, {
       ...policy({ count: 1 }),

@@ -241,7 +241,7 @@ describe('node disruption policies from MachineConfiguration/cluster', () => {
           spec: { config: { ignition: { version: '3.2.0' } }, ...spec },
         }),
       );
-    const preview = (file: string, ...extra: string[]) =>
+    const previewAs = (identity: 'admin' | 'dashboard', file: string, ...extra: string[]) =>
       runMco([
         'rollout',
         'preview',
@@ -249,9 +249,10 @@ describe('node disruption policies from MachineConfiguration/cluster', () => {
         '-f',
         file,
         '--kubeconfig',
-        cluster.api.kubeconfig('admin'),
+        cluster.api.kubeconfig(identity),
         ...extra,
       ]);
+    const preview = (file: string, ...extra: string[]) => previewAs('admin', file, ...extra);
 
     /** name → resourceVersion of everything a preview reads. */
     async function versions(): Promise<Map<string, string>> {
@@ -431,15 +432,7 @@ describe('node disruption policies from MachineConfiguration/cluster', () => {
           'PodDisruptionBudget apps/db',
         );
         // An identity that may read the configs but not pods still gets the plans, and is told.
-        const readOnly = runMco([
-          'rollout',
-          'preview',
-          'mcp/worker',
-          '-f',
-          file,
-          '--kubeconfig',
-          cluster.api.kubeconfig('dashboard'),
-        ]);
+        const readOnly = previewAs('dashboard', file);
         expect(readOnly.code, readOnly.stderr).toBe(0);
         expect(readOnly.stdout).toMatch(/\ndrains: not looked at \(.*forbidden.*\)\n$/);
 
