@@ -178,6 +178,11 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
       'mco rollout resume mcp/worker',
     ],
   ],
+  'mco doctor': [
+    ['Why the worker pool’s rollout is stuck, node by node, with the fix', 'mco doctor mcp/worker'],
+    ['What keeps one node from its config', 'mco doctor node/worker-0'],
+    ['Every pool, as JSON (exit 1 when something is stuck)', 'mco doctor -o json'],
+  ],
   'mco get': [
     ['Nodes with pool, state and current/desired config', 'mco get nodes'],
     ['Add the MachineConfigNode phase and the reason of a failure', 'mco get nodes -o wide'],

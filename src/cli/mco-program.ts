@@ -46,6 +46,13 @@ const Subcommands: Readonly<Record<string, CommandLoader>> = {
       .addCommand(undo.rolloutUndoCommand(io, env));
   },
   get: async (io, env) => (await import('./get-command.js')).getCommand(io, env),
+  doctor: async (io, env) => {
+    const [doctor, clock] = await Promise.all([
+      import('./doctor-command.js'),
+      import('../adapters/system-clock.js'),
+    ]);
+    return doctor.doctorCommand(io, env, clock.systemClock);
+  },
   logs: async (io) => (await import('./logs-command.js')).logsCommand(io),
   start: async (io) => (await import('../box/start-command.js')).startCommand(io),
   'os-image': async (io) => (await import('./os-image-command.js')).osImageCommand(io),
