@@ -10,23 +10,14 @@
  * not explained, and the report says so).
  */
 import { Command, Option } from 'commander';
-import type { CertificateSigningRequest } from '../api/certificates/v1/certificate-signing-request.js';
-import type { Node } from '../api/core/v1/node.js';
-import type { Pod } from '../api/core/v1/pod.js';
-import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
-import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
-import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
-import { isStatusError } from '../api/meta/v1/status-error.js';
-import type { PodDisruptionBudget } from '../api/policy/v1/pod-disruption-budget.js';
-import { Resources } from '../api/resource-refs.js';
-import {
-  diagnosePool,
-  type NodeDiagnosis,
-  type PoolDiagnosis,
-} from '../logic/doctor/rollout-diagnosis.js';
-import { poolsForNode } from '../logic/rollout/pool-membership.js';
+import type { NodeDiagnosis } from '../logic/doctor/rollout-diagnosis.js';
 import type { Clock } from '../ports/clock.js';
-import type { ApiObject, ResourceClient } from '../ports/resource-client.js';
+import { RolloutActionRefused } from '../runtime/pool-rollout-actions.js';
+import {
+  readDoctorReport,
+  type DoctorReport,
+  type DoctorScope,
+} from '../runtime/rollout-doctor.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
 import {
   connect,
@@ -35,13 +26,10 @@ import {
   type KubeconfigFlags,
 } from './kubeconfig-loading.js';
 
-/** What `mco doctor` looks at: every pool, one pool, or one node (in its pool). */
-type Scope = { readonly pool?: string; readonly node?: string };
-
 const PoolKinds = /^(mcp|machineconfigpools?)$/i;
 const NodeKinds = /^(no|nodes?)$/i;
 
-export function parseDoctorScope(arg: string | undefined): Scope {
+export function parseDoctorScope(arg: string | undefined): DoctorScope {
   if (arg === undefined) return {};
   const slash = arg.indexOf('/');
   const kind = slash < 0 ? '' : arg.slice(0, slash);
@@ -53,83 +41,6 @@ export function parseDoctorScope(arg: string | undefined): Scope {
   throw new CliError(
     `mco doctor looks at pools and nodes: expected mcp/NAME or node/NAME, got ${arg}`,
   );
-}
-
-/** The list, or undefined when the caller may not list it. */
-async function listIfAllowed<T extends ApiObject>(
-  client: ResourceClient,
-  ref: (typeof Resources)[keyof typeof Resources],
-): Promise<T[] | undefined> {
-  try {
-    return (await client.list<T>(ref)).items;
-  } catch (e) {
-    if (isStatusError(e, 'Forbidden')) return undefined;
-    throw e;
-  }
-}
-
-export interface DoctorReport {
-  readonly pools: readonly PoolDiagnosis[];
-  /** What could not be read, so what the report could not explain. */
-  readonly notes: readonly string[];
-}
-
-export async function diagnose(client: ResourceClient, scope: Scope): Promise<DoctorReport> {
-  const items = async <T extends ApiObject>(ref: (typeof Resources)[keyof typeof Resources]) =>
-    (await client.list<T>(ref)).items;
-  const [pools, nodes, machineConfigNodes, machineConfigs, pods, budgets, csrs] = await Promise.all(
-    [
-      items<MachineConfigPool>(Resources.machineConfigPool),
-      items<Node>(Resources.node),
-      items<MachineConfigNode>(Resources.machineConfigNode),
-      items<MachineConfig>(Resources.machineConfig),
-      listIfAllowed<Pod>(client, Resources.pod),
-      listIfAllowed<PodDisruptionBudget>(client, Resources.podDisruptionBudget),
-      listIfAllowed<CertificateSigningRequest>(client, Resources.certificateSigningRequest),
-    ],
-  );
-  let chosen = pools;
-  if (scope.pool !== undefined) {
-    chosen = pools.filter((p) => p.metadata.name === scope.pool);
-    if (chosen.length === 0)
-      throw new CliError(
-        `machineconfigpools.machineconfiguration.openshift.io "${scope.pool}" not found`,
-      );
-  }
-  if (scope.node !== undefined) {
-    const node = nodes.find((n) => n.metadata.name === scope.node);
-    if (node === undefined) throw new CliError(`nodes "${scope.node}" not found`);
-    const member = poolsForNode(pools, node);
-    const primary = member.ok ? member.value[0] : undefined;
-    if (primary === undefined) throw new CliError(`node/${scope.node} is in no MachineConfigPool`);
-    chosen = [primary];
-  }
-  const diagnoses = [...chosen]
-    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))
-    .map((pool) =>
-      diagnosePool({
-        pool,
-        pools,
-        nodes,
-        machineConfigNodes,
-        machineConfigs,
-        ...(pods === undefined ? {} : { pods }),
-        ...(budgets === undefined ? {} : { budgets }),
-        ...(csrs === undefined ? {} : { certificateSigningRequests: csrs }),
-      }),
-    )
-    .map((d) =>
-      scope.node === undefined ? d : { ...d, nodes: d.nodes.filter((n) => n.node === scope.node) },
-    );
-  const notes = [
-    ...(pods === undefined || budgets === undefined
-      ? [
-          'pods and PodDisruptionBudgets: forbidden to list them, so a drain is named but not explained',
-        ]
-      : []),
-    ...(csrs === undefined ? ['certificatesigningrequests: forbidden to list them'] : []),
-  ];
-  return { pools: diagnoses, notes };
 }
 
 /** `3m12s`: how long ago `since` was, as kubectl's AGE column says it. */
@@ -192,7 +103,9 @@ export function doctorCommand(io: CliIo, env: KubeconfigEnvironment, clock: Cloc
     .action(async (arg: string | undefined, options: DoctorOptions) => {
       const scope = parseDoctorScope(arg);
       const client = await connect(options, env);
-      const report = await diagnose(client, scope);
+      const report = await readDoctorReport(client, scope).catch((e: unknown) => {
+        throw e instanceof RolloutActionRefused ? new CliError(e.message) : e;
+      });
       io.out(
         options.output === 'json'
           ? `${JSON.stringify(report, null, 2)}\n`

@@ -17,6 +17,8 @@
  *   server decides, and its refusal (403, 422) comes back with its code and message. A header the
  *   browser never adds by itself is also what keeps another site from posting in the user's name.
  * - `GET /api/builds`, `GET /api/builds/NAME/log`: On-Cluster Layering (build-routes.ts);
+ * - `GET /api/pools/NAME/doctor`: why its rollout is stuck, as `mco doctor mcp/NAME -o json`
+ *   (doctor-routes.ts);
  * - `POST /api/pools/NAME/rollout/{resume,undo}`: `mco rollout resume` and `mco rollout undo
  *   [--to-revision N]` (body `{"toRevision": N}`), with the caller's token only (rollout-routes.ts);
  * - `POST /api/nodes/NAME/forcefile`: the forcefile on that node, with the caller's token only:
@@ -46,6 +48,7 @@ import type { UserApiAccess } from '../ports/user-api-access.js';
 import { refusal } from './api-refusal.js';
 import { bearerToken } from './bearer-token.js';
 import { addBuildRoutes } from './build-routes.js';
+import { addDoctorRoutes } from './doctor-routes.js';
 import type { BuildLogSource } from '../ports/build-log-source.js';
 import { clusterView, type Read } from './cluster-view.js';
 import type { SnapshotInputs } from './dashboard-snapshot.js';
@@ -350,6 +353,7 @@ export function createDashboardApp(options: DashboardAppOptions): Hono {
   });
 
   addBuildRoutes(app, options);
+  addDoctorRoutes(app, options);
 
   app.get('/metrics', (c) =>
     c.body(poolMetricsText(source.snapshot()), 200, { 'Content-Type': MetricsContentType }),

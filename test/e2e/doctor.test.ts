@@ -13,7 +13,7 @@
  * A healthy cluster, before and after, is "nothing is stuck" with exit 0. The `it`s build on each
  * other, in order.
  */
-import { appendFileSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,11 +28,13 @@ import {
   RolloutHeldCondition,
 } from '../../src/api/machineconfiguration/v1/rollout-policy.js';
 import { Resources } from '../../src/api/resource-refs.js';
-import type { DoctorReport } from '../../src/cli/doctor-command.js';
+import type { DoctorReport } from '../../src/runtime/rollout-doctor.js';
 import type { Blocker } from '../../src/logic/doctor/blocker.js';
 import type { NodeDiagnosis } from '../../src/logic/doctor/rollout-diagnosis.js';
 import type { RolloutPolicy } from '../../src/logic/rollout-policy/rollout-policy-schema.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
+import { clusterPorts } from '../../src/box/cluster-ports.js';
+import { boxUserToken } from '../support/box-browser.js';
 import { BoxProcess } from '../support/box-process.js';
 import { runCommand } from '../support/run-command.js';
 import { McoBin, type RunResult } from '../support/run-mco.js';
@@ -59,6 +61,12 @@ describe('mco doctor on the box: eight faults, each named with its fix', () => {
     });
   const sh = (line: string) => run('bash', ['-c', line]);
   const mco = (args: readonly string[]) => run(process.execPath, [McoBin, ...args]);
+  const dashboardUrl = () => {
+    const record = JSON.parse(readFileSync(join(work, '.mco/cluster.json'), 'utf8')) as {
+      portBase: number;
+    };
+    return `http://127.0.0.1:${clusterPorts(record.portBase).dashboard}/`;
+  };
   const getPool = () => admin.get<MachineConfigPool>(Resources.machineConfigPool, 'worker');
 
   async function doctor(scope = 'mcp/worker'): Promise<{ run: RunResult; report: DoctorReport }> {
@@ -222,8 +230,8 @@ describe('mco doctor on the box: eight faults, each named with its fix', () => {
       });
       expect(d.nodes.map((n) => n.phase)).toEqual(['Waiting', 'Waiting']);
       const text = await mco(['doctor', 'mcp/worker']);
-      expect(text.stdout).toContain(
-        `  worker-0  Waiting\n    blocked by mcp/worker (PausedPool): the pool is paused: the node controller points no node at a new config\n      fix: kubectl patch mcp/worker --type merge -p '{"spec":{"paused":false}}'\n`,
+      expect(text.stdout).toMatch(
+        /\n {2}worker-0 {2}Waiting since \S+Z \([0-9hms]+\)\n {4}blocked by mcp\/worker \(PausedPool\): the pool is paused: the node controller points no node at a new config\n {6}fix: kubectl patch mcp\/worker --type merge -p '\{"spec":\{"paused":false\}\}'\n/,
       );
       // A window that opens in twelve hours holds the rollout once the pool is unpaused.
       const opens = new Date(Date.now() + 12 * 3_600_000);
@@ -311,6 +319,16 @@ describe('mco doctor on the box: eight faults, each named with its fix', () => {
         stuck: false,
         blockers: [],
       });
+      // The dashboard answers the same, read with the caller's token
+      const dashboard = await fetch(`${dashboardUrl()}api/pools/worker/doctor`, {
+        headers: { Authorization: `Bearer ${boxUserToken(join(work, '.mco'), 'system:admin')}` },
+      });
+      expect(dashboard.status).toBe(200);
+      const shown = (await dashboard.json()) as DoctorReport;
+      const onDashboard = shown.pools[0]?.nodes.find((n) => n.node === 'worker-0');
+      expect(onDashboard?.phase).toBe('Draining');
+      expect(onDashboard?.since).toBe(node?.since);
+      expect(onDashboard?.blockers.find((b) => b.kind === 'PodDisruptionBudget')).toEqual(budget);
       const text = await mco(['doctor', 'node/worker-0']);
       expect(text.stdout).toContain(
         'blocked by poddisruptionbudget/db -n shop (PodDisruptionBudget)',

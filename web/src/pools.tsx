@@ -2,6 +2,7 @@
 import type { JSX } from 'preact';
 import type { PoolView } from './api.js';
 import { PoolActions } from './pool-actions.js';
+import { DoctorPanel } from './doctor-panel.js';
 import { RolloutPanel } from './rollout-panel.js';
 
 const OutcomeLabel = { Done: 'Updated', Progressing: 'Updating', Degraded: 'Degraded' } as const;
@@ -76,6 +77,7 @@ function PoolCard({ pool, token }: { pool: PoolView; token: string }) {
       <p class="message">{pool.message}</p>
       <PoolActions pool={pool} token={token} />
       <RolloutPanel pool={pool} token={token} />
+      <DoctorPanel name={pool.name} token={token} />
       <details>
         <summary>conditions</summary>
         <table class="conditions">
