@@ -37,7 +37,7 @@ import { clusterPorts } from '../../src/box/cluster-ports.js';
 import { boxUserToken } from '../support/box-browser.js';
 import { BoxProcess } from '../support/box-process.js';
 import { runCommand } from '../support/run-command.js';
-import { McoBin, type RunResult } from '../support/run-mco.js';
+import { McoBin, RepoRoot, type RunResult } from '../support/run-mco.js';
 import { until } from '../support/until.js';
 
 const Minute = 60_000;
@@ -45,6 +45,20 @@ const Workers = ['worker-0', 'worker-1'] as const;
 const Priority = 'example.com/update-order';
 const Healthy = 'example.com/Healthy';
 const Namespace = 'shop';
+
+/**
+ * docs/rollouts.md's `mco doctor node/worker-0` example, line by line, as printed: each `…` stands
+ * for what varies from run to run (names, times).
+ */
+function expectDocExample(printed: string): void {
+  const doc = readFileSync(join(RepoRoot, 'docs/rollouts.md'), 'utf8');
+  const block = /\n\$ mco doctor node\/worker-0\n([\s\S]*?)\n```\n/.exec(doc)?.[1] ?? '';
+  const lines = block.split('\n').filter((l) => l !== '');
+  expect(lines.length).toBeGreaterThan(4);
+  const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = lines.map((l) => l.split('…').map(escape).join('.*')).join('\n');
+  expect(printed).toMatch(new RegExp(`^${pattern}\n$`));
+}
 
 describe('mco doctor on the box: eight faults, each named with its fix', () => {
   let work = '';
@@ -300,8 +314,9 @@ describe('mco doctor on the box: eight faults, each named with its fix', () => {
   it(
     '3. a PodDisruptionBudget at zero blocks the drain: named with its pods and counts',
     async () => {
-      const d = await diagnosed('worker-0 draining, held by the budget', (nodes) =>
-        kinds(nodes, 'worker-0').includes('PodDisruptionBudget'),
+      const d = await diagnosed(
+        'worker-0 draining, held by the budget and the kept pod',
+        (nodes) => kinds(nodes, 'worker-0').join() === 'PodDisruptionBudget,Pod',
       );
       const node = d.nodes.find((n) => n.node === 'worker-0');
       expect(node?.phase).toBe('Draining');
@@ -330,6 +345,7 @@ describe('mco doctor on the box: eight faults, each named with its fix', () => {
       expect(onDashboard?.since).toBe(node?.since);
       expect(onDashboard?.blockers.find((b) => b.kind === 'PodDisruptionBudget')).toEqual(budget);
       const text = await mco(['doctor', 'node/worker-0']);
+      expectDocExample(`${text.stdout}${text.stderr}`);
       expect(text.stdout).toContain(
         'blocked by poddisruptionbudget/db -n shop (PodDisruptionBudget)',
       );

@@ -630,6 +630,16 @@ describe('the README walkthrough: mco start, a rollout, drift, Ctrl-C and resume
         /^worker-0 {3}worker {3}Ready {4}Degraded .* NodeDegraded {3}content mismatch for file "\/etc\/chrony.conf"$/m,
       );
 
+      const doctor = await sh(work, 'mco doctor mcp/worker');
+      expect(doctor.code, doctor.stderr).toBe(1);
+      expect(doctor.stdout).toMatch(
+        /^ {2}worker-0 {2}Degraded since \S+Z \([0-9hms]+\)\n {4}blocked by file \/etc\/chrony\.conf on node\/worker-0 \(DriftedFile\): /m,
+      );
+      expect(doctor.stdout).toContain(
+        '`touch .mco/nodes/worker-0/rootfs/run/machine-config-daemon-force`',
+      );
+      expect(Readme).toContain('mco get nodes -o wide\nmco doctor mcp/worker\n');
+      expect(Readme).toContain('`blocked by file /etc/chrony.conf on node/worker-0 (DriftedFile)`');
       const force = await sh(
         work,
         'touch .mco/nodes/worker-0/rootfs/run/machine-config-daemon-force',

@@ -28,15 +28,8 @@ const driftPatterns: readonly RegExp[] = [
   /unit "([^"]+)" expected enabled=/,
 ];
 
-/**
- * The blocker a Degraded (or Unreconcilable) node's reason names. `machineConfigs` are the pool's
- * own, to name the one that asks for what failed.
- */
-export function degradedBlocker(
-  node: string,
-  reason: string,
-  machineConfigs: readonly MachineConfig[],
-): Blocker {
+/** A file, unit or OS state on the node that differs from its config. */
+function driftBlocker(node: string, reason: string): Blocker | undefined {
   for (const pattern of driftPatterns) {
     const path = pattern.exec(reason)?.[1];
     if (path !== undefined)
@@ -47,6 +40,22 @@ export function degradedBlocker(
         fix: forceFileFix(node),
       };
   }
+  if (/expected target osImageURL|missing expected kernel arguments/.test(reason))
+    return { kind: 'DriftedFile', object: `node/${node}`, why: reason, fix: forceFileFix(node) };
+  return undefined;
+}
+
+/**
+ * The blocker a Degraded (or Unreconcilable) node's reason names. `machineConfigs` are the pool's
+ * own, to name the one that asks for what failed.
+ */
+export function degradedBlocker(
+  node: string,
+  reason: string,
+  machineConfigs: readonly MachineConfig[],
+): Blocker {
+  const drifted = driftBlocker(node, reason);
+  if (drifted !== undefined) return drifted;
   if (/extension/i.test(reason)) {
     const asking = setters(machineConfigs, (mc) => (mc.spec?.extensions ?? []).length > 0);
     return {
@@ -68,13 +77,6 @@ export function degradedBlocker(
       fix: `push the image to its registry, or correct the osImageURL${asking === undefined ? '' : ` of ${asking}`} (\`kubectl edit\`, or delete it): the node then follows the corrected config`,
     };
   }
-  if (/osImageURL|kernel arguments/.test(reason))
-    return {
-      kind: 'DriftedFile',
-      object: `node/${node}`,
-      why: reason,
-      fix: forceFileFix(node),
-    };
   return {
     kind: 'Degraded',
     object: `node/${node}`,

@@ -38,7 +38,7 @@ import {
   RolloutHeldCondition,
 } from '../../api/machineconfiguration/v1/rollout-policy.js';
 import type { PodDisruptionBudget } from '../../api/policy/v1/pod-disruption-budget.js';
-import { drainPreflight } from '../drain/drain-preflight.js';
+import { drainPreflight, type DrainPreflight } from '../drain/drain-preflight.js';
 import { podDrainSkipReason } from '../drain/pod-drain-skip.js';
 import { selectMachineConfigs } from '../render/render-pool.js';
 import { describeMaxUnavailableError, maxUnavailable } from '../rollout/max-unavailable.js';
@@ -164,6 +164,41 @@ function mcnCondition(mcn: MachineConfigNode | undefined, type: string, status?:
 /** `pod/NAME -n NS`. */
 const podRef = (pod: Pod) => `pod/${pod.metadata.name ?? ''} -n ${pod.metadata.namespace ?? ''}`;
 
+/** The budgets that refuse the evictions of the node's pods, each with the pods it protects. */
+function budgetBlockers(preflight: DrainPreflight): Blocker[] {
+  const budgets = new Map<string, { why: string; pods: string[] }>();
+  for (const p of preflight.pods) {
+    if (p.outcome !== 'blocked' || p.blockedBy === undefined) continue;
+    const seen = budgets.get(p.blockedBy) ?? { why: p.why.join('; '), pods: [] };
+    seen.pods.push(`pod/${p.pod.slice(p.pod.indexOf('/') + 1)}`);
+    budgets.set(p.blockedBy, seen);
+  }
+  return [...budgets].map(([by, { why, pods }]) => {
+    const [namespace = '', name = ''] = by.replace(/^PodDisruptionBudget /, '').split('/');
+    return {
+      kind: 'PodDisruptionBudget',
+      object: `poddisruptionbudget/${name} -n ${namespace}`,
+      why: `${why}; it protects ${pods.join(', ')} on this node, so the eviction is refused and retried`,
+      fix: `let another of its pods become healthy elsewhere (\`kubectl scale\` its workload), or relax the budget: \`kubectl delete pdb ${name} -n ${namespace}\``,
+    };
+  });
+}
+
+/** An evicted pod the drain waits for while its finalizers keep it. */
+function keptPodBlocker(pod: Pod): Blocker | undefined {
+  const finalizers = pod.metadata.finalizers ?? [];
+  const deleted = pod.metadata.deletionTimestamp;
+  if (podDrainSkipReason(pod) !== undefined || deleted === undefined || finalizers.length === 0)
+    return undefined;
+  const owned = pod.metadata.ownerReferences?.some((o) => o.controller === true) === true;
+  return {
+    kind: 'Pod',
+    object: podRef(pod),
+    why: `${owned ? '' : 'no controller owns it; '}it was evicted at ${deleted} but its finalizers [${finalizers.join(' ')}] keep it, and the drain waits for it to be gone`,
+    fix: `let what owns the finalizers finish, or remove them: \`kubectl patch pod ${pod.metadata.name ?? ''} -n ${pod.metadata.namespace ?? ''} --type merge -p '{"metadata":{"finalizers":null}}'\``,
+  };
+}
+
 /** Why each pod the drain of `node` still waits for is there. */
 function drainBlockers(node: string, input: DiagnosisInput): Blocker[] {
   if (input.pods === undefined)
@@ -181,37 +216,11 @@ function drainBlockers(node: string, input: DiagnosisInput): Blocker[] {
     budgets: input.budgets ?? [],
     nodes: input.nodes,
   });
-  const byKey = new Map(input.pods.map((p) => [key(p), p]));
-  const blockers: Blocker[] = [];
-  const budgets = new Map<string, string[]>();
-  for (const p of preflight.pods) {
-    if (p.outcome === 'blocked' && p.blockedBy !== undefined)
-      budgets.set(p.blockedBy, [...(budgets.get(p.blockedBy) ?? []), p.pod]);
-  }
-  for (const [by, pods] of budgets) {
-    const [namespace = '', name = ''] = by.replace(/^PodDisruptionBudget /, '').split('/');
-    const why = preflight.pods.find((p) => p.blockedBy === by)?.why.join('; ') ?? '';
-    blockers.push({
-      kind: 'PodDisruptionBudget',
-      object: `poddisruptionbudget/${name} -n ${namespace}`,
-      why: `${why}; it protects ${pods.map((p) => `pod/${p.slice(p.indexOf('/') + 1)}`).join(', ')} on this node, so the eviction is refused and retried`,
-      fix: `let another of its pods become healthy elsewhere (\`kubectl scale\` its workload), or relax the budget: \`kubectl delete pdb ${name} -n ${namespace}\``,
-    });
-  }
-  for (const p of preflight.pods) {
-    const pod = byKey.get(p.pod);
-    if (pod === undefined || podDrainSkipReason(pod) !== undefined) continue;
-    const finalizers = pod.metadata.finalizers ?? [];
-    if (pod.metadata.deletionTimestamp === undefined || finalizers.length === 0) continue;
-    const owned = pod.metadata.ownerReferences?.some((o) => o.controller === true) === true;
-    blockers.push({
-      kind: 'Pod',
-      object: podRef(pod),
-      why: `${owned ? '' : 'no controller owns it; '}it was evicted at ${pod.metadata.deletionTimestamp} but its finalizers [${finalizers.join(' ')}] keep it, and the drain waits for it to be gone`,
-      fix: `let what owns the finalizers finish, or remove them: \`kubectl patch pod ${pod.metadata.name ?? ''} -n ${pod.metadata.namespace ?? ''} --type merge -p '{"metadata":{"finalizers":null}}'\``,
-    });
-  }
-  return blockers;
+  const onNode = input.pods
+    .filter((p) => p.spec?.nodeName === node)
+    .sort((a, b) => key(a).localeCompare(key(b)));
+  const kept = onNode.map(keptPodBlocker).filter((b): b is Blocker => b !== undefined);
+  return [...budgetBlockers(preflight), ...kept];
 }
 
 /** The node's pending certificate requests: a node that cannot renew or join until approved. */
@@ -256,37 +265,47 @@ function facts(node: Node, mcns: ReadonlyMap<string, MachineConfigNode>): NodeFa
   };
 }
 
-function diagnoseNode(
-  n: NodeFacts,
-  target: string,
-  pool: readonly Blocker[],
-  heldSince: string | undefined,
-  input: DiagnosisInput,
-  machineConfigs: readonly MachineConfig[],
-): NodeDiagnosis | undefined {
+/** What every node of the pool is judged against. */
+interface PoolContext {
+  readonly target: string;
+  /** The pool's own blockers. */
+  readonly pool: readonly Blocker[];
+  readonly heldSince: string | undefined;
+  readonly input: DiagnosisInput;
+  /** The MachineConfigs the pool selects. */
+  readonly machineConfigs: readonly MachineConfig[];
+}
+
+function degradedNode(n: NodeFacts, c: PoolContext, csrs: readonly Blocker[]): NodeDiagnosis {
+  const since = mcnCondition(n.mcn, T.NodeDegraded, 'True')?.lastTransitionTime;
+  const reason = annotation(nodeOf(c.input, n.name), Annotation.reason);
+  return {
+    node: n.name,
+    phase: n.state,
+    ...(since === undefined ? {} : { since }),
+    stuck: true,
+    blockers: [degradedBlocker(n.name, reason, c.machineConfigs), ...csrs],
+  };
+}
+
+function drainingNode(n: NodeFacts, c: PoolContext, csrs: readonly Blocker[]): NodeDiagnosis {
+  const since = mcnCondition(n.mcn, T.Drained)?.lastTransitionTime;
+  const blockers = [...drainBlockers(n.name, c.input), ...csrs];
+  return {
+    node: n.name,
+    phase: 'Draining',
+    ...(since === undefined ? {} : { since }),
+    stuck: blockers.length > 0,
+    blockers,
+  };
+}
+
+function diagnoseNode(n: NodeFacts, c: PoolContext): NodeDiagnosis | undefined {
+  const { target, pool, heldSince, input } = c;
   const csrs = csrBlockers(n.name, input);
-  if (n.state === DaemonState.Degraded || n.state === DaemonState.Unreconcilable) {
-    const since = mcnCondition(n.mcn, T.NodeDegraded, 'True')?.lastTransitionTime;
-    const reason = annotation(nodeOf(input, n.name), Annotation.reason);
-    return {
-      node: n.name,
-      phase: n.state,
-      ...(since === undefined ? {} : { since }),
-      stuck: true,
-      blockers: [degradedBlocker(n.name, reason, machineConfigs), ...csrs],
-    };
-  }
-  if (n.draining) {
-    const since = mcnCondition(n.mcn, T.Drained)?.lastTransitionTime;
-    const blockers = [...drainBlockers(n.name, input), ...csrs];
-    return {
-      node: n.name,
-      phase: 'Draining',
-      ...(since === undefined ? {} : { since }),
-      stuck: blockers.length > 0,
-      blockers,
-    };
-  }
+  if (n.state === DaemonState.Degraded || n.state === DaemonState.Unreconcilable)
+    return degradedNode(n, c, csrs);
+  if (n.draining) return drainingNode(n, c, csrs);
   const done = n.current === target && n.desired === target && n.state === DaemonState.Done;
   if (done) {
     if (csrs.length === 0) return undefined;
@@ -327,7 +346,9 @@ export function diagnosePool(input: DiagnosisInput): PoolDiagnosis {
   const machineConfigs = selectMachineConfigs(input.pool, input.machineConfigs);
   const all = members.map((node) => facts(node, mcns));
   const nodes = all
-    .map((n) => diagnoseNode(n, target, pool, waitingSince(input.pool), input, machineConfigs))
+    .map((n) =>
+      diagnoseNode(n, { target, pool, heldSince: waitingSince(input.pool), input, machineConfigs }),
+    )
     .filter((d): d is NodeDiagnosis => d !== undefined);
   const updated = all.filter(
     (n) => n.current === target && n.desired === target && n.state === DaemonState.Done,
