@@ -26,6 +26,7 @@ import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import { systemClock } from '../adapters/system-clock.js';
 import { updatingNodeText, type RolloutStatus } from '../dashboard/rollout-status.js';
+import { estimateText } from '../logic/rollout-policy/estimate-text.js';
 import { holdText } from '../logic/rollout-policy/rollout-hold.js';
 import type { Clock } from '../ports/clock.js';
 import { silentLogger } from '../ports/logger.js';
@@ -86,7 +87,7 @@ export function progressBar(updated: number, total: number): string {
  * One line for a status that is not done: kubectl's wording, a bar, the node being updated (for
  * a Degraded pool, the one being repaired), and what blocks the rollout.
  */
-export function formatProgress(s: RolloutStatus): string {
+export function formatProgress(s: RolloutStatus, now?: number): string {
   const head = `Waiting for mcp "${s.pool}" rollout to finish`;
   const bar = s.outcome === 'Degraded' || s.message.startsWith('Waiting for rollout');
   if (s.target === '' || !bar)
@@ -95,7 +96,9 @@ export function formatProgress(s: RolloutStatus): string {
   const nodeText = node === undefined ? '' : `; ${updatingNodeText(node, s.target)}`;
   const blocked = s.blocked === undefined ? '' : `; ${s.blocked}`;
   const held = s.held === undefined ? '' : `; ${holdText(s.held)}`;
-  return `${head}: ${s.updated} of ${s.total} nodes updated to ${s.target} ${progressBar(s.updated, s.total)}${nodeText}${s.paused ? ' (the pool is paused)' : ''}${blocked}${held}`;
+  const eta =
+    now === undefined || s.estimate === undefined ? undefined : estimateText([s.estimate], now);
+  return `${head}: ${s.updated} of ${s.total} nodes updated to ${s.target} ${progressBar(s.updated, s.total)}${nodeText}${s.paused ? ' (the pool is paused)' : ''}${blocked}${held}${eta === undefined ? '' : `; ${eta}`}`;
 }
 
 /** The line while an outcome found at the start waits to see whether the pool reacts. */
@@ -263,7 +266,7 @@ async function follow(name: string, w: Watches, io: CliIo, options: FollowOption
     if (!options.watch) {
       // One look, as kubectl's --watch=false: what the status says now.
       if (s.outcome === 'Degraded') throw new CliError(`mcp "${name}" is degraded: ${s.message}`);
-      print(s.outcome === 'Done' ? formatDone(s) : formatProgress(s));
+      print(s.outcome === 'Done' ? formatDone(s) : formatProgress(s, l.now));
       return;
     }
     const j = follower.judge(l);
@@ -272,7 +275,7 @@ async function follow(name: string, w: Watches, io: CliIo, options: FollowOption
       return;
     }
     if (j.kind === 'failed') throw new CliError(j.message);
-    print(j.settling ? formatSettling(s, options.settleMs) : formatProgress(s));
+    print(j.settling ? formatSettling(s, options.settleMs) : formatProgress(s, l.now));
     if (Date.now() >= deadline) throw new CliError('timed out waiting for the condition');
     await sleep(200);
   }

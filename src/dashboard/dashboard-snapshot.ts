@@ -45,6 +45,11 @@ export interface PoolView {
   readonly message: string;
   /** The reason the rollout policy holds the rollout (RolloutHeld), '' when it does not. */
   readonly held: string;
+  /**
+   * While it rolls out, when it is expected to finish (RFC 3339, from its RolloutEstimate
+   * condition), or why there is no figure yet; '' when it is not rolling out.
+   */
+  readonly eta: string;
   readonly conditions: readonly ConditionView[];
   /** This pool's rendered configs, oldest first. */
   readonly renderedConfigs: readonly string[];
@@ -168,6 +173,7 @@ function poolView(
     outcome: rollout.outcome,
     message: rollout.message,
     held: rollout.held?.reason ?? '',
+    eta: rollout.estimate?.message ?? '',
     conditions: (s?.conditions ?? []).map((c) => ({
       type: c.type,
       status: c.status,

@@ -9,6 +9,8 @@ import { Annotation, PoolConditionType } from '../api/machineconfiguration/v1/co
 import type { MachineConfig } from '../api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigNode } from '../api/machineconfiguration/v1/machine-config-node.js';
 import type { MachineConfigPool } from '../api/machineconfiguration/v1/machine-config-pool.js';
+import { RolloutEstimateCondition } from '../api/machineconfiguration/v1/rollout-policy.js';
+import type { McoCondition } from '../api/meta/v1/condition.js';
 import { selectMachineConfigs } from '../logic/render/render-pool.js';
 import { describeMaxUnavailableError, maxUnavailable } from '../logic/rollout/max-unavailable.js';
 import { poolsForNode } from '../logic/rollout/pool-membership.js';
@@ -53,6 +55,8 @@ export interface RolloutStatus {
    * lifts it. A wait, not a failure: a window opens, a canary is resumed.
    */
   readonly held?: PoolHold;
+  /** The pool's RolloutEstimate condition while it rolls out (its message is the expected end). */
+  readonly estimate?: McoCondition;
 }
 
 function condition(pool: MachineConfigPool, type: string) {
@@ -236,6 +240,9 @@ function inProgress(
   const { target, updated, total, paused, updating } = base;
   const blocked = blockedBy(pool, target, members);
   const held = paused ? undefined : poolHold(pool);
+  const estimate = pool.status?.conditions?.find(
+    (c) => c.type === RolloutEstimateCondition && c.status === 'True',
+  );
   const why = paused
     ? ' (the pool is paused)'
     : updating[0] === undefined
@@ -247,5 +254,6 @@ function inProgress(
     message: `Waiting for rollout to finish: ${updated} of ${total} nodes updated to ${target}${why}${blocked === undefined ? '' : `; ${blocked}`}${held === undefined ? '' : `; ${holdText(held)}`}`,
     ...(blocked === undefined ? {} : { blocked }),
     ...(held === undefined ? {} : { held }),
+    ...(estimate === undefined ? {} : { estimate }),
   };
 }

@@ -41,6 +41,17 @@ function stateLabel(pool: PoolView): string {
   return OutcomeLabel[pool.outcome];
 }
 
+/** The expected end as the page's clock reads it: `21:40 UTC (in about 3 min)`, or the note. */
+function etaText(eta: string, now: number): string {
+  const at = Date.parse(eta);
+  if (!Number.isFinite(at)) return eta;
+  const minutes = Math.round((at - now) / 60_000);
+  const when = eta.replace('T', ' ').replace(/:\d\dZ$/, ' UTC');
+  if (at < now) return `${when} (overdue)`;
+  if (minutes < 1) return `${when} (in under a minute)`;
+  return `${when} (in about ${minutes} min)`;
+}
+
 function PoolCard({ pool, token }: { pool: PoolView; token: string }) {
   return (
     <article class="card pool" data-testid={`pool-${pool.name}`}>
@@ -73,6 +84,12 @@ function PoolCard({ pool, token }: { pool: PoolView; token: string }) {
         <dd class="mono">{pool.current || '—'}</dd>
         <dt>maxUnavailable</dt>
         <dd data-testid={`max-${pool.name}`}>{pool.maxUnavailable}</dd>
+        {pool.eta === '' ? null : (
+          <>
+            <dt>ETA</dt>
+            <dd data-testid={`eta-${pool.name}`}>{etaText(pool.eta, Date.now())}</dd>
+          </>
+        )}
       </dl>
       <p class="message">{pool.message}</p>
       <PoolActions pool={pool} token={token} />

@@ -49,7 +49,13 @@ import type { Reconciler, ReconcileResult } from '../../runtime/reconciler.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
 import { forEachLimit } from '../../lib/for-each-limit.js';
 import type { RolloutDecision } from '../../logic/rollout-policy/rollout-decision.js';
-import { RolloutHeldCondition } from '../../api/machineconfiguration/v1/rollout-policy.js';
+import {
+  RolloutAnnotation,
+  RolloutHeldCondition,
+} from '../../api/machineconfiguration/v1/rollout-policy.js';
+import type { ParsedWindow } from '../../logic/rollout-policy/maintenance-windows.js';
+import { parseRolloutPolicy } from '../../logic/rollout-policy/parse-rollout-policy.js';
+import { withRolloutEstimate } from '../../logic/rollout-policy/rollout-estimate-condition.js';
 import { SubControllerMetricName, type McoMetrics } from '../../ports/mco-metrics.js';
 import { fresher } from '../common/fresher.js';
 import { jsonEqual } from '../../lib/json-equal.js';
@@ -163,6 +169,8 @@ export class NodeReconciler implements Reconciler {
   readonly #o: NodeReconcilerOptions;
   /** The answer to our last status write per pool, until the cache has caught up with it. */
   readonly #statusWritten = new Map<string, MachineConfigPool>();
+  /** Per pool: its policy text and the windows parsed from it. */
+  readonly #parsedWindows = new Map<string, { text: string; windows: readonly ParsedWindow[] }>();
   /** The failure last reported per degraded node, and per pool with a bad maxUnavailable. */
   readonly #reportedNodes = new Map<string, string>();
   readonly #reportedPools = new Map<string, string>();
@@ -443,7 +451,7 @@ export class NodeReconciler implements Reconciler {
       machineConfigNodeDegraded: this.#mcnDegraded(nodes),
       now: rfc3339(clock.now()),
     });
-    const status: MachineConfigPoolStatus = {
+    const held: MachineConfigPoolStatus = {
       ...result.status,
       conditions: withRolloutCondition(
         pool,
@@ -452,6 +460,15 @@ export class NodeReconciler implements Reconciler {
         rfc3339(clock.now()),
       ),
       ...this.#certExpirys(),
+    };
+    const status: MachineConfigPoolStatus = {
+      ...held,
+      conditions: withRolloutEstimate({
+        before: pool.status,
+        after: held,
+        windows: this.#windows(pool),
+        now: clock.now(),
+      }),
     };
     metrics.setPoolCounts(name, {
       machineCount: status.machineCount ?? 0,
@@ -482,6 +499,18 @@ export class NodeReconciler implements Reconciler {
         `Pool ${name} has completed update to MachineConfig ${result.completed}`,
       );
     }
+  }
+
+  /** The pool's maintenance windows (none without a valid policy), parsed once per policy text. */
+  #windows(pool: MachineConfigPool): readonly ParsedWindow[] {
+    const text = pool.metadata.annotations?.[RolloutAnnotation.policy];
+    if (text === undefined) return [];
+    const cached = this.#parsedWindows.get(pool.metadata.name ?? '');
+    if (cached?.text === text) return cached.windows;
+    const parsed = parseRolloutPolicy(text);
+    const windows = parsed.ok ? parsed.value.windows : [];
+    this.#parsedWindows.set(pool.metadata.name ?? '', { text, windows });
+    return windows;
   }
 
   /** A Warning event on each node that turned Degraded (or Unreconcilable), or changed reason. */

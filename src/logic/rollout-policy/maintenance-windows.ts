@@ -141,3 +141,37 @@ export function upcomingOpenings(
   }
   return merged.slice(0, max);
 }
+
+/** How long the windows are open between `from` and `to` (all of it without windows). */
+export function openTimeBetween(
+  windows: readonly ParsedWindow[],
+  from: number,
+  to: number,
+): number {
+  if (windows.length === 0) return Math.max(0, to - from);
+  let open = 0;
+  for (const [start, end] of upcomingOpenings(windows, from, 64)) {
+    if (start >= to) break;
+    open += Math.max(0, Math.min(end, to) - Math.max(start, from));
+  }
+  return open;
+}
+
+/**
+ * When `workMs` of open-window time from `from` on is used up (`from + workMs` without windows);
+ * undefined when the windows of the next week do not hold it.
+ */
+export function afterOpenTime(
+  windows: readonly ParsedWindow[],
+  from: number,
+  workMs: number,
+): number | undefined {
+  if (windows.length === 0) return from + workMs;
+  let left = workMs;
+  for (const [start, end] of upcomingOpenings(windows, from, 64)) {
+    const begin = Math.max(start, from);
+    if (left <= end - begin) return begin + left;
+    left -= end - begin;
+  }
+  return undefined;
+}

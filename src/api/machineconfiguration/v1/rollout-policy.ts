@@ -40,6 +40,12 @@ export interface PoolRollback {
 /** The pool condition the node controller keeps while a pool carries a policy. */
 export const RolloutHeldCondition = 'RolloutHeld';
 
+/**
+ * Ours: while a pool rolls out, when it is expected to finish (its message, RFC 3339), written by
+ * the node controller (logic/rollout-policy/rollout-estimate-condition.ts).
+ */
+export const RolloutEstimateCondition = 'RolloutEstimate';
+
 export const Weekdays = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
 
 export const GoDurationSchema = Type.String({

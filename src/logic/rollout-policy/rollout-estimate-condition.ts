@@ -1,0 +1,65 @@
+/**
+ * The pool's `RolloutEstimate` condition, written by the node controller beside `RolloutHeld`
+ * while the pool rolls out (`kubectl get mcp -o wide` prints its message as ETA): True with
+ * reason `Estimated` and the expected finish (RFC 3339) as its message, `Estimating` before the
+ * first node is done, `BeyondWindows` when the windows of the next week cannot hold the nodes
+ * left. It changes only when a node finishes (or the pool's size changes), so a pass that moves
+ * nothing writes nothing; the pool losing its Updated=False condition removes it.
+ */
+import { PoolConditionType } from '../../api/machineconfiguration/v1/constants.js';
+import type { MachineConfigPoolStatus } from '../../api/machineconfiguration/v1/machine-config-pool.js';
+import { RolloutEstimateCondition } from '../../api/machineconfiguration/v1/rollout-policy.js';
+import { findCondition, setMcoCondition } from '../../api/meta/v1/condition-list.js';
+import type { McoCondition } from '../../api/meta/v1/condition.js';
+import type { ParsedWindow } from './maintenance-windows.js';
+import { estimateRollout } from './rollout-estimate.js';
+
+export interface EstimateConditionInput {
+  /** The status as stored before this pass. */
+  readonly before: MachineConfigPoolStatus | undefined;
+  /** This pass's status, its other conditions computed. */
+  readonly after: MachineConfigPoolStatus;
+  readonly windows: readonly ParsedWindow[];
+  readonly now: number;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+export function withRolloutEstimate(input: EstimateConditionInput): McoCondition[] {
+  const conditions = (input.after.conditions ?? []).filter(
+    (c) => c.type !== RolloutEstimateCondition,
+  );
+  const updated = findCondition(conditions, PoolConditionType.Updated);
+  const startedAt = Date.parse(updated?.lastTransitionTime ?? '');
+  if (updated?.status !== 'False' || !Number.isFinite(startedAt)) return conditions;
+  const done = input.after.updatedMachineCount ?? 0;
+  const total = input.after.machineCount ?? 0;
+  const previous = findCondition(input.before?.conditions ?? [], RolloutEstimateCondition);
+  if (
+    previous !== undefined &&
+    input.before?.updatedMachineCount === done &&
+    input.before.machineCount === total
+  )
+    return [...conditions, previous];
+  const estimate = estimateRollout({
+    startedAt,
+    now: input.now,
+    done,
+    total,
+    windows: input.windows,
+  });
+  const change =
+    estimate.kind === 'estimated'
+      ? { reason: 'Estimated', message: iso(estimate.finishesAt) }
+      : estimate.kind === 'estimating'
+        ? { reason: 'Estimating', message: 'no node is done yet' }
+        : {
+            reason: 'BeyondWindows',
+            message: 'the maintenance windows of the next week cannot hold the nodes left',
+          };
+  return setMcoCondition(
+    [...conditions, ...(previous === undefined ? [] : [previous])],
+    { type: RolloutEstimateCondition, status: 'True', ...change },
+    iso(input.now),
+  );
+}
