@@ -17,7 +17,7 @@ export function roughDuration(ms: number): string {
   return `${Math.floor(m / 60)}h${m % 60 === 0 ? '' : `${m % 60}m`}`;
 }
 
-/** The condition's text, or undefined when the pool has none (it is not rolling out). */
+/** The condition's text; undefined without a figure, or when the pool is not rolling out. */
 export function estimateText(
   conditions: readonly McoCondition[] | undefined,
   now: number,
@@ -25,8 +25,9 @@ export function estimateText(
   const c = conditions?.find((x) => x.type === RolloutEstimateCondition && x.status === 'True');
   if (c === undefined) return undefined;
   const at = Date.parse(c.message ?? '');
-  if (c.reason !== 'Estimated' || !Number.isFinite(at))
-    return `no estimate yet: ${c.message ?? ''}`;
+  if (c.reason === 'BeyondWindows') return c.message ?? '';
+  // Estimating, Held: no figure, and nothing to add to what the line says already.
+  if (c.reason !== 'Estimated' || !Number.isFinite(at)) return undefined;
   const clock = new Date(at).toISOString().slice(11, 19);
   const day = new Date(at).toISOString().slice(0, 10);
   const when =

@@ -136,6 +136,33 @@ describe('withRolloutEstimate', () => {
     expect(out.find((c) => c.type === 'RolloutEstimate')).toEqual(kept);
   });
 
+  it('has no figure while a hold waits for someone, and one again once it lifts', () => {
+    const held = {
+      type: 'RolloutHeld',
+      status: 'True',
+      reason: 'CanaryWaiting',
+      message: 'm',
+      lastTransitionTime: 'x',
+    };
+    const during = withRolloutEstimate({
+      before: status(1),
+      after: status(1, [held]),
+      windows: [],
+      now,
+    });
+    expect(during.find((c) => c.type === 'RolloutEstimate')).toMatchObject({
+      reason: 'Held',
+      message: 'no estimate while the rollout is held (CanaryWaiting)',
+    });
+    const after = withRolloutEstimate({
+      before: { ...status(1), conditions: during },
+      after: status(1),
+      windows: [],
+      now,
+    });
+    expect(after.find((c) => c.type === 'RolloutEstimate')?.reason).toBe('Estimated');
+  });
+
   it('is gone once the pool is Updated', () => {
     const out = withRolloutEstimate({
       before: status(3),
@@ -164,7 +191,12 @@ describe('estimateText', () => {
     [c('Estimated', '2026-12-07T10:00:42Z'), 'about 40s left (done by 10:00:42 UTC)'],
     [c('Estimated', '2026-12-08T02:30:00Z'), 'about 16h30m left (done by 2026-12-08 02:30:00 UTC)'],
     [c('Estimated', '2026-12-07T09:58:00Z'), 'expected done by 09:58:00 UTC, 2m ago'],
-    [c('Estimating', 'no node is done yet'), 'no estimate yet: no node is done yet'],
+    [c('Estimating', 'no node is done yet'), undefined],
+    [c('Held', 'no estimate while the rollout is held (CanaryWaiting)'), undefined],
+    [
+      c('BeyondWindows', 'the maintenance windows of the next week cannot hold the nodes left'),
+      'the maintenance windows of the next week cannot hold the nodes left',
+    ],
   ])('%j → %s', (conditions, text) => {
     expect(estimateText(conditions, now)).toBe(text);
   });
