@@ -164,6 +164,10 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
       'Fail a CI job when any node would reboot',
       'mco rollout preview mcp/worker -f changes/ --fail-on reboot',
     ],
+    [
+      'The same against a dump of the cluster (kubectl get -o yaml files, or a must-gather)',
+      'mco rollout preview mcp/worker -f 50-worker-chrony.yaml --from-dir must-gather/',
+    ],
   ],
   'mco rollout history': [
     ['The rendered configs the worker pool kept, oldest first', 'mco rollout history mcp/worker'],

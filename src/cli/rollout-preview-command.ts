@@ -15,6 +15,10 @@
  * budget it names). `--fail-on reboot|drain|blocked|any` exits 1 when any node would reboot,
  * drain, meet a pod its drain cannot evict, or change at all.
  *
+ * `--from-dir DIR` reads the same objects from a folder of `kubectl get -o yaml` dumps or a
+ * must-gather (dump-objects.ts) through a client that can only read (adapters/
+ * dump-resource-client.ts): the same answer as the live cluster the dump was taken from.
+ *
  * The policies are those the operator puts in the status: the cluster defaults merged with the
  * object's spec, so a policy just applied counts before the operator has observed it. A node
  * whose daemon reports a pending forcefile (its forcefile annotation) is planned with it: a
@@ -41,11 +45,13 @@ import {
   planFromConfig,
   renderPoolChange,
 } from '../logic/nodeplan/pool-change.js';
+import { DumpResourceClient } from '../adapters/dump-resource-client.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import { McoVersion } from '../version.js';
 import { CliError, type CliIo } from '../shell/cli-io.js';
 import { loadManifests } from '../shell/load-manifests.js';
 import { readClusterInputs, sortApplied, type AppliedObjects } from './cluster-inputs.js';
+import { loadDump } from './dump-objects.js';
 import {
   connect,
   withKubeconfigFlags,
@@ -236,6 +242,7 @@ function drainSection(p: PoolPreview): string {
 
 interface PreviewOptions extends KubeconfigFlags {
   readonly filename: string[];
+  readonly fromDir?: string;
   readonly failOn?: FailOn;
   readonly output: 'table' | 'json';
 }
@@ -263,11 +270,21 @@ export function rolloutPreviewCommand(io: CliIo, env: KubeconfigEnvironment): Co
         .choices(['table', 'json'])
         .default('table'),
     )
+    .option(
+      '--from-dir <dir>',
+      'read the cluster from a folder of `kubectl get -o yaml` dumps or a must-gather instead of an API server',
+    )
     .action(async (args: string[], options: PreviewOptions) => {
       const name = parsePoolArgument(args);
       const applied = sortApplied(loadManifests(options.filename));
       for (const note of applied.skipped) io.err(`note: ${note}\n`);
-      const client = await connect(options, env);
+      let client: ResourceClient;
+      if (options.fromDir === undefined) client = await connect(options, env);
+      else {
+        const dump = loadDump(options.fromDir);
+        for (const note of dump.notes) io.err(`note: ${note}\n`);
+        client = new DumpResourceClient(dump.objects, options.fromDir);
+      }
       const preview = await previewPool(client, name, applied);
       io.out(
         options.output === 'json' ? `${JSON.stringify(preview, null, 2)}\n` : previewTable(preview),

@@ -18,7 +18,7 @@
  * replaces it: undoing to a config where `core` has no key at all would be unreconcilable, as
  * upstream has it (`user must be core and have 1 or more sshKeys`).
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -182,6 +182,98 @@ describe('rollout undo, holds and preview on the box', () => {
     expect(after.items.map((p) => p.spec.configuration?.name).sort()).toEqual(
       before.items.map((p) => p.spec.configuration?.name).sort(),
     );
+  });
+
+  it('previews from a dump (kubectl get -o yaml, and a must-gather layout) as from the live cluster', async () => {
+    // The DaemonSet pod and the budget make the drain preflight part of the answer.
+    const ns = 'dump-apps';
+    await admin.create(Resources.namespace, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: ns },
+    });
+    await admin.create(Resources.pod, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'db-0', namespace: ns, labels: { app: 'db' } },
+      spec: { nodeName: 'worker-0', containers: [{ name: 'c', image: 'busybox' }] },
+    });
+    await admin.create(Resources.podDisruptionBudget, {
+      apiVersion: 'policy/v1',
+      kind: 'PodDisruptionBudget',
+      metadata: { name: 'db', namespace: ns },
+      spec: { minAvailable: 1, selector: { matchLabels: { app: 'db' } } },
+    });
+    const kinds =
+      'machineconfigpools,machineconfigs,nodes,controllerconfigs,machineconfigurations,pods,poddisruptionbudgets';
+    const dump = await run('kubectl', ['get', kinds, '-A', '-o', 'yaml']);
+    expect(dump.code, dump.stderr).toBe(0);
+    mkdirSync(join(work, 'dump'));
+    writeFileSync(join(work, 'dump/cluster.yaml'), dump.stdout);
+    // A dump is someone else's folder: a link out of it and a file that does not parse are notes.
+    symlinkSync('/etc', join(work, 'dump/etc-link'));
+    writeFileSync(join(work, 'dump/broken.yaml'), 'kind: [\n');
+    const live = await mco(['rollout', 'preview', 'mcp/worker', '-f', 'examples/', '-o', 'json']);
+    expect(live.code, live.stderr).toBe(0);
+    const fromDir = await mco([
+      'rollout',
+      'preview',
+      'mcp/worker',
+      '-f',
+      'examples/',
+      '-o',
+      'json',
+      '--from-dir',
+      'dump',
+    ]);
+    expect(fromDir.code, fromDir.stderr).toBe(0);
+    expect(JSON.parse(fromDir.stdout)).toEqual(JSON.parse(live.stdout));
+    expect(fromDir.stderr).toContain('dump/etc-link: a symbolic link, not followed\n');
+    expect(fromDir.stderr).toMatch(/note: .*dump\/broken\.yaml.*: skipped\n/);
+    expect(
+      (JSON.parse(live.stdout) as { nodes: { drainPreflight?: unknown }[] }).nodes[0]
+        ?.drainPreflight,
+    ).toBeDefined();
+
+    // A must-gather keeps one file per object under cluster-scoped-resources/ and namespaces/.
+    const items = (
+      JSON.parse((await run('kubectl', ['get', kinds, '-A', '-o', 'json'])).stdout) as {
+        items: {
+          apiVersion: string;
+          kind: string;
+          metadata: { name: string; namespace?: string };
+        }[];
+      }
+    ).items;
+    for (const o of items) {
+      const group = o.apiVersion.includes('/') ? (o.apiVersion.split('/')[0] ?? '') : 'core';
+      const dir =
+        o.metadata.namespace === undefined
+          ? join(work, 'must-gather/cluster-scoped-resources', group, `${o.kind.toLowerCase()}s`)
+          : join(
+              work,
+              'must-gather/namespaces',
+              o.metadata.namespace,
+              group,
+              `${o.kind.toLowerCase()}s`,
+            );
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `${o.metadata.name}.yaml`), JSON.stringify(o));
+    }
+    const gathered = await mco([
+      'rollout',
+      'preview',
+      'mcp/worker',
+      '-f',
+      'examples/',
+      '-o',
+      'json',
+      '--from-dir',
+      'must-gather',
+    ]);
+    expect(gathered.code, gathered.stderr).toBe(0);
+    expect(JSON.parse(gathered.stdout)).toEqual(JSON.parse(live.stdout));
+    await admin.delete(Resources.namespace, ns);
   });
 
   it('outside a maintenance window, rollout status and get pools say the rollout is held, why and what lifts it', async () => {
