@@ -1,6 +1,6 @@
 /**
  * The pool's `RolloutEstimate` condition, written by the node controller beside `RolloutHeld`
- * while the pool rolls out (`kubectl get mcp -o wide` prints its message as ETA): True with
+ * while the pool rolls out (read by `mco rollout status` and the dashboard): True with
  * reason `Estimated` and the expected finish (RFC 3339) as its message, `Estimating` before the
  * first node is done, `BeyondWindows` when the windows of the next week cannot hold the nodes
  * left, `Held` while a hold waits for someone (a canary's resume, a failing gate). It changes only when a node finishes (or the pool's size changes), so a pass that moves

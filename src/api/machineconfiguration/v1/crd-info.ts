@@ -99,13 +99,6 @@ export const MachineConfigPoolCrd: CrdInfo = {
       description: 'Total number of machines marked degraded (or unreconcilable)',
     },
     AgeColumn,
-    {
-      name: 'ETA',
-      type: 'string',
-      jsonPath: '.status.conditions[?(@.type=="RolloutEstimate")].message',
-      description: 'When the rollout is expected to finish, from the time its nodes took so far',
-      priority: 1,
-    },
   ],
 };
 
