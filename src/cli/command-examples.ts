@@ -182,6 +182,12 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
       'mco rollout resume mcp/worker',
     ],
   ],
+  'mco rollout approve': [
+    [
+      'Let a config the worker pool’s policy holds for an approval roll out',
+      'mco rollout approve mcp/worker',
+    ],
+  ],
   'mco doctor': [
     ['Why the worker pool’s rollout is stuck, node by node, with the fix', 'mco doctor mcp/worker'],
     ['What keeps one node from its config', 'mco doctor node/worker-0'],

@@ -42,6 +42,7 @@ const Subcommands: Readonly<Record<string, CommandLoader>> = {
       .rolloutCommand(io, env)
       .addCommand(preview.rolloutPreviewCommand(io, env))
       .addCommand(resume.rolloutResumeCommand(io, env))
+      .addCommand(resume.rolloutApproveCommand(io, env))
       .addCommand(history.rolloutHistoryCommand(io, env))
       .addCommand(undo.rolloutUndoCommand(io, env));
   },

@@ -19,7 +19,7 @@
  * - `GET /api/builds`, `GET /api/builds/NAME/log`: On-Cluster Layering (build-routes.ts);
  * - `GET /api/pools/NAME/doctor`: why its rollout is stuck, as `mco doctor mcp/NAME -o json`
  *   (doctor-routes.ts);
- * - `POST /api/pools/NAME/rollout/{resume,undo}`: `mco rollout resume` and `mco rollout undo
+ * - `POST /api/pools/NAME/rollout/{resume,approve,undo}`: `mco rollout resume`, `approve` and `undo
  *   [--to-revision N]` (body `{"toRevision": N}`), with the caller's token only (rollout-routes.ts);
  * - `POST /api/nodes/NAME/forcefile`: the forcefile on that node, with the caller's token only:
  *   first a dry-run PATCH of the Node as the caller (the API server authorizes it as a real one

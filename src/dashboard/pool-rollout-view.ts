@@ -91,6 +91,8 @@ export interface PoolRolloutView {
    * the pool rolls out (a rollback's while one applies).
    */
   readonly canResume: boolean;
+  /** Whether `rollout approve` has anything to do: the policy asks for approvals, and not yet for this config. */
+  readonly canApprove: boolean;
 }
 
 function rfc3339(ms: number): string {
@@ -231,9 +233,11 @@ export function poolRolloutView(inputs: PoolRolloutInputs): PoolRolloutView {
     canResume:
       text !== undefined && target !== '' && (resumedFor !== target || activeStop !== undefined),
   };
-  if (text === undefined) return { ...base, ...NoPolicy, hasPolicy: false, policyError: '' };
+  if (text === undefined)
+    return { ...base, ...NoPolicy, hasPolicy: false, policyError: '', canApprove: false };
   const parsed = parseRolloutPolicy(text);
-  if (!parsed.ok) return { ...base, ...NoPolicy, hasPolicy: true, policyError: parsed.error };
+  if (!parsed.ok)
+    return { ...base, ...NoPolicy, hasPolicy: true, policyError: parsed.error, canApprove: false };
   const policy = parsed.value.source;
   return {
     ...base,
@@ -251,5 +255,9 @@ export function poolRolloutView(inputs: PoolRolloutInputs): PoolRolloutView {
     }),
     priorityLabel: policy.order?.priorityLabel ?? '',
     autoRevert: policy.autoRevert === true,
+    canApprove:
+      policy.approval !== undefined &&
+      target !== '' &&
+      annotations[RolloutAnnotation.approved] !== target,
   };
 }

@@ -1,7 +1,8 @@
 /**
- * The dashboard's rollout buttons: `POST /api/pools/NAME/rollout/resume` and
- * `POST /api/pools/NAME/rollout/undo` (body `{}` or `{"toRevision": N}`) do what `mco rollout
- * resume` and `mco rollout undo [--to-revision N]` do, through the same code
+ * The dashboard's rollout buttons: `POST /api/pools/NAME/rollout/resume`,
+ * `POST /api/pools/NAME/rollout/approve` and `POST /api/pools/NAME/rollout/undo` (body `{}` or
+ * `{"toRevision": N}`) do what `mco rollout resume`, `mco rollout approve` and `mco rollout undo
+ * [--to-revision N]` do, through the same code
  * (src/runtime/pool-rollout-actions.ts), with a client that carries the caller's own token and
  * nothing else (docs/adr/0024-dashboard-acts-with-the-users-token.md): no token is 401, and the API
  * server's refusal (a read-only user's 403) comes back as it is. A refusal by the pool's state (no
@@ -15,6 +16,7 @@ import type { Logger } from '../ports/logger.js';
 import type { ResourceClient } from '../ports/resource-client.js';
 import type { UserApiAccess } from '../ports/user-api-access.js';
 import {
+  approvePoolRollout,
   RolloutActionRefused,
   resumePoolRollout,
   undoPoolRollout,
@@ -28,11 +30,12 @@ import { userAction } from './user-action.js';
 
 const MaxBody = 1024;
 
-type RolloutVerb = 'resume' | 'undo';
+type RolloutVerb = 'resume' | 'approve' | 'undo';
 
 /** What the page is told after a rollout action. */
 export type RolloutActionAnswer =
-  ({ readonly action: 'resume' } & ResumeResult) | ({ readonly action: 'undo' } & UndoResult);
+  | ({ readonly action: 'resume' | 'approve' } & ResumeResult)
+  | ({ readonly action: 'undo' } & UndoResult);
 
 const RefusalCodes: Readonly<Record<RolloutRefusalKind, ContentfulStatusCode>> = {
   NotFound: 404,
@@ -69,6 +72,8 @@ interface RolloutRequest {
 async function run(client: ResourceClient, r: RolloutRequest): Promise<RolloutActionAnswer> {
   if (r.verb === 'resume')
     return { action: 'resume', ...(await resumePoolRollout(client, r.pool, r.signal)) };
+  if (r.verb === 'approve')
+    return { action: 'approve', ...(await approvePoolRollout(client, r.pool, r.signal)) };
   return { action: 'undo', ...(await undoPoolRollout(client, r.pool, r.toRevision, r.signal)) };
 }
 
@@ -79,7 +84,7 @@ export function addRolloutRoutes(
   app.post('/api/pools/:name/rollout/:verb', async (c) => {
     const name = c.req.param('name');
     const verb = c.req.param('verb');
-    if (verb !== 'resume' && verb !== 'undo')
+    if (verb !== 'resume' && verb !== 'approve' && verb !== 'undo')
       return c.json({ error: `unknown rollout action "${verb}"` }, 404);
     if (!isObjectName(name)) return c.json({ error: `"${name}" is not a pool name` }, 400);
     const action = await userAction(c, options.access, MaxBody);

@@ -1,6 +1,7 @@
 /**
  * What an administrator does to a pool's rollout beyond upstream's pause: read its revisions
  * (`mco rollout history`), release its canary or lift the stop of a revert (`mco rollout resume`),
+ * approve a config its policy holds for an approval (`mco rollout approve`),
  * and send it back to an earlier rendered config (`mco rollout undo`). The CLI and the dashboard
  * both call these, each with the caller's own client (the dashboard's carries the user's token),
  * so the API server authorizes every read and write as the user's, and both say the same things.
@@ -16,6 +17,7 @@ import { isStatusError } from '../api/meta/v1/status-error.js';
 import { Resources } from '../api/resource-refs.js';
 import { nodesForPool } from '../logic/rollout/pool-membership.js';
 import { rolloutTarget } from '../logic/rollout-policy/pool-rollback.js';
+import { parseRolloutPolicy } from '../logic/rollout-policy/parse-rollout-policy.js';
 import {
   poolRevisions,
   undoRevision,
@@ -90,6 +92,19 @@ export interface ResumeResult {
   readonly changed: boolean;
 }
 
+/** The config the pool rolls out now, refused when there is none or the pool has no policy. */
+function policyTarget(pool: MachineConfigPool, name: string, verb: string): string {
+  const target = rolloutTarget(pool);
+  if (target === '')
+    throw new RolloutActionRefused('Invalid', `mcp/${name} has no rendered config to ${verb} yet`);
+  if (pool.metadata.annotations?.[RolloutAnnotation.policy] === undefined)
+    throw new RolloutActionRefused(
+      'Invalid',
+      `mcp/${name} has no rollout policy (annotation ${RolloutAnnotation.policy}): nothing to ${verb}`,
+    );
+  return target;
+}
+
 /**
  * Writes the config the pool rolls out into its resume annotation (the canary is released for
  * that config only: the next one is a new rollout with a new canary) and lifts the stop the node
@@ -102,15 +117,8 @@ export async function resumePoolRollout(
   signal?: AbortSignal,
 ): Promise<ResumeResult> {
   const pool = await getPool(client, name, signal);
-  const target = rolloutTarget(pool);
-  if (target === '')
-    throw new RolloutActionRefused('Invalid', `mcp/${name} has no rendered config to resume yet`);
+  const target = policyTarget(pool, name, 'resume');
   const annotations = pool.metadata.annotations ?? {};
-  if (annotations[RolloutAnnotation.policy] === undefined)
-    throw new RolloutActionRefused(
-      'Invalid',
-      `mcp/${name} has no rollout policy (annotation ${RolloutAnnotation.policy}): nothing to resume`,
-    );
   const stopped = annotations[RolloutAnnotation.stopped] !== undefined;
   if (annotations[RolloutAnnotation.resume] === target && !stopped)
     return { pool: name, target, changed: false };
@@ -122,6 +130,37 @@ export async function resumePoolRollout(
       ...(stopped ? { [RolloutAnnotation.stopped]: null } : {}),
     },
     onConflict: `mcp/${name} changed while resuming (its target may have moved): try again`,
+    signal,
+  });
+  return { pool: name, target, changed: true };
+}
+
+/**
+ * Approves the config the pool rolls out now (its approved annotation): the approval hold of that
+ * config lifts, and a later render, being another config, needs its own. The pool's
+ * resourceVersion is held, so a config rendered after the caller read the hold is not approved
+ * unseen.
+ */
+export async function approvePoolRollout(
+  client: ResourceClient,
+  name: string,
+  signal?: AbortSignal,
+): Promise<ResumeResult> {
+  const pool = await getPool(client, name, signal);
+  const target = policyTarget(pool, name, 'approve');
+  const parsed = parseRolloutPolicy(pool.metadata.annotations?.[RolloutAnnotation.policy] ?? '');
+  if (parsed.ok && parsed.value.source.approval === undefined)
+    throw new RolloutActionRefused(
+      'Invalid',
+      `mcp/${name}'s rollout policy asks for no approval: nothing to approve`,
+    );
+  if (pool.metadata.annotations?.[RolloutAnnotation.approved] === target)
+    return { pool: name, target, changed: false };
+  await patchPoolAnnotations(client, {
+    name,
+    pool,
+    annotations: { [RolloutAnnotation.approved]: target },
+    onConflict: `mcp/${name} changed while approving (its target may have moved): read the hold again`,
     signal,
   });
   return { pool: name, target, changed: true };

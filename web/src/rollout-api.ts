@@ -10,7 +10,7 @@ export type { PoolRolloutView, OpeningView } from '../../src/dashboard/pool-roll
 
 export async function rolloutAction(
   pool: string,
-  verb: 'resume' | 'undo',
+  verb: 'resume' | 'approve' | 'undo',
   token: string,
   toRevision?: number,
 ): Promise<Answer<RolloutActionAnswer>> {

@@ -38,8 +38,10 @@ function windowState(openings: readonly OpeningView[], now: number): string {
 }
 
 function answerText(a: RolloutActionAnswer): string {
-  if (a.action === 'resume')
-    return a.changed ? `resumed for ${a.target}` : `already resumed for ${a.target}`;
+  if (a.action !== 'undo') {
+    const done = a.action === 'resume' ? 'resumed' : 'approved';
+    return a.changed ? `${done} for ${a.target}` : `already ${done} for ${a.target}`;
+  }
   return a.cleared
     ? `back on the rendered target, revision ${a.revision} (${a.to})`
     : `rolled back to revision ${a.revision} (${a.to})`;
@@ -159,7 +161,7 @@ export function RolloutPanel({ pool, token }: { pool: PoolView; token: string })
   const [revision, setRevision] = useState('');
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<{ ok: boolean; text: string } | undefined>(undefined);
-  const act = async (verb: 'resume' | 'undo') => {
+  const act = async (verb: 'resume' | 'approve' | 'undo') => {
     setBusy(true);
     try {
       const a = await rolloutAction(
@@ -209,6 +211,17 @@ export function RolloutPanel({ pool, token }: { pool: PoolView; token: string })
             onClick={() => void act('resume')}
           >
             Resume rollout
+          </button>
+        ) : null}
+        {r.canApprove ? (
+          <button
+            type="button"
+            disabled={disabled}
+            data-testid={`rollout-approve-${name}`}
+            title="mco rollout approve: let the config the policy holds for an approval roll out (read the hold's preview first)"
+            onClick={() => void act('approve')}
+          >
+            Approve rollout
           </button>
         ) : null}
         <form

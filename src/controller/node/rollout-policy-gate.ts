@@ -31,6 +31,7 @@ import { setDesiredConfig } from './node-patches.js';
 import { Annotation } from '../../api/machineconfiguration/v1/constants.js';
 import type { ResourceClient } from '../../ports/resource-client.js';
 import type { EventRecorder } from '../../runtime/event-recorder.js';
+import { ApprovalPreview } from './approval-preview.js';
 import { askGates } from './rollout-probes.js';
 
 const RolloutEventReason = {
@@ -41,6 +42,7 @@ const RolloutEventReason = {
   [HoldReason.invalidPolicy]: 'InvalidRolloutPolicy',
   [HoldReason.reverted]: 'RolloutReverted',
   [HoldReason.stopped]: 'RolloutStopped',
+  [HoldReason.approval]: 'RolloutAwaitingApproval',
 } as const;
 
 export function hasRolloutPolicy(pool: MachineConfigPool): boolean {
@@ -78,10 +80,12 @@ export class RolloutPolicyGate {
   readonly #doneSince = new Map<string, number>();
   /** The hold last announced per pool, so each is one event. */
   readonly #announced = new Map<string, string>();
+  readonly #approval: ApprovalPreview;
 
   constructor(client: ResourceClient, events: EventRecorder) {
     this.#client = client;
     this.#events = events;
+    this.#approval = new ApprovalPreview(client);
   }
 
   /** The policy's decision for this pass; undefined for a pool without a policy. */
@@ -123,6 +127,13 @@ export class RolloutPolicyGate {
           ? await askGates(policy.source.gates, onTarget, { client: this.#client, signal })
           : {},
         stop: readRolloutStop(pool),
+        approval: await this.#approval.need({
+          policy: policy.source,
+          pool,
+          nodes,
+          target,
+          signal,
+        }),
       });
     }
     if (decision.hold && decision.revert !== undefined)

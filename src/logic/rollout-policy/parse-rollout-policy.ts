@@ -66,6 +66,9 @@ export function parseRolloutPolicy(text: string): Result<ParsedRolloutPolicy, st
   const canary = policy.canary;
   if (canary !== undefined && (canary.count === undefined) === (canary.selector === undefined))
     return err('/canary: set exactly one of count and selector');
+  const approval = policy.approval;
+  if (approval !== undefined && approval.rebootsAbove === undefined && approval.paths === undefined)
+    return err('/approval: set rebootsAbove, paths or both');
   const bad = gateError(policy) ?? labelSelectorFault('/canary/selector', canary?.selector);
   if (bad !== undefined) return err(bad);
   const soak = policy.gates?.soak;

@@ -467,6 +467,33 @@ describe('automatic revert and stop', () => {
   });
 });
 
+describe('an approval hold', () => {
+  const need = 'rendered-b waits for an approval: …';
+  it('holds every start, before windows and canaries, and lifts when the need is gone', () => {
+    const p = policy({ approval: { rebootsAbove: 0 }, canary: { count: 1 } });
+    const nodes = [node('w1', old), node('w2', old)];
+    expect(decideRollout(p, pool(), nodes, obs({ approval: need }))).toEqual({
+      hold: true,
+      reason: HoldReason.approval,
+      message: need,
+      failing: false,
+      recheckAfterMs: undefined,
+    });
+    expect(decideRollout(p, pool(), nodes, obs())).toMatchObject({ hold: false, limit: 1 });
+  });
+  it('a stop still comes first, and nothing left to start is no hold', () => {
+    const p = policy({ approval: { rebootsAbove: 0 } });
+    const stop = { target: 'rendered-b', node: 'w1', revertTo: 'rendered-a', reason: 'x' };
+    expect(
+      decideRollout(p, pool(), [node('w1', old)], obs({ approval: need, stop })),
+    ).toMatchObject({ hold: true, reason: HoldReason.stopped });
+    expect(decideRollout(p, pool(), [node('w1', updated)], obs({ approval: need }))).toMatchObject({
+      hold: false,
+      limit: 0,
+    });
+  });
+});
+
 describe('a pool with nothing left to start', () => {
   it('reports no hold, whatever its gates and windows say', () => {
     const p = policy({

@@ -2,7 +2,7 @@
  * What a pool's rollout policy allows the node controller to start now: upstream's candidate
  * choice still decides which nodes may move and how many (maxUnavailable); the policy only ever
  * narrows that. It holds every new start outside the maintenance windows, while an updated node
- * soaks or fails a health gate, and once the canary is updated until `mco rollout resume` (or its
+ * soaks or fails a health gate, before a risky config is approved (approval-need.ts), and once the canary is updated until `mco rollout resume` (or its
  * auto-resume time); slow-start batches bound how many update at once. A node already updating is
  * never touched.
  *
@@ -31,6 +31,7 @@ export const HoldReason = {
   invalidPolicy: 'InvalidRolloutPolicy',
   reverted: 'NodeReverted',
   stopped: 'RolloutStopped',
+  approval: 'AwaitingApproval',
 } as const;
 export type HoldReason = (typeof HoldReason)[keyof typeof HoldReason];
 
@@ -42,6 +43,11 @@ export interface RolloutObservations {
   readonly answers: GateAnswers;
   /** The stop the controller wrote on the pool, if any. */
   readonly stop: RolloutStop | undefined;
+  /**
+   * The approval hold's message (approval-need.ts) while the policy asks for an approval of the
+   * target and `mco rollout approve` has not given it; absent otherwise.
+   */
+  readonly approval?: string | undefined;
 }
 
 /** Nodes to send back to the pool's previous config. */
@@ -306,6 +312,7 @@ export function decideRollout(
       message: `every node is on ${target}`,
       recheckAfterMs: undefined,
     };
+  if (obs.approval !== undefined) return hold(HoldReason.approval, obs.approval, false, undefined);
   const window = windowStep(p);
   if ('decision' in window) return window.decision;
   const gated = gateStep(p);

@@ -36,6 +36,7 @@ const WaitsForSomeone = new Set([
   'NodeReverted',
   'InvalidRolloutPolicy',
   'HealthGateFailed',
+  'AwaitingApproval',
 ]);
 
 const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');

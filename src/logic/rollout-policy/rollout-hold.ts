@@ -28,6 +28,8 @@ export function holdLift(reason: string, pool: string): string {
     case HoldReason.stopped:
     case HoldReason.reverted:
       return resume;
+    case HoldReason.approval:
+      return `run \`mco rollout approve mcp/${pool}\` once the preview is what you want`;
     case HoldReason.outsideWindow:
       return `it lifts when a maintenance window opens; to start sooner, change the windows in the pool's ${RolloutAnnotation.policy} annotation`;
     case HoldReason.soaking:

@@ -1,7 +1,7 @@
 /**
  * The schema of a pool's rollout policy (the JSON in its `rollout.mco.dev/policy` annotation,
  * docs/rollouts.md): maintenance windows, health gates (gates/gate-kinds.ts), a canary, an order,
- * slow-start batches and automatic revert. The annotation keys and the objects the controller writes are in
+ * slow-start batches, approval holds and automatic revert. The annotation keys and the objects the controller writes are in
  * api/machineconfiguration/v1/rollout-policy.ts.
  */
 import { Type, type Static } from '@sinclair/typebox';
@@ -37,6 +37,29 @@ export const RolloutPolicySchema = Type.Object(
         description:
           'One node first; each node that succeeds lets one more update at once (so the batch doubles each round) up to maxUnavailable; each failing node halves it.',
       }),
+    ),
+    approval: Type.Optional(
+      Type.Object(
+        {
+          rebootsAbove: Type.Optional(
+            Type.Union(
+              [Type.Integer({ minimum: 0 }), Type.String({ pattern: '^(100|[1-9]?[0-9])%$' })],
+              {
+                description:
+                  'A new rendered config that would reboot more of the pool’s nodes than this (a count, or a share as "N%") waits for `mco rollout approve`.',
+              },
+            ),
+          ),
+          paths: Type.Optional(
+            Type.Array(Type.String({ minLength: 1, maxLength: 4096, pattern: '^/' }), {
+              maxItems: 64,
+              description:
+                'Globs (picomatch) on absolute paths: a new rendered config changing a file or a unit (/etc/systemd/system/NAME) that matches waits for `mco rollout approve`.',
+            }),
+          ),
+        },
+        { additionalProperties: false },
+      ),
     ),
     autoRevert: Type.Optional(
       Type.Boolean({

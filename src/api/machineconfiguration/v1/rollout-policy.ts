@@ -13,6 +13,8 @@ export const RolloutAnnotation = {
   resume: 'rollout.mco.dev/resume',
   /** Written by the node controller when it reverted a node: JSON RolloutStop. */
   stopped: 'rollout.mco.dev/stopped',
+  /** The rendered config an administrator approved with `mco rollout approve`. */
+  approved: 'rollout.mco.dev/approved',
   /** Written by `mco rollout undo`: JSON PoolRollback. */
   rollback: 'rollout.mco.dev/rollback',
 } as const;
