@@ -100,7 +100,7 @@ function setup(annotations: Record<string, string> = {}) {
   return { access, post, annotationsNow };
 }
 
-describe('the rollout buttons: mco rollout resume and undo with the caller token', () => {
+describe('the rollout buttons: mco rollout resume, approve and undo with the caller token', () => {
   it('resumes with the admin token exactly as the CLI does: the target into the resume annotation', async () => {
     const { access, post, annotationsNow } = setup({
       [RolloutAnnotation.stopped]: JSON.stringify({
@@ -159,6 +159,47 @@ describe('the rollout buttons: mco rollout resume and undo with the caller token
     expect((await annotationsNow())[RolloutAnnotation.resume]).toBe('rendered-worker-a');
   });
 
+  it('approves the config the pool rolls out, once; a policy without approvals is refused', async () => {
+    const { access, post, annotationsNow } = setup({
+      [RolloutAnnotation.policy]: '{"approval":{"rebootsAbove":"50%"}}',
+    });
+    const res = await post('/api/pools/worker/rollout/approve', '{}', 'admin');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      action: 'approve',
+      pool: 'worker',
+      target: 'rendered-worker-b',
+      changed: true,
+    });
+    expect((await annotationsNow())[RolloutAnnotation.approved]).toBe('rendered-worker-b');
+    expect(access.cluster.writes).toEqual([
+      {
+        verb: 'patch',
+        kind: 'MachineConfigPool',
+        name: 'worker',
+        body: {
+          metadata: {
+            resourceVersion: '1',
+            annotations: { [RolloutAnnotation.approved]: 'rendered-worker-b' },
+          },
+        },
+      },
+    ]);
+    expect(
+      await (await post('/api/pools/worker/rollout/approve', '{}', 'admin')).json(),
+    ).toMatchObject({ changed: false });
+    const reader = await post('/api/pools/worker/rollout/approve', '{}', 'reader');
+    expect(reader.status).toBe(200); // already approved: nothing to write, nothing refused
+
+    const canary = setup();
+    const refused = await canary.post('/api/pools/worker/rollout/approve', '{}', 'admin');
+    expect(refused.status).toBe(422);
+    expect(await refused.json()).toEqual({
+      error: "mcp/worker's rollout policy asks for no approval: nothing to approve",
+    });
+    expect(canary.access.cluster.writes).toEqual([]);
+  });
+
   it('undoes to the previous revision, or the one asked for; to the target itself clears it', async () => {
     const { post, annotationsNow } = setup();
     const res = await post('/api/pools/worker/rollout/undo', '{}', 'admin');
@@ -180,9 +221,11 @@ describe('the rollout buttons: mco rollout resume and undo with the caller token
   });
 
   it('passes a read-only token its 403 and changes nothing; no token is 401 and reads nothing', async () => {
-    const { access, post, annotationsNow } = setup();
+    const { access, post, annotationsNow } = setup({
+      [RolloutAnnotation.policy]: '{"canary":{"count":1},"approval":{"paths":["/etc/**"]}}',
+    });
     const before = await annotationsNow();
-    for (const verb of ['resume', 'undo']) {
+    for (const verb of ['resume', 'approve', 'undo']) {
       const res = await post(`/api/pools/worker/rollout/${verb}`, '{}', 'reader');
       expect(res.status, verb).toBe(403);
       expect(((await res.json()) as { error: string }).error).toContain(

@@ -8,12 +8,20 @@
  * 1. a paused pool; 2. a closed maintenance window; 3. a PodDisruptionBudget at zero and 4. an
  *    unmanaged pod its finalizer keeps, both on the first node to drain; 5. a failing health gate;
  *    6. a drifted file; 7. an OS image the registry does not have; 8. an extension the cluster
- *    cannot install.
+ *    cannot install; 9. an approval hold on a config that reboots more of the pool than its policy
+ *    allows.
  *
  * A healthy cluster, before and after, is "nothing is stuck" with exit 0. The `it`s build on each
  * other, in order.
  */
-import { appendFileSync, mkdtempSync, readFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -33,6 +41,8 @@ import type { Blocker } from '../../src/logic/doctor/blocker.js';
 import type { NodeDiagnosis } from '../../src/logic/doctor/rollout-diagnosis.js';
 import type { RolloutPolicy } from '../../src/logic/rollout-policy/rollout-policy-schema.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
+import { nodeLayout } from '../../src/adapters/ostree-boot.js';
+import { clusterLayout } from '../../src/box/cluster-layout.js';
 import { clusterPorts } from '../../src/box/cluster-ports.js';
 import { boxUserToken } from '../support/box-browser.js';
 import { BoxProcess } from '../support/box-process.js';
@@ -60,6 +70,34 @@ function expectDocExample(printed: string): void {
   expect(printed).toMatch(new RegExp(`^${pattern}\n$`));
 }
 
+/**
+ * Runs the docs/rollouts.md transcript that holds `$ <marker>`: each `$ ` line in a shell, its
+ * output checked against the lines under it (`…` for what varies).
+ */
+async function runDocTranscript(
+  marker: string,
+  sh: (line: string) => Promise<RunResult>,
+): Promise<void> {
+  const doc = readFileSync(join(RepoRoot, 'docs/rollouts.md'), 'utf8');
+  const at = doc.indexOf(`\n$ ${marker}\n`);
+  const open = doc.lastIndexOf('\n```\n', at);
+  const close = doc.indexOf('\n```\n', at + 1);
+  const block = at < 0 || open < 0 || close < 0 ? undefined : doc.slice(open + 5, close + 1);
+  expect(block, marker).toBeDefined();
+  const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const steps = (block ?? '').split(/^\$ /m).filter((x) => x !== '');
+  for (const step of steps) {
+    const [command = '', ...out] = step.split('\n');
+    const r = await sh(command);
+    expect(r.code, `${command}: ${r.stderr}`).toBe(0);
+    const pattern = out
+      .filter((l) => l !== '')
+      .map((l) => l.split('…').map(escape).join('.*'))
+      .join('\n');
+    expect(r.stdout.trimEnd(), command).toMatch(new RegExp(`^${pattern}$`));
+  }
+}
+
 describe('mco doctor on the box: eight faults, each named with its fix', () => {
   let work = '';
   let kubeconfig = '';
@@ -70,7 +108,11 @@ describe('mco doctor on the box: eight faults, each named with its fix', () => {
   const run = (cmd: string, args: readonly string[], timeout = 2 * Minute): Promise<RunResult> =>
     runCommand(cmd, args, {
       cwd: work,
-      env: { ...process.env, KUBECONFIG: kubeconfig },
+      env: {
+        ...process.env,
+        KUBECONFIG: kubeconfig,
+        PATH: `${join(work, '.path')}:${process.env['PATH'] ?? ''}`,
+      },
       timeoutMs: timeout,
     });
   const sh = (line: string) => run('bash', ['-c', line]);
@@ -183,6 +225,9 @@ describe('mco doctor on the box: eight faults, each named with its fix', () => {
 
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'mco-doctor-'));
+    // The fixes name `mco` as a user types it.
+    mkdirSync(join(work, '.path'));
+    symlinkSync(join(RepoRoot, 'bin/mco.js'), join(work, '.path/mco'));
     const dataDir = join(work, '.mco');
     kubeconfig = join(dataDir, 'admin.kubeconfig');
     registry = await DistributionRegistry.start({ dir: join(work, 'registry') });
@@ -461,5 +506,115 @@ describe('mco doctor on the box: eight faults, each named with its fix', () => {
         expect(n.metadata.annotations?.[Annotation.state], n.metadata.name).toBe('Done');
     },
     10 * Minute,
+  );
+  it(
+    '9. an approval hold: no node starts until approved, the hold carries the preview, a read-only token cannot approve, and then each node reboots as previewed',
+    async () => {
+      const layout = (n: string) => nodeLayout(clusterLayout(join(work, '.mco')).nodeDir(n));
+      const bootId = (n: string) =>
+        (JSON.parse(readFileSync(layout(n).booted, 'utf8')) as { bootId: string }).bootId;
+      await setPolicy({ approval: { rebootsAbove: '50%' }, order: { priorityLabel: Priority } });
+      const before = new Map(Workers.map((w) => [w, bootId(w)]));
+      const mc = {
+        apiVersion: 'machineconfiguration.openshift.io/v1',
+        kind: 'MachineConfig',
+        metadata: {
+          name: '80-doctor-approval',
+          labels: { 'machineconfiguration.openshift.io/role': 'worker' },
+        },
+        spec: {
+          config: {
+            ignition: { version: '3.5.0' },
+            storage: {
+              files: [
+                { path: '/etc/approval.conf', mode: 420, contents: { source: 'data:,a%0A' } },
+              ],
+            },
+          },
+        },
+      };
+      const file = join(work, 'approval.json');
+      writeFileSync(file, JSON.stringify(mc));
+      const previewed = await mco(['rollout', 'preview', 'mcp/worker', '-f', file, '-o', 'json']);
+      expect(previewed.code, previewed.stderr).toBe(0);
+      const preview = JSON.parse(previewed.stdout) as {
+        renderedName: string;
+        nodes: { node: string; plan: { drain: boolean; reboot: boolean } }[];
+      };
+      expect(preview.nodes.map((n) => [n.node, n.plan.drain, n.plan.reboot])).toEqual([
+        ['worker-0', true, true],
+        ['worker-1', true, true],
+      ]);
+      const applied = await sh(`kubectl apply -f ${file}`);
+      expect(applied.code, applied.stderr).toBe(0);
+      const target = await until('the worker pool to render the change', async () => {
+        const now = (await getPool()).spec.configuration?.name ?? '';
+        return now === preview.renderedName ? now : undefined;
+      });
+      const d = await diagnosed('both workers held for an approval', (nodes) =>
+        Workers.every((w) => kinds(nodes, w).join() === 'RolloutHold'),
+      );
+      const [held] = blockersOf(d.nodes, 'worker-0');
+      expect(held).toEqual({
+        kind: 'RolloutHold',
+        object: 'mcp/worker (rollout policy: AwaitingApproval)',
+        why: `${target} waits for an approval: it reboots 2 of 2 nodes (more than 1, rebootsAbove "50%"). Preview: worker-0, worker-1 will drain and reboot. \`mco rollout approve mcp/worker\` lets it start`,
+        fix: 'run `mco rollout approve mcp/worker` once the preview is what you want',
+      });
+      const status = await mco(['rollout', 'status', 'mcp/worker', '--watch=false']);
+      expect(status.stdout).toContain(`held (AwaitingApproval): ${target} waits for an approval`);
+      // A token that may read pools but not write them: 403 from the dashboard, nothing written.
+      const reader = boxUserToken(
+        join(work, '.mco'),
+        'system:serviceaccount:openshift-machine-config-operator:machine-config-dashboard',
+      );
+      const refused = await fetch(`${dashboardUrl()}api/pools/worker/rollout/approve`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${reader}`, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+      expect(refused.status).toBe(403);
+      // Nothing started while held, and nothing rebooted.
+      const waiting = await getPool();
+      expect(waiting.metadata.annotations?.[RolloutAnnotation.approved]).toBeUndefined();
+      const nodes = await admin.list<Node>(Resources.node, {
+        labelSelector: 'node-role.kubernetes.io/worker',
+      });
+      for (const n of nodes.items)
+        expect(n.metadata.annotations?.[Annotation.desiredConfig], n.metadata.name).not.toBe(
+          target,
+        );
+      expect(new Map(Workers.map((w) => [w, bootId(w)]))).toEqual(before);
+      // The fix is the transcript's last command: docs/rollouts.md's, run as printed.
+      expect(held?.fix).toContain('`mco rollout approve mcp/worker`');
+      await runDocTranscript('mco rollout approve mcp/worker', sh);
+      expect((await getPool()).metadata.annotations?.[RolloutAnnotation.approved]).toBe(target);
+      await healthy();
+      for (const w of Workers)
+        expect(bootId(w), `${w} rebooted as previewed`).not.toBe(before.get(w));
+      // A change that reboots no node is not held: an SSH key.
+      const keys = await applyMc('81-doctor-approval-key', {
+        config: {
+          ignition: { version: '3.5.0' },
+          passwd: {
+            users: [
+              {
+                name: 'core',
+                sshAuthorizedKeys: [
+                  'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIApproval test@example.com',
+                ],
+              },
+            ],
+          },
+        },
+      });
+      const rebooted = new Map(Workers.map((w) => [w, bootId(w)]));
+      await healthy();
+      expect((await getPool()).status?.configuration?.name).toBe(keys);
+      expect((await getPool()).metadata.annotations?.[RolloutAnnotation.approved]).toBe(target);
+      expect(new Map(Workers.map((w) => [w, bootId(w)]))).toEqual(rebooted);
+      await setPolicy(undefined);
+    },
+    12 * Minute,
   );
 });

@@ -49,6 +49,10 @@ describe('approval need', () => {
       'rendered-b waits for an approval: it reboots 2 of 3 nodes (more than 1, rebootsAbove 1). Preview: worker-0, worker-1 will drain and reboot; worker-2 will reload crio.service. `mco rollout approve mcp/worker` lets it start',
     );
     expect(need({ rebootsAbove: 2 }, pending(reboots, reboots, reloads))).toBeUndefined();
+    // Nodes by name, whatever order the controller listed them in.
+    expect(need({ rebootsAbove: 0 }, [...pending(reboots, reboots)].reverse())).toMatch(
+      /Preview: worker-0, worker-1 will drain and reboot\./,
+    );
     // 50 % of 4 is 2: two reboots are allowed, three are not.
     expect(need({ rebootsAbove: '50%' }, pending(reboots, reboots), 4)).toBeUndefined();
     expect(need({ rebootsAbove: '50%' }, pending(reboots, reboots, reboots), 4)).toMatch(

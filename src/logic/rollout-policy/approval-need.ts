@@ -47,10 +47,11 @@ function matchingPaths(plans: readonly PlanSummary[], globs: readonly string[]):
   return [...touched].filter((path) => matches(path)).sort();
 }
 
-/** The preview per effect: `worker-0, worker-1 will drain and reboot; worker-2 is unchanged`. */
+/** The preview per effect, nodes by name: `worker-0, worker-1 will drain and reboot; worker-2 is unchanged`. */
 function previewText(plans: readonly PendingNodePlan[]): string {
   const byEffect = new Map<string, string[]>();
-  for (const { node, plan } of plans) {
+  const byName = [...plans].sort((a, b) => a.node.localeCompare(b.node, 'en', { numeric: true }));
+  for (const { node, plan } of byName) {
     const effect = 'error' in plan ? `cannot be planned (${plan.error})` : planEffect(plan);
     byEffect.set(effect, [...(byEffect.get(effect) ?? []), node]);
   }
