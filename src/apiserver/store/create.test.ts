@@ -229,11 +229,13 @@ describe('create', () => {
       { metadata: { name: 'dry' } },
       { ...admin, dryRun: true },
     );
-    expect(created.metadata).toEqual({
+    expect(created.metadata).toMatchObject({
       name: 'dry',
       uid: 'uid-8',
       generation: 1,
       creationTimestamp: T0,
+      // what admission adds is in a dry run's answer too
+      annotations: { 'audit.mco.dev/changed-by': 'admin', 'audit.mco.dev/changed-at': T0 },
     });
     expect(await t.storage.currentRevision()).toBe(before);
     expect((await failure(t.store.get(t.rt('MachineConfig'), undefined, 'dry'))).code).toBe(404);

@@ -27,13 +27,14 @@ export interface KindStrategy {
   /** Kind-specific field errors, after the schema's. */
   readonly validate: (obj: KubeObject) => FieldError[];
   /** Sets what the server owns from the requester on create (a CSR's `spec.username`). */
-  readonly prepareForCreate?: (obj: KubeObject, user: UserInfo) => void;
+  readonly prepareForCreate?: (obj: KubeObject, user: UserInfo, now: string) => void;
   /** The kind's own split of an update by subresource (a CSR's spec never changes). */
   readonly prepareForUpdate?: (
     old: KubeObject,
     next: KubeObject,
     subresource: WriteSubresource | undefined,
     now: string,
+    user: UserInfo,
   ) => void;
   /** Field errors that take asynchronous checks (a CSR's request signature); `old` on update. */
   readonly fieldErrors?: (obj: KubeObject, old: KubeObject | undefined) => Promise<FieldError[]>;

@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import type { FieldError } from '../../api/meta/v1/field-error.js';
 import { StatusError } from '../../api/meta/v1/status-error.js';
 import { rfc3339 } from '../../api/meta/v1/time.js';
-import type { KubeObject, WriteOptions, WriteSubresource } from '../resource-store.js';
+import type { KubeObject, UserInfo, WriteOptions, WriteSubresource } from '../resource-store.js';
 import { apiVersionOf, type ResourceType } from '../resource-type.js';
 import type { StoreContext } from './context.js';
 import { cloneJson, isJsonMap, type JsonMap } from './json.js';
@@ -96,7 +96,7 @@ export function prepareCreate({
   pruneAndReport(ctx, rt, obj, options);
   const strategy = strategyFor(rt);
   strategy.normalize(obj);
-  strategy.prepareForCreate?.(obj, options.user);
+  strategy.prepareForCreate?.(obj, options.user, rfc3339(ctx.clock.now()));
   const status = strategy.statusOnCreate;
   if (status === 'drop') delete obj['status'];
   else if (status !== 'keep') obj['status'] = status();
@@ -141,19 +141,21 @@ export function prepareUpdate({
   incoming,
   subresource,
   now,
+  user,
 }: {
   readonly rt: ResourceType;
   readonly old: KubeObject;
   readonly incoming: KubeObject;
   readonly subresource: WriteSubresource | undefined;
   readonly now: string;
+  readonly user: UserInfo;
 }): PreparedUpdate {
   checkName(incoming, old.metadata.name ?? '');
   const strategy = strategyFor(rt);
   strategy.normalize(incoming);
   const next = subresource !== undefined ? statusUpdate(rt, old, incoming) : cloneJson(incoming);
   if (subresource === undefined && hasStatusSubresource(rt)) copyField(old, next, 'status');
-  strategy.prepareForUpdate?.(old, next, subresource, now);
+  strategy.prepareForUpdate?.(old, next, subresource, now, user);
   const meta = next.metadata as JsonMap;
   const uidError = uidChangeError(meta['uid'], old);
   checkNamespace(rt, meta, old.metadata.namespace);

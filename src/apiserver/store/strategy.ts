@@ -2,8 +2,8 @@
  * Per-kind write behaviour, as each kind's registry strategy upstream defines it: built-in kinds
  * take theirs from their descriptors (kinds/), custom resources share one (generation tracked,
  * resourceVersion required on PUT, status dropped on create when they have a status subresource)
- * with MachineConfig's validation (machine-config-admission.ts) and warnings
- * (machine-config-warnings.ts) on top.
+ * with MachineConfig's validation (machine-config-admission.ts), warnings
+ * (machine-config-warnings.ts) and the audit's change stamp (machine-config-change-stamp.ts) on top.
  */
 import { BuiltInKinds } from '../kinds/index.js';
 import type { ResourceType } from '../resource-type.js';
@@ -14,6 +14,7 @@ import {
   type KindStrategy,
 } from './kind-strategy.js';
 import { machineConfigErrors } from './machine-config-admission.js';
+import { stampMachineConfigChange } from './machine-config-change-stamp.js';
 import { machineConfigWarnings } from './machine-config-warnings.js';
 
 /** Each built-in kind's strategy: the default with what its descriptor overrides. */
@@ -35,7 +36,17 @@ export function strategyFor(rt: ResourceType): KindStrategy {
     validate: noFieldErrors,
   };
   return rt.group === 'machineconfiguration.openshift.io' && rt.kind === 'MachineConfig'
-    ? { ...custom, validate: machineConfigErrors, warnings: machineConfigWarnings }
+    ? {
+        ...custom,
+        validate: machineConfigErrors,
+        warnings: machineConfigWarnings,
+        prepareForCreate: (obj, user, now) => {
+          stampMachineConfigChange(undefined, obj, user, now);
+        },
+        prepareForUpdate: (old, next, subresource, now, user) => {
+          if (subresource === undefined) stampMachineConfigChange(old, next, user, now);
+        },
+      }
     : custom;
 }
 

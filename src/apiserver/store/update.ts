@@ -130,6 +130,7 @@ export async function applyUpdate({
     incoming,
     subresource: options.subresource,
     now: rfc3339(ctx.clock.now()),
+    user: options.user,
   });
   const managed =
     options.appliedManagedFields ??
