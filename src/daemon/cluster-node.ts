@@ -29,6 +29,12 @@ import {
 import { truncateReason } from '../logic/nodeplan/node-reason.js';
 import { nextMcnConditions, type McnCondition } from './machine-config-node-status.js';
 import { errorText } from '../lib/error-text.js';
+import {
+  AuditAnnotation,
+  MaxDaemonRecords,
+  type DaemonUpdateRecord,
+} from '../api/machineconfiguration/v1/update-audit.js';
+import { readDaemonRecords } from '../logic/audit/node-update-record.js';
 
 /** The latest Node as the daemon's informer has it. */
 export interface NodeSource {
@@ -100,11 +106,21 @@ export class ClusterNode {
     await this.patchAnnotations({ [Annotation.state]: DaemonState.Working });
   }
 
-  async setDone(config: string): Promise<void> {
+  /** Done on `config`; with the update that brought it there added to the audit's record. */
+  async setDone(config: string, record?: DaemonUpdateRecord): Promise<void> {
     await this.patchAnnotations({
       [Annotation.state]: DaemonState.Done,
       [Annotation.currentConfig]: config,
       [Annotation.reason]: '',
+      ...(record === undefined
+        ? {}
+        : {
+            [AuditAnnotation.lastUpdates]: JSON.stringify(
+              [...readDaemonRecords(this.annotation(AuditAnnotation.lastUpdates)), record].slice(
+                -MaxDaemonRecords,
+              ),
+            ),
+          }),
     });
   }
 

@@ -71,7 +71,7 @@ import { DriftMonitor } from './drift-monitor.js';
 import { CertificateWriter } from './certificate-writer.js';
 import { emptyOld } from './once-from.js';
 import { checkFilesAndUnits, checkOnDiskState } from './on-disk-state.js';
-import { isCommitted, JournalPhase, type UpdateJournal } from './update-journal.js';
+import { isCommitted, JournalPhase, updateRecord, type UpdateJournal } from './update-journal.js';
 import {
   Updater,
   UpstreamUpdateTimings,
@@ -516,14 +516,17 @@ export class Daemon implements Reconciler {
       'NodeDone',
       `Setting node ${name}, currentConfig ${current} to Done`,
     );
+    // What the update did, for the update audit, read before the journal goes.
+    const record = updateRecord(await this.#updater.journal.read(), current, this.#o.clock.now());
     // The journal goes before Done is reported: Done means nothing of the update is left on disk.
-    // A crash in between is harmless: the next start validates the current config and completes.
+    // A crash in between is harmless: the next start validates the current config and completes
+    // (without a record of the update: the audit then lacks it, and says nothing untrue).
     await this.#updater.journal.clear();
     // Done must not go out with a forcefile annotation the update consumed; one touched meanwhile
     // stays reported, and the drift monitor's start acts on it.
     await this.#reportForceFile(await this.#forceFileExists(), true);
     this.#o.crash?.reached('set-done');
-    await this.#cluster.setDone(current);
+    await this.#cluster.setDone(current, record);
     await this.#cluster.condition({
       type: T.Updated,
       status: 'True',

@@ -91,6 +91,7 @@ export class UpdateExecution {
       force: plan.forceFile,
       firstBoot: plan.firstBoot,
       startedAt: new Date(this.#d.clock.now()).toISOString(),
+      drain: plan.drain.perform,
     };
     await store.write(base);
     this.#d.crash.reached('journal-prepare');

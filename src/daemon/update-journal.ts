@@ -21,6 +21,8 @@ import {
   JournalToConfigPath,
 } from './daemon-paths.js';
 import { errorText } from '../lib/error-text.js';
+import type { DaemonUpdateRecord } from '../api/machineconfiguration/v1/update-audit.js';
+import { actionWords } from '../logic/nodeplan/plan-summary.js';
 
 export const JournalPhase = {
   Prepare: 'prepare',
@@ -75,6 +77,8 @@ export interface UpdateJournal {
   readonly prior?: PriorState;
   /** The post-config actions, recorded at `committed`. */
   readonly actions?: PostConfigActions;
+  /** The update drains the node (cordon and evict) before it writes anything. */
+  readonly drain?: boolean;
   /** Why a rollback runs. */
   readonly error?: string;
 }
@@ -138,4 +142,26 @@ export class JournalStore {
     await this.#files.remove(JournalPath);
     await this.#files.removeTree(JournalDir);
   }
+}
+
+/**
+ * What a committed update did, for the update audit: from the journal of the update that brought
+ * the node to `current`, as the daemon reports Done (undefined for any other journal).
+ */
+export function updateRecord(
+  journal: UpdateJournal | undefined,
+  current: string,
+  nowMs: number,
+): DaemonUpdateRecord | undefined {
+  if (journal === undefined || journal.to !== current || !isCommitted(journal.phase))
+    return undefined;
+  return {
+    from: journal.from,
+    to: journal.to,
+    startedAt: journal.startedAt,
+    doneAt: new Date(nowMs).toISOString(),
+    actions: journal.actions === undefined ? [] : actionWords(journal.actions),
+    drained: journal.drain ?? false,
+    rebooted: journal.phase === JournalPhase.Rebooting,
+  };
 }

@@ -37,6 +37,8 @@ import type { EventRecorder } from '../../runtime/event-recorder.js';
 import type { ClusterMachineConfiguration } from '../mco-informers.js';
 import { SubControllerMetricName, type McoMetrics } from '../../ports/mco-metrics.js';
 import { jsonEqual } from '../../lib/json-equal.js';
+import { AuditAnnotation } from '../../api/machineconfiguration/v1/update-audit.js';
+import { sourceStamps } from '../../logic/audit/source-stamps.js';
 import { controllerConfigGate, describeGateError, generatorsGate } from './render-gates.js';
 import { errorText } from '../../lib/error-text.js';
 
@@ -225,10 +227,25 @@ export class RenderReconciler implements Reconciler {
     rendered: RenderedPool,
     cc: ControllerConfig | undefined,
   ): Promise<void> {
-    const { client, events, log, version } = this.#o;
+    const { client, events, log, version, caches } = this.#o;
     const name = rendered.config.metadata.name ?? '';
+    // Why this config was made, frozen with it: who last changed each source (update audit).
+    const sources = rendered.source.flatMap((s) => {
+      const mc = caches.machineConfigs.get(s.name ?? '');
+      return mc === undefined ? [] : [mc];
+    });
+    const config: MachineConfig = {
+      ...rendered.config,
+      metadata: {
+        ...rendered.config.metadata,
+        annotations: {
+          ...rendered.config.metadata.annotations,
+          [AuditAnnotation.sources]: JSON.stringify(sourceStamps(sources)),
+        },
+      },
+    };
     try {
-      await client.create(Resources.machineConfig, rendered.config);
+      await client.create(Resources.machineConfig, config);
     } catch (e) {
       // Another writer (or our stale cache) beat us to it: the content is the same by its name.
       if (isStatusError(e, 'AlreadyExists')) return;

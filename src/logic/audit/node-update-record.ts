@@ -10,7 +10,10 @@ import type {
   NodeUpdateRecord,
   SourceStamp,
 } from '../../api/machineconfiguration/v1/update-audit.js';
-import { MaxHistoryRecords } from '../../api/machineconfiguration/v1/update-audit.js';
+import {
+  MaxDaemonRecords,
+  MaxHistoryRecords,
+} from '../../api/machineconfiguration/v1/update-audit.js';
 import type { PlanSummary } from '../nodeplan/plan-summary.js';
 import { changeStampText } from './change-stamp.js';
 import { configChanges } from './source-stamps.js';
@@ -88,4 +91,30 @@ export function changesText(changes: readonly ConfigChange[]): string {
 /** The event the node controller writes on the Node for one update. */
 export function updateEventMessage(r: NodeUpdateRecord): string {
   return `${r.from} -> ${r.to}: ${actionsText(r)}; why: ${changesText(r.changes)}; diff: ${r.diff}`;
+}
+
+function isDaemonRecord(r: unknown): r is DaemonUpdateRecord {
+  if (typeof r !== 'object' || r === null) return false;
+  const o = r as Record<string, unknown>;
+  return (
+    ['from', 'to', 'startedAt', 'doneAt'].every((k) => typeof o[k] === 'string') &&
+    Array.isArray(o['actions']) &&
+    (o['actions'] as unknown[]).every((a) => typeof a === 'string') &&
+    typeof o['drained'] === 'boolean' &&
+    typeof o['rebooted'] === 'boolean'
+  );
+}
+
+/**
+ * The records on a Node's `lastUpdates` annotation; what does not parse (anyone who may patch the
+ * Node can write it) is left out, at most MaxDaemonRecords are read.
+ */
+export function readDaemonRecords(text: string | undefined): DaemonUpdateRecord[] {
+  if (text === undefined || text === '') return [];
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return Array.isArray(parsed) ? parsed.filter(isDaemonRecord).slice(-MaxDaemonRecords) : [];
+  } catch {
+    return [];
+  }
 }

@@ -48,12 +48,14 @@ function formatAction(a: PolicyAction): string {
   return a.type;
 }
 
+/** The post-config actions in those words, in order. */
+export function actionWords(actions: UpdatePlan['actions']): string[] {
+  return actions.kind === 'legacy' ? [...actions.actions] : actions.actions.map(formatAction);
+}
+
 export function summarizePlan(plan: UpdatePlan): PlanSummary {
   const { from, to, diff } = plan;
-  const actions =
-    plan.actions.kind === 'legacy'
-      ? [...plan.actions.actions]
-      : plan.actions.actions.map(formatAction);
+  const actions = actionWords(plan.actions);
   return {
     from: from.name,
     to: to.name,
