@@ -97,6 +97,7 @@ describe('one subcommand on its command line', () => {
       'status',
       'preview',
       'resume',
+      'approve',
       'history',
       'undo',
     ]);

@@ -9,6 +9,7 @@
  * this process, so nodes join it by TLS bootstrapping. The fourth, the MCS certificate rotator,
  * because upstream runs it only on a cluster with a working machine API (docs/certificates.md).
  */
+import { createUpdateAuditController } from './audit/update-audit-controller.js';
 import type { CertificateSigningRequest } from '../api/certificates/v1/certificate-signing-request.js';
 import { MachineNamespace, type Machine } from '../api/machine/v1beta1/machine.js';
 import { Resources } from '../api/resource-refs.js';
@@ -56,6 +57,8 @@ export const SubController = {
   Render: 'render',
   Node: 'node',
   Drain: 'drain',
+  /** Node update history: why each node updated and what it did (docs/rollouts.md). */
+  UpdateAudit: 'update-audit',
   CsrSigner: 'csr-signer',
   NodeCsrApprover: 'node-csr-approver',
   MachineNodeLink: 'machine-node-link',
@@ -74,6 +77,7 @@ export const DefaultSubControllers: readonly SubController[] = [
   SubController.Render,
   SubController.Node,
   SubController.Drain,
+  SubController.UpdateAudit,
 ];
 
 export interface MachineConfigControllerOptions {
@@ -212,6 +216,17 @@ export function createMachineConfigController(
         metrics,
         ...(options.drainTimings === undefined ? {} : { timings: options.drainTimings }),
         ...(options.drainWorkers === undefined ? {} : { workers: options.drainWorkers }),
+        ...limiter,
+      }),
+    );
+  if (wanted(SubController.UpdateAudit))
+    controllers.push(
+      createUpdateAuditController({
+        client,
+        informers,
+        clock,
+        log: sub(SubController.UpdateAudit),
+        events,
         ...limiter,
       }),
     );

@@ -47,7 +47,7 @@ describe('mco completion', () => {
         '1:rollout',
         '2:--context',
         '3:bash zsh fish -h --help',
-        '4:status preview resume history undo -h --help',
+        '4:status preview resume approve history undo -h --help',
         '',
       ].join('\n'),
     );
@@ -79,7 +79,7 @@ describe('mco completion', () => {
     const [registered, first, second] = r.stdout.split('\n');
     expect(registered).toBe('_bash_complete -o default -F _mco_completion');
     expect(first?.split(' ')).toContain('rollout');
-    expect(second).toBe('2:status preview resume history undo -h --help');
+    expect(second).toBe('2:status preview resume approve history undo -h --help');
   });
 });
 
