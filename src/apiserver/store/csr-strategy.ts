@@ -14,6 +14,7 @@
  *
  * The rules and messages: docs/reference/tls-bootstrap.md §3–4.
  */
+import type { UpdateRequest } from './kind-strategy.js';
 import { X509Certificate } from 'node:crypto';
 import {
   CsrConditionType,
@@ -117,7 +118,7 @@ export function prepareCsrForUpdate(
   old: KubeObject,
   next: KubeObject,
   subresource: WriteSubresource | undefined,
-  now: string,
+  { now }: UpdateRequest,
 ): void {
   next['spec'] = cloneJson(specOf(old));
   if (subresource === undefined) {

@@ -33,8 +33,7 @@ export interface KindStrategy {
     old: KubeObject,
     next: KubeObject,
     subresource: WriteSubresource | undefined,
-    now: string,
-    user: UserInfo,
+    request: UpdateRequest,
   ) => void;
   /** Field errors that take asynchronous checks (a CSR's request signature); `old` on update. */
   readonly fieldErrors?: (obj: KubeObject, old: KubeObject | undefined) => Promise<FieldError[]>;
@@ -44,6 +43,12 @@ export interface KindStrategy {
 
 export const noFieldErrors = (): FieldError[] => [];
 export const noNormalization = (): void => undefined;
+
+/** What an update's preparation knows of its request: when (what the kind dates) and who. */
+export interface UpdateRequest {
+  readonly now: string;
+  readonly user: UserInfo;
+}
 
 /** A built-in kind's strategy where its descriptor says nothing. */
 export const BuiltInStrategy: KindStrategy = {

@@ -155,7 +155,7 @@ export function prepareUpdate({
   strategy.normalize(incoming);
   const next = subresource !== undefined ? statusUpdate(rt, old, incoming) : cloneJson(incoming);
   if (subresource === undefined && hasStatusSubresource(rt)) copyField(old, next, 'status');
-  strategy.prepareForUpdate?.(old, next, subresource, now, user);
+  strategy.prepareForUpdate?.(old, next, subresource, { now, user });
   const meta = next.metadata as JsonMap;
   const uidError = uidChangeError(meta['uid'], old);
   checkNamespace(rt, meta, old.metadata.namespace);

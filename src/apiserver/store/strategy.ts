@@ -43,7 +43,7 @@ export function strategyFor(rt: ResourceType): KindStrategy {
         prepareForCreate: (obj, user, now) => {
           stampMachineConfigChange(undefined, obj, user, now);
         },
-        prepareForUpdate: (old, next, subresource, now, user) => {
+        prepareForUpdate: (old, next, subresource, { now, user }) => {
           if (subresource === undefined) stampMachineConfigChange(old, next, user, now);
         },
       }
