@@ -111,6 +111,7 @@ async function runLocked(
     ...(options.drainTimeout === undefined ? {} : { drainTimeout: options.drainTimeout }),
     ...(options.mcsCertValidity === undefined ? {} : { mcsCertValidity: options.mcsCertValidity }),
     ...(options.mcsCertRefresh === undefined ? {} : { mcsCertRefresh: options.mcsCertRefresh }),
+    ...(options.leaderElect === true ? { leaderElect: true } : {}),
   };
 
   let stopping: Promise<void> | undefined;
@@ -224,6 +225,11 @@ export function startCommand(io: CliIo): Command {
       DefaultPortBase,
     )
     .option(
+      '--leader-elect',
+      'the controller runs only while it holds its Lease, as on a real cluster (lease 8s), so another `mco controller --leader-elect` can stand by',
+      false,
+    )
+    .option(
       '--drain-timeout <duration>',
       "how long a drain may fail before the controller raises DrainFailed and mcc_drain_err (upstream's 1h)",
     )
@@ -247,6 +253,7 @@ export function startCommand(io: CliIo): Command {
           workers: number;
           portBase: number;
           drainTimeout?: string;
+          leaderElect: boolean;
           mcsCertValidity?: string;
           mcsCertRefresh?: string;
         },

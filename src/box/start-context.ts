@@ -37,6 +37,7 @@ export interface StartContext {
   readonly drainTimeout?: string;
   readonly mcsCertValidity?: string;
   readonly mcsCertRefresh?: string;
+  readonly leaderElect?: boolean;
 }
 
 /** `DIR/pids.json`: this process and every child now running (a later start stops leftovers). */

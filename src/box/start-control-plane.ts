@@ -84,6 +84,17 @@ export function startControlPlane(ctx: StartContext): void {
     '--drain-update-delay',
     '1s',
     ...(ctx.drainTimeout === undefined ? [] : ['--drain-timeout', ctx.drainTimeout]),
+    ...(ctx.leaderElect === true
+      ? [
+          '--leader-elect',
+          '--leader-elect-lease-duration',
+          '8s',
+          '--leader-elect-renew-deadline',
+          '5s',
+          '--leader-elect-retry-period',
+          '1s',
+        ]
+      : []),
     // Nodes join by TLS bootstrapping: this process approves their CSRs (as OpenShift's machine
     // approver), signs them with the cluster CA (as kube-controller-manager) and labels the Nodes
     // from their Machines (as machine-api). It also builds MachineOSConfigs' images with buildah

@@ -19,6 +19,8 @@ export interface StartOptions {
   /** The controller's `--mcs-cert-validity` and `--mcs-cert-refresh` (upstream's 10 and 8 years). */
   readonly mcsCertValidity?: string;
   readonly mcsCertRefresh?: string;
+  /** The controller takes its Lease as on a real cluster (short timings: one machine). */
+  readonly leaderElect?: boolean;
 }
 
 /**

@@ -188,6 +188,10 @@ export const CommandExamples: Readonly<Record<string, readonly (readonly [string
       'mco rollout approve mcp/worker',
     ],
   ],
+  'mco node history': [
+    ['Why worker-0 updated, and whether it drained and rebooted', 'mco node history node/worker-0'],
+    ['As JSON, as the audit stores it', 'mco node history node/worker-0 -o json'],
+  ],
   'mco doctor': [
     ['Why the worker pool’s rollout is stuck, node by node, with the fix', 'mco doctor mcp/worker'],
     ['What keeps one node from its config', 'mco doctor node/worker-0'],

@@ -27,7 +27,13 @@ const Subcommands: Readonly<Record<string, CommandLoader>> = {
   bootstrap: async (io) => (await import('./bootstrap-command.js')).bootstrapCommand(io),
   'pointer-config': async (io) =>
     (await import('./pointer-config-command.js')).pointerConfigCommand(io),
-  node: async (io) => (await import('../box/node-command.js')).nodeCommand(io),
+  node: async (io, env) => {
+    const [node, history] = await Promise.all([
+      import('../box/node-command.js'),
+      import('./node-history-command.js'),
+    ]);
+    return node.nodeCommand(io).addCommand(history.nodeHistoryCommand(io, env));
+  },
   ha: async (io) => (await import('../box/ha-command.js')).haCommand(io),
   dashboard: async () => (await import('./dashboard-command.js')).dashboardCommand(),
   rollout: async (io, env) => {

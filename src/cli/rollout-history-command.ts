@@ -32,13 +32,14 @@ async function readHistory(client: ResourceClient, name: string): Promise<PoolHi
 
 function historyTable(h: PoolHistory): string {
   const rows = [
-    ['REVISION', 'RENDERED-CONFIG', 'CREATED', 'NODES', 'NOTES'],
+    ['REVISION', 'RENDERED-CONFIG', 'CREATED', 'NODES', 'NOTES', 'CHANGE-CAUSE'],
     ...h.revisions.map((r) => [
       String(r.revision),
       r.name,
       r.created,
       String(r.nodes),
       r.notes.join(', '),
+      r.changeCause,
     ]),
   ];
   return `machineconfigpool.machineconfiguration.openshift.io/${h.pool.metadata.name ?? ''}\n${formatTable(rows, 2)}`;

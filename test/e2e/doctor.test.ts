@@ -48,6 +48,7 @@ import { boxUserToken } from '../support/box-browser.js';
 import { BoxProcess } from '../support/box-process.js';
 import { runCommand } from '../support/run-command.js';
 import { McoBin, RepoRoot, type RunResult } from '../support/run-mco.js';
+import { runDocTranscript } from '../support/doc-transcript.js';
 import { until } from '../support/until.js';
 
 const Minute = 60_000;
@@ -68,34 +69,6 @@ function expectDocExample(printed: string): void {
   const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const pattern = lines.map((l) => l.split('…').map(escape).join('.*')).join('\n');
   expect(printed).toMatch(new RegExp(`^${pattern}\n$`));
-}
-
-/**
- * Runs the docs/rollouts.md transcript that holds `$ <marker>`: each `$ ` line in a shell, its
- * output checked against the lines under it (`…` for what varies).
- */
-async function runDocTranscript(
-  marker: string,
-  sh: (line: string) => Promise<RunResult>,
-): Promise<void> {
-  const doc = readFileSync(join(RepoRoot, 'docs/rollouts.md'), 'utf8');
-  const at = doc.indexOf(`\n$ ${marker}\n`);
-  const open = doc.lastIndexOf('\n```\n', at);
-  const close = doc.indexOf('\n```\n', at + 1);
-  const block = at < 0 || open < 0 || close < 0 ? undefined : doc.slice(open + 5, close + 1);
-  expect(block, marker).toBeDefined();
-  const escape = (t: string) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const steps = (block ?? '').split(/^\$ /m).filter((x) => x !== '');
-  for (const step of steps) {
-    const [command = '', ...out] = step.split('\n');
-    const r = await sh(command);
-    expect(r.code, `${command}: ${r.stderr}`).toBe(0);
-    const pattern = out
-      .filter((l) => l !== '')
-      .map((l) => l.split('…').map(escape).join('.*'))
-      .join('\n');
-    expect(r.stdout.trimEnd(), command).toMatch(new RegExp(`^${pattern}$`));
-  }
 }
 
 describe('mco doctor on the box: eight faults, each named with its fix', () => {
@@ -587,7 +560,7 @@ describe('mco doctor on the box: eight faults, each named with its fix', () => {
       expect(new Map(Workers.map((w) => [w, bootId(w)]))).toEqual(before);
       // The fix is the transcript's last command: docs/rollouts.md's, run as printed.
       expect(held?.fix).toContain('`mco rollout approve mcp/worker`');
-      await runDocTranscript('mco rollout approve mcp/worker', sh);
+      await runDocTranscript('docs/rollouts.md', 'mco rollout approve mcp/worker', sh);
       expect((await getPool()).metadata.annotations?.[RolloutAnnotation.approved]).toBe(target);
       await healthy();
       for (const w of Workers)

@@ -644,8 +644,14 @@ describe('rollout policy through real processes', () => {
       const table = await mco(['rollout', 'history', 'mcp/worker', ...kubeconfig]);
       expect(table.stdout.split('\n').slice(0, 2)).toEqual([
         'machineconfigpool.machineconfiguration.openshift.io/worker',
-        expect.stringMatching(/^REVISION +RENDERED-CONFIG +CREATED +NODES +NOTES$/),
+        expect.stringMatching(/^REVISION +RENDERED-CONFIG +CREATED +NODES +NOTES +CHANGE-CAUSE$/),
       ]);
+      // Why the target was made: the MachineConfig applied last, by the admin that applied it.
+      expect(table.stdout).toMatch(
+        new RegExp(
+          `\\n${String(revisions.length)} +${target} .* 50-worker-policy-${String(mcCounter)} added by \\S+\\n`,
+        ),
+      );
       // WHEN undo THEN every node returns to the earlier config, with the pool's maxUnavailable
       const undo = await mco(['rollout', 'undo', 'mcp/worker', ...kubeconfig]);
       expect(undo.stderr).toBe('');

@@ -32,9 +32,15 @@ export class BoxProcess {
     this.exited = new Promise((resolve) => this.child.once('exit', resolve));
   }
 
-  /** `mco start` on `dataDir` with `shape`'s nodes on a reserved port base, once it is up. */
-  static async start(dataDir: string, shape: BoxShape, timeoutMs: number): Promise<BoxProcess> {
+  /** `mco start` on `dataDir` with `shape`'s nodes (and `extraArgs`) on a reserved port base, once it is up. */
+  static async start(
+    dataDir: string,
+    shape: BoxShape,
+    timeoutMs: number,
+    extraArgs: readonly string[] = [],
+  ): Promise<BoxProcess> {
     const box = new BoxProcess([
+      ...extraArgs,
       '--data-dir',
       dataDir,
       '--masters',

@@ -88,6 +88,21 @@ export function changesText(changes: readonly ConfigChange[]): string {
   return changes.map((c) => `${c.name} ${c.change} ${changeStampText(c.changed)}`).join('; ');
 }
 
+/** Short, for a table: `50-x changed by alice, 60-y removed by admin`. */
+export function changeCause(changes: readonly ConfigChange[]): string {
+  return changes
+    .map((c) => {
+      const who =
+        c.changed === undefined
+          ? ''
+          : c.changed.source === 'admission'
+            ? ` by ${c.changed.by}`
+            : ` by client ${c.changed.by}`;
+      return `${c.name} ${c.change}${who}`;
+    })
+    .join(', ');
+}
+
 /** The event the node controller writes on the Node for one update. */
 export function updateEventMessage(r: NodeUpdateRecord): string {
   return `${r.from} -> ${r.to}: ${actionsText(r)}; why: ${changesText(r.changes)}; diff: ${r.diff}`;

@@ -10,6 +10,8 @@ import type { MachineConfig } from '../../api/machineconfiguration/v1/machine-co
 import type { MachineConfigPool } from '../../api/machineconfiguration/v1/machine-config-pool.js';
 import { err, ok, type Result } from '../../lib/result.js';
 import { activeRollback } from './pool-rollback.js';
+import { changeCause } from '../audit/node-update-record.js';
+import { configChanges, readSourceStamps } from '../audit/source-stamps.js';
 
 export interface PoolRevision {
   readonly revision: number;
@@ -18,6 +20,12 @@ export interface PoolRevision {
   /** Nodes of the pool whose current config this is. */
   readonly nodes: number;
   readonly notes: readonly string[];
+  /**
+   * Why this config was made: the MachineConfigs that differ from the previous revision's and who
+   * changed each (`50-x changed by alice`), from the stamps frozen on both (update audit); ''
+   * for the first revision, or when either has none.
+   */
+  readonly changeCause: string;
 }
 
 function ownedBy(mc: MachineConfig, pool: MachineConfigPool): boolean {
@@ -43,6 +51,8 @@ export function poolRevisions(
   const rollback = activeRollback(pool);
   return rendered.map((mc, i) => {
     const name = mc.metadata.name ?? '';
+    const before = readSourceStamps(rendered[i - 1]);
+    const after = readSourceStamps(mc);
     const notes: string[] = [];
     if (name === target) notes.push(rollback === undefined ? 'target' : 'rendered target');
     if (name === rollback?.to) notes.push('target (rolled back)');
@@ -54,6 +64,10 @@ export function poolRevisions(
       nodes: nodes.filter((n) => n.metadata.annotations?.[Annotation.currentConfig] === name)
         .length,
       notes,
+      changeCause:
+        before === undefined || after === undefined
+          ? ''
+          : changeCause(configChanges(before, after)),
     };
   });
 }
