@@ -37,16 +37,17 @@ const Subcommands: Readonly<Record<string, CommandLoader>> = {
   ha: async (io) => (await import('../box/ha-command.js')).haCommand(io),
   dashboard: async () => (await import('./dashboard-command.js')).dashboardCommand(),
   rollout: async (io, env) => {
-    const [rollout, preview, resume, history, undo] = await Promise.all([
+    const [rollout, preview, resume, history, undo, clock] = await Promise.all([
       import('./rollout-command.js'),
       import('./rollout-preview-command.js'),
       import('./rollout-resume-command.js'),
       import('./rollout-history-command.js'),
       import('./rollout-undo-command.js'),
+      import('../adapters/system-clock.js'),
     ]);
     return rollout
       .rolloutCommand(io, env)
-      .addCommand(preview.rolloutPreviewCommand(io, env))
+      .addCommand(preview.rolloutPreviewCommand(io, env, clock.systemClock))
       .addCommand(resume.rolloutResumeCommand(io, env))
       .addCommand(resume.rolloutApproveCommand(io, env))
       .addCommand(history.rolloutHistoryCommand(io, env))

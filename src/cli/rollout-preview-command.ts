@@ -59,6 +59,13 @@ import {
   type KubeconfigFlags,
 } from './kubeconfig-loading.js';
 import { parsePoolArgument } from './rollout-command.js';
+import { goDurationMs } from '../logic/rollout-policy/go-duration-ms.js';
+import type { Clock } from '../ports/clock.js';
+import {
+  previewWindowPlan,
+  windowPlanSection,
+  type PreviewWindowPlan,
+} from './preview-window-plan.js';
 
 export type FailOn = 'reboot' | 'drain' | 'blocked' | 'any';
 
@@ -87,6 +94,8 @@ interface PoolPreview {
   readonly summary: string;
   /** Why the drains could not be looked at (the caller may not list pods or budgets). */
   readonly drainPreflightError?: string;
+  /** The change across the pool's maintenance windows, when its policy has windows. */
+  readonly windowPlan?: PreviewWindowPlan;
 }
 
 const isPlan = (p: NodePreview['plan']): p is PlanSummary => !('error' in p);
@@ -145,6 +154,7 @@ async function previewPool(
   client: ResourceClient,
   poolName: string,
   applied: AppliedObjects,
+  timing: { readonly now: number; readonly perNodeMs: number | undefined },
 ): Promise<PoolPreview> {
   const [cluster, nodes, workloads] = await Promise.all([
     readClusterInputs(client),
@@ -185,12 +195,23 @@ async function previewPool(
         : {}),
     };
   });
+  const windowPlan = await previewWindowPlan({
+    client,
+    pool,
+    planned: members.map((node, i) => ({
+      node,
+      plan: previews[i]?.plan ?? { error: 'not planned' },
+    })),
+    perNodeMs: timing.perNodeMs,
+    now: timing.now,
+  });
   return {
     pool: poolName,
     renderedName: rendered.metadata.name ?? '',
     nodes: previews,
     summary: summaryLine(previews),
     ...('error' in workloads ? { drainPreflightError: workloads.error } : {}),
+    ...(windowPlan === undefined ? {} : { windowPlan }),
   };
 }
 
@@ -213,7 +234,7 @@ function previewTable(p: PoolPreview): string {
         : [n.node, n.current, '-', '-', `error: ${n.plan.error}`],
     ),
   ];
-  return `rendered: ${p.renderedName}\n${formatTable(rows, 2)}${p.summary}\n${drainSection(p)}`;
+  return `rendered: ${p.renderedName}\n${formatTable(rows, 2)}${p.summary}\n${drainSection(p)}${windowPlanSection(p.windowPlan, p.pool)}`;
 }
 
 /** The pods each draining node's drain meets, and what happens to each. */
@@ -245,9 +266,14 @@ interface PreviewOptions extends KubeconfigFlags {
   readonly fromDir?: string;
   readonly failOn?: FailOn;
   readonly output: 'table' | 'json';
+  readonly perNode?: string;
 }
 
-export function rolloutPreviewCommand(io: CliIo, env: KubeconfigEnvironment): Command {
+export function rolloutPreviewCommand(
+  io: CliIo,
+  env: KubeconfigEnvironment,
+  clock: Clock,
+): Command {
   return withKubeconfigFlags(new Command('preview'))
     .description(
       'What applying MachineConfigs would do to each node of a pool: drain (and each pod it evicts or is blocked by), reboot, actions (writes nothing)',
@@ -271,11 +297,18 @@ export function rolloutPreviewCommand(io: CliIo, env: KubeconfigEnvironment): Co
         .default('table'),
     )
     .option(
+      '--per-node <duration>',
+      'how long one node takes, for the plan across the maintenance windows (default: the median of the nodes’ recorded updates)',
+    )
+    .option(
       '--from-dir <dir>',
       'read the cluster from a folder of `kubectl get -o yaml` dumps or a must-gather instead of an API server',
     )
     .action(async (args: string[], options: PreviewOptions) => {
       const name = parsePoolArgument(args);
+      const perNodeMs = options.perNode === undefined ? undefined : goDurationMs(options.perNode);
+      if (options.perNode !== undefined && perNodeMs === undefined)
+        throw new CliError(`--per-node ${options.perNode}: expected a duration such as 90s or 20m`);
       const applied = sortApplied(loadManifests(options.filename));
       for (const note of applied.skipped) io.err(`note: ${note}\n`);
       let client: ResourceClient;
@@ -285,7 +318,7 @@ export function rolloutPreviewCommand(io: CliIo, env: KubeconfigEnvironment): Co
         for (const note of dump.notes) io.err(`note: ${note}\n`);
         client = new DumpResourceClient(dump.objects, options.fromDir);
       }
-      const preview = await previewPool(client, name, applied);
+      const preview = await previewPool(client, name, applied, { now: clock.now(), perNodeMs });
       io.out(
         options.output === 'json' ? `${JSON.stringify(preview, null, 2)}\n` : previewTable(preview),
       );

@@ -288,6 +288,31 @@ describe('rollout undo, holds and preview on the box', () => {
         'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIFv1hG3u8Zk2q0xP4nB7cR9tW5yE6aS1dD8fG2hJ3kL4 test@example.com',
       ),
     );
+    // The preview lays the change across the windows: with the nodes' recorded updates (seconds
+    // each: both in the first window), and with an hour-long node (one per window).
+    const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+    const hhmm = `${start}–${start.slice(0, 3)}30 UTC`;
+    const laid = await mco(['rollout', 'preview', 'mcp/worker', '-f', 'test-ssh.yaml']);
+    expect(laid.code, laid.stderr).toBe(0);
+    expect(laid.stdout).toMatch(
+      new RegExp(
+        `\\nacross the maintenance windows \\(about \\d+s per node, the median of [1-9]\\d* recorded rebootless updates\\):\\n  2 nodes in the window of ${day(opens.getTime())} ${hhmm}: worker-[01], worker-[01]\\n$`,
+      ),
+    );
+    const slow = await mco([
+      'rollout',
+      'preview',
+      'mcp/worker',
+      '-f',
+      'test-ssh.yaml',
+      '--per-node',
+      '40m',
+    ]);
+    expect(slow.stdout).toMatch(
+      new RegExp(
+        `\\nacross the maintenance windows \\(about 40m per node, --per-node\\):\\n  1 node in the window of ${day(opens.getTime())} ${hhmm}: worker-[01]\\n  1 node in the window of ${day(opens.getTime() + 24 * 60 * Minute)} ${hhmm}: worker-[01]\\n$`,
+      ),
+    );
     const applied = await run('kubectl', ['apply', '-f', 'test-ssh.yaml']);
     expect(applied.code, applied.stderr).toBe(0);
     configs.withKey = await rendered(configs.first);

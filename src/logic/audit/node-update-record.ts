@@ -133,3 +133,23 @@ export function readDaemonRecords(text: string | undefined): DaemonUpdateRecord[
     return [];
   }
 }
+
+/**
+ * The median time a recorded update took (start to Done), among those that rebooted or not as
+ * `rebooted` says; undefined when none did.
+ */
+export function medianUpdateMs(
+  records: readonly DaemonUpdateRecord[],
+  rebooted: boolean,
+): { readonly ms: number; readonly count: number } | undefined {
+  const took = records
+    .filter((r) => r.rebooted === rebooted)
+    .map((r) => Date.parse(r.doneAt) - Date.parse(r.startedAt))
+    .filter((ms) => Number.isFinite(ms) && ms >= 0)
+    .sort((a, b) => a - b);
+  if (took.length === 0) return undefined;
+  const mid = Math.floor(took.length / 2);
+  const ms =
+    took.length % 2 === 1 ? (took[mid] ?? 0) : ((took[mid - 1] ?? 0) + (took[mid] ?? 0)) / 2;
+  return { ms, count: took.length };
+}
