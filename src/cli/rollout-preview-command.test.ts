@@ -1,27 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { PlanSummary } from '../logic/nodeplan/plan-summary.js';
 import { mc, pool } from '../../test/support/machine-configs.js';
+import { planSummary } from '../../test/support/plan-summaries.js';
 import { applyConfigs, applyPools } from '../logic/nodeplan/pool-change.js';
 import { sortApplied } from './cluster-inputs.js';
 import { failingNodes, summaryLine, type NodePreview } from './rollout-preview-command.js';
 
-const plan = (over: Partial<PlanSummary>): PlanSummary => ({
-  from: 'rendered-worker-a',
-  to: 'rendered-worker-b',
-  path: 'policies',
-  actions: ['None'],
-  drain: false,
-  reboot: false,
-  changedPaths: [],
-  changedUnits: [],
-  sshKeys: false,
-  kernelArguments: null,
-  osImage: null,
-  kernelType: null,
-  extensions: null,
-  forced: false,
-  ...over,
-});
+const plan = planSummary;
 const rebooting = plan({
   actions: ['Reboot'],
   drain: true,

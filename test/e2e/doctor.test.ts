@@ -14,14 +14,7 @@
  * A healthy cluster, before and after, is "nothing is stuck" with exit 0. The `it`s build on each
  * other, in order.
  */
-import {
-  appendFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,13 +34,11 @@ import type { Blocker } from '../../src/logic/doctor/blocker.js';
 import type { NodeDiagnosis } from '../../src/logic/doctor/rollout-diagnosis.js';
 import type { RolloutPolicy } from '../../src/logic/rollout-policy/rollout-policy-schema.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
-import { nodeLayout } from '../../src/adapters/ostree-boot.js';
-import { clusterLayout } from '../../src/box/cluster-layout.js';
 import { clusterPorts } from '../../src/box/cluster-ports.js';
 import { boxUserToken } from '../support/box-browser.js';
 import { BoxProcess } from '../support/box-process.js';
-import { runCommand } from '../support/run-command.js';
-import { McoBin, RepoRoot, type RunResult } from '../support/run-mco.js';
+import { RepoRoot, type RunResult } from '../support/run-mco.js';
+import { bootIdOf, putMcoOnPath, userShell } from '../support/box-user-shell.js';
 import { runDocTranscript } from '../support/doc-transcript.js';
 import { until } from '../support/until.js';
 
@@ -78,18 +69,11 @@ describe('mco doctor on the box: eight faults, each named with its fix', () => {
   let registry: DistributionRegistry | undefined;
   let admin: ResourceClient;
 
-  const run = (cmd: string, args: readonly string[], timeout = 2 * Minute): Promise<RunResult> =>
-    runCommand(cmd, args, {
-      cwd: work,
-      env: {
-        ...process.env,
-        KUBECONFIG: kubeconfig,
-        PATH: `${join(work, '.path')}:${process.env['PATH'] ?? ''}`,
-      },
-      timeoutMs: timeout,
-    });
-  const sh = (line: string) => run('bash', ['-c', line]);
-  const mco = (args: readonly string[]) => run(process.execPath, [McoBin, ...args]);
+  const { sh, mco } = userShell({
+    work: () => work,
+    kubeconfig: () => kubeconfig,
+    timeoutMs: 2 * Minute,
+  });
   const dashboardUrl = () => {
     const record = JSON.parse(readFileSync(join(work, '.mco/cluster.json'), 'utf8')) as {
       portBase: number;
@@ -199,8 +183,7 @@ describe('mco doctor on the box: eight faults, each named with its fix', () => {
   beforeAll(async () => {
     work = mkdtempSync(join(tmpdir(), 'mco-doctor-'));
     // The fixes name `mco` as a user types it.
-    mkdirSync(join(work, '.path'));
-    symlinkSync(join(RepoRoot, 'bin/mco.js'), join(work, '.path/mco'));
+    putMcoOnPath(work);
     const dataDir = join(work, '.mco');
     kubeconfig = join(dataDir, 'admin.kubeconfig');
     registry = await DistributionRegistry.start({ dir: join(work, 'registry') });
@@ -483,9 +466,7 @@ describe('mco doctor on the box: eight faults, each named with its fix', () => {
   it(
     '9. an approval hold: no node starts until approved, the hold carries the preview, a read-only token cannot approve, and then each node reboots as previewed',
     async () => {
-      const layout = (n: string) => nodeLayout(clusterLayout(join(work, '.mco')).nodeDir(n));
-      const bootId = (n: string) =>
-        (JSON.parse(readFileSync(layout(n).booted, 'utf8')) as { bootId: string }).bootId;
+      const bootId = (n: string) => bootIdOf(join(work, '.mco'), n);
       await setPolicy({ approval: { rebootsAbove: '50%' }, order: { priorityLabel: Priority } });
       const before = new Map(Workers.map((w) => [w, bootId(w)]));
       const mc = {

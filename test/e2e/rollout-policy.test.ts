@@ -784,4 +784,77 @@ describe('rollout policy through real processes', () => {
     },
     5 * Minute,
   );
+  it(
+    'slow-start batches: a failing node halves the batch; once it recovers the rollout completes',
+    async () => {
+      await admin.patch(
+        Resources.machineConfigPool,
+        'worker',
+        { spec: { maxUnavailable: 4 } },
+        'merge',
+      );
+      await setPolicy({ batches: 'slowStart' });
+      // The second node to start fails (Degraded) instead of finishing.
+      let starts = 0;
+      let failed = '';
+      agents.onStart = (u) => {
+        starts++;
+        if (starts === 2) {
+          failed = u.node;
+          agents.failing.add(u.node);
+        }
+      };
+      const target = await applyWorkerConfig();
+      await until(
+        'every worker but the failing one on the target',
+        async () => {
+          const nodes = await admin.list<Node>(Resources.node, {
+            labelSelector: 'node-role.kubernetes.io/worker',
+          });
+          const done = nodes.items.filter(
+            (n) =>
+              n.metadata.annotations?.[Annotation.currentConfig] === target &&
+              n.metadata.annotations[Annotation.state] === 'Done',
+          );
+          return failed !== '' && done.length === Workers - 1 ? true : undefined;
+        },
+        { timeoutMs: 3 * Minute, intervalMs: 100 },
+      );
+      agents.onStart = undefined;
+      const ups = agents.updates
+        .filter((u) => u.to === target)
+        .sort((a, b) => a.startedAt - b.startedAt);
+      const failedAt = ups.find((u) => u.node === failed)?.failedAt ?? Infinity;
+      expect(failedAt).toBeLessThan(Infinity);
+      const at = (t: number) => ({
+        done: ups.filter((u) => (u.doneAt ?? Infinity) <= t).length,
+        failing: t >= failedAt ? 1 : 0,
+        updating: ups.filter(
+          (u) => u.startedAt <= t && (u.doneAt ?? Infinity) > t && (u.failedAt ?? Infinity) > t,
+        ).length,
+      });
+      const seen = ups.map((u) => at(u.startedAt));
+      // The batch is (done + 1) halved per failing node, never below one.
+      for (const [i, s] of seen.entries())
+        expect(s.updating, `start ${String(i)}: ${JSON.stringify(seen)}`).toBeLessThanOrEqual(
+          Math.max(1, Math.floor((s.done + 1) / 2 ** s.failing)),
+        );
+      // It bound: a start after the failure with two done went alone (unhalved, three could run).
+      expect(seen.some((s) => s.failing === 1 && s.done >= 2 && s.updating === 1)).toBe(true);
+      expect(condition(await getPool(), RolloutHeldCondition)?.message).toMatch(
+        /slow start: \d+ at once \(\d+ done, 1 failing, \d+ updating\)|every node is on/,
+      );
+      // The node recovers: its update goes through and the pool completes.
+      agents.recover(failed);
+      await waitUpdated(target);
+      await admin.patch(
+        Resources.machineConfigPool,
+        'worker',
+        { spec: { maxUnavailable: null } },
+        'merge',
+      );
+      await setPolicy({});
+    },
+    5 * Minute,
+  );
 });

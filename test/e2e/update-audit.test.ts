@@ -14,13 +14,12 @@
  *
  * docs/rollouts.md's transcripts are run as printed.
  */
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKubeClient } from '../../src/adapters/kube-client.js';
-import { nodeLayout } from '../../src/adapters/ostree-boot.js';
 import type { Lease } from '../../src/api/coordination/v1/lease.js';
 import type { Node } from '../../src/api/core/v1/node.js';
 import { Annotation, McoNamespace } from '../../src/api/machineconfiguration/v1/constants.js';
@@ -31,12 +30,10 @@ import {
   type NodeUpdateRecord,
 } from '../../src/api/machineconfiguration/v1/update-audit.js';
 import { Resources } from '../../src/api/resource-refs.js';
-import { clusterLayout } from '../../src/box/cluster-layout.js';
 import type { ResourceClient } from '../../src/ports/resource-client.js';
 import { BoxProcess } from '../support/box-process.js';
+import { bootIdOf, putMcoOnPath, userShell } from '../support/box-user-shell.js';
 import { runDocTranscript } from '../support/doc-transcript.js';
-import { runCommand } from '../support/run-command.js';
-import { McoBin, RepoRoot, type RunResult } from '../support/run-mco.js';
 import { until } from '../support/until.js';
 
 const Minute = 60_000;
@@ -52,26 +49,13 @@ describe('the update audit on the box: who caused each update, and what it did',
   let box: BoxProcess | undefined;
   let admin: ResourceClient;
 
-  const run = (cmd: string, args: readonly string[], env: Record<string, string> = {}) =>
-    runCommand(cmd, args, {
-      cwd: work,
-      env: {
-        ...process.env,
-        KUBECONFIG: kubeconfig,
-        PATH: `${join(work, '.path')}:${process.env['PATH'] ?? ''}`,
-        ...env,
-      },
-      timeoutMs: 6 * Minute,
-    });
-  const sh = (line: string): Promise<RunResult> => run('bash', ['-c', line]);
-  const mco = (args: readonly string[]) => run(process.execPath, [McoBin, ...args]);
+  const { run, sh, mco } = userShell({
+    work: () => work,
+    kubeconfig: () => kubeconfig,
+    timeoutMs: 6 * Minute,
+  });
   const getPool = () => admin.get<MachineConfigPool>(Resources.machineConfigPool, 'worker');
-  const bootId = (n: string) =>
-    (
-      JSON.parse(readFileSync(nodeLayout(clusterLayout(dataDir).nodeDir(n)).booted, 'utf8')) as {
-        bootId: string;
-      }
-    ).bootId;
+  const bootId = (n: string) => bootIdOf(dataDir, n);
   const bootIds = () => new Map(Workers.map((w) => [w, bootId(w)]));
   const lease = () => admin.get<Lease>(Resources.lease, 'machine-config-controller', McoNamespace);
 
@@ -140,8 +124,7 @@ describe('the update audit on the box: who caused each update, and what it did',
     work = mkdtempSync(join(tmpdir(), 'mco-audit-'));
     dataDir = join(work, '.mco');
     kubeconfig = join(dataDir, 'admin.kubeconfig');
-    mkdirSync(join(work, '.path'));
-    symlinkSync(join(RepoRoot, 'bin/mco.js'), join(work, '.path/mco'));
+    putMcoOnPath(work);
     box = await BoxProcess.start(dataDir, { masters: 1, workers: Workers.length }, 10 * Minute, [
       '--leader-elect',
     ]);

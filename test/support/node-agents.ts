@@ -56,6 +56,8 @@ export interface AgentUpdate {
   readonly to: string;
   readonly startedAt: number;
   drainedAt?: number;
+  /** When it went Degraded instead (the node was on `failing`). */
+  failedAt?: number;
   doneAt?: number;
 }
 
@@ -75,7 +77,7 @@ const realClock: Clock = {
     }),
 };
 
-type Phase = 'idle' | 'starting' | 'draining' | 'applying' | 'uncordoning' | 'finishing';
+type Phase = 'idle' | 'starting' | 'draining' | 'applying' | 'uncordoning' | 'finishing' | 'failed';
 
 function annotations(node: Node | undefined): Readonly<Record<string, string>> {
   return node?.metadata.annotations ?? {};
@@ -162,6 +164,9 @@ class Agent {
         return applied === `uncordon-${this.#target}` ? () => this.#finish() : undefined;
       case 'finishing':
         return undefined;
+      case 'failed':
+        // Degraded until taken off the failing list, then the update is tried again.
+        return this.#owner.failing.has(this.name) ? undefined : () => this.#apply();
     }
   }
 
@@ -174,6 +179,7 @@ class Agent {
       startedAt: Date.now(),
     };
     this.#owner.updates.push(this.#current);
+    this.#owner.onStart?.(this.#current);
     await this.#owner.patchAnnotations(this.name, { [Annotation.state]: DaemonState.Working });
     this.#phase = 'starting';
   }
@@ -186,6 +192,15 @@ class Agent {
   }
 
   async #apply(): Promise<void> {
+    if (this.#owner.failing.has(this.name)) {
+      this.#phase = 'failed';
+      if (this.#current !== undefined) this.#current.failedAt = Date.now();
+      await this.#owner.patchAnnotations(this.name, {
+        [Annotation.state]: DaemonState.Degraded,
+        [Annotation.reason]: 'failed to apply the config (injected by the test)',
+      });
+      return;
+    }
     this.#phase = 'applying';
     if (this.#current !== undefined) this.#current.drainedAt = Date.now();
     await realClock.sleep(this.#owner.applyMs);
@@ -220,6 +235,10 @@ export class NodeAgents {
   readonly rebootMs: number | undefined;
   readonly log: Logger;
   readonly updates: AgentUpdate[] = [];
+  /** Nodes whose next apply fails: Degraded, until taken off again (then the apply is retried). */
+  readonly failing = new Set<string>();
+  /** Called as each update starts, before any of its writes (a test picks a node to fail). */
+  onStart: ((update: AgentUpdate) => void) | undefined;
   readonly informer: Informer<Node>;
   readonly #agents = new Map<string, Agent>();
   readonly #stop = new AbortController();
@@ -263,6 +282,12 @@ export class NodeAgents {
   async stop(): Promise<void> {
     this.#stop.abort();
     await this.#run;
+  }
+
+  /** Takes a node off the failing list: its update is tried again. */
+  recover(name: string): void {
+    this.failing.delete(name);
+    this.#agents.get(name)?.kick();
   }
 
   names(): string[] {

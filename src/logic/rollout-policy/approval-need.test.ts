@@ -1,27 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { PlanSummary } from '../nodeplan/plan-summary.js';
+import { planSummary } from '../../../test/support/plan-summaries.js';
 import { approvalNeed, rebootLimit, type PendingNodePlan } from './approval-need.js';
 import { parseRolloutPolicy } from './parse-rollout-policy.js';
 
-function plan(o: Partial<PlanSummary> = {}): PlanSummary {
-  return {
-    from: 'rendered-a',
-    to: 'rendered-b',
-    path: 'policies',
-    actions: ['None'],
-    drain: false,
-    reboot: false,
-    changedPaths: [],
-    changedUnits: [],
-    sshKeys: false,
-    kernelArguments: null,
-    osImage: null,
-    kernelType: null,
-    extensions: null,
-    forced: false,
-    ...o,
-  };
-}
+const plan = planSummary;
 
 const reboots = plan({
   actions: ['Reboot'],
