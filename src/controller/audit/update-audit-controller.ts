@@ -56,10 +56,10 @@ export interface UpdateAuditOptions {
   readonly rateLimiter?: RateLimiterOptions;
 }
 
-export const UpdateAuditControllerName = 'machineconfigcontroller-updateaudit';
+const UpdateAuditControllerName = 'machineconfigcontroller-updateaudit';
 
 /** The reason of the event each audited update gets on its Node. */
-export const UpdateAuditedReason = 'UpdateAudited';
+const UpdateAuditedReason = 'UpdateAudited';
 
 class UpdateAudit implements Reconciler {
   readonly #o: UpdateAuditOptions;

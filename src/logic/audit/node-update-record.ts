@@ -19,7 +19,7 @@ import { changeStampText } from './change-stamp.js';
 import { configChanges } from './source-stamps.js';
 
 /** `files /etc/a, /etc/b; units x.service; SSH keys; kernel arguments; OS image`. */
-export function diffLine(s: PlanSummary | undefined): string {
+function diffLine(s: PlanSummary | undefined): string {
   if (s === undefined) return 'unknown (a rendered config is gone)';
   const parts = [
     ...(s.changedPaths.length > 0 ? [`files ${s.changedPaths.join(', ')}`] : []),

@@ -21,7 +21,7 @@ export interface WindowPlanInput {
   readonly canary?: number | undefined;
 }
 
-export interface WindowSlot {
+interface WindowSlot {
   /** The window's opening and closing instants (ms). */
   readonly opensAt: number;
   readonly closesAt: number;
@@ -90,7 +90,7 @@ export function planAcrossWindows(input: WindowPlanInput): WindowPlan {
 const pad = (n: number) => String(n).padStart(2, '0');
 
 /** `2026-12-08 02:00–04:00 UTC` (a window past midnight ends `… 23:00–01:00 UTC`). */
-export function windowText(slot: Pick<WindowSlot, 'opensAt' | 'closesAt'>): string {
+function windowText(slot: Pick<WindowSlot, 'opensAt' | 'closesAt'>): string {
   const o = new Date(slot.opensAt);
   const c = new Date(slot.closesAt);
   const date = `${String(o.getUTCFullYear())}-${pad(o.getUTCMonth() + 1)}-${pad(o.getUTCDate())}`;
