@@ -971,6 +971,22 @@ kill "$(cat .registry/pid)"`,
         expect(existsSync(join(dataDir, 'nodes', node, 'rootfs/usr/bin/usbguard')), node).toBe(
           false,
         );
+      // Who caused those reboots: the README's line, the two usbguard updates with their cause.
+      const audited = await until(
+        'worker-0 to have both usbguard updates in its history',
+        async () => {
+          const h = await sh(work, 'mco node history node/worker-0');
+          return h.code === 0 && h.stdout.includes('50-worker-usbguard removed by') ? h : undefined;
+        },
+        { timeoutMs: Minute, intervalMs: 1000 },
+      );
+      const rows = audited.stdout.trimEnd().split('\n').slice(-2);
+      expect(rows[0]).toMatch(
+        / drained, rebooted \(Reboot\) +50-worker-usbguard added by system:admin at \S+Z +/,
+      );
+      expect(rows[1]).toMatch(
+        / drained, rebooted \(Reboot\) +50-worker-usbguard removed by system:admin at \S+Z +/,
+      );
       // Deleting the MachineConfig renders the config the pool is back on (and infra, which takes
       // every worker MachineConfig, its own again): nothing moves.
       await until('the pools rendered without usbguard', async () =>
