@@ -7,6 +7,7 @@
  * requirements, registries.d and the namespace's crio policy, and the ImagePolicy whose scope the
  * ClusterImagePolicy holds gets its `Pending` condition.
  */
+import { withoutChangeStamp } from '../support/change-stamp.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'smol-toml';
@@ -107,7 +108,7 @@ describe('the registries controller', () => {
       '99-worker-generated-registries',
     );
     expect(mc.metadata.labels).toEqual({ 'machineconfiguration.openshift.io/role': 'worker' });
-    expect(mc.metadata.annotations).toEqual({
+    expect(withoutChangeStamp(mc.metadata.annotations)).toEqual({
       'machineconfiguration.openshift.io/generated-by-controller-version': McoVersion.hash,
     });
     expect(mc.metadata.ownerReferences).toEqual([

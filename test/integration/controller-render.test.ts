@@ -7,6 +7,8 @@
  * no MachineConfigs, a config from an older controller, an unreconcilable config; each heals once
  * the cause is removed.
  */
+import { withoutChangeStamp } from '../support/change-stamp.js';
+import { AuditAnnotation } from '../../src/api/machineconfiguration/v1/update-audit.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MachineConfig } from '../../src/api/machineconfiguration/v1/machine-config.js';
 import type { MachineConfigPool } from '../../src/api/machineconfiguration/v1/machine-config-pool.js';
@@ -80,10 +82,17 @@ async function checkVector(v: RenderVector, created: MachineConfigPool): Promise
   );
   const rendered = await h.get<MachineConfig>(Resources.machineConfig, v.name);
   expect(rendered.metadata.labels).toBeUndefined();
-  expect(rendered.metadata.annotations).toEqual({
+  // Upstream's annotations, and ours of the update audit beside them.
+  const { [AuditAnnotation.sources]: sources, ...annotations } = withoutChangeStamp(
+    rendered.metadata.annotations,
+  );
+  expect(annotations).toEqual({
     'machineconfiguration.openshift.io/generated-by-controller-version': McoVersion.hash,
     'machineconfiguration.openshift.io/release-image-version': '4.99.0-test',
   });
+  expect((JSON.parse(sources ?? '[]') as { name: string }[]).map((s) => s.name)).toEqual(
+    [...v.source].sort(),
+  );
   expect(rendered.metadata.ownerReferences).toEqual([
     {
       apiVersion: 'machineconfiguration.openshift.io/v1',
