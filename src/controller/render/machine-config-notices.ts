@@ -4,8 +4,9 @@
  * `spec.config` (a typo such as `storage.filez` is `Unused key filez`), and `NoMatchingPool` when
  * no MachineConfigPool selects its labels. The API server said the same in `Warning` headers at
  * write time; the events stay where `kubectl get events` and `kubectl describe` look, and the pool
- * check runs against the pools as they are once the render delay has passed, so a config written
- * just before its pool (as a bootstrap writes them) is not warned about.
+ * check runs against the pools as they are once the render delay has passed, and again five seconds
+ * later before it warns, so a config written just before its pool (as a bootstrap or `kubectl apply
+ * -f` of a folder writes them) is not warned about.
  *
  * Configs a pool controls (rendered configs) are the controller's own and are not looked at.
  */
@@ -46,8 +47,13 @@ const controlledByPool = (mc: MachineConfig): boolean =>
     (o) => o.controller === true && o.kind === 'MachineConfigPool',
   ) === true;
 
+/** How long a config is given to find its pool before NoMatchingPool: kubectl writes a folder's pool after its configs. */
+const SecondLookMs = 5000;
+
 class MachineConfigNotices implements Reconciler {
   readonly #o: MachineConfigNoticesOptions;
+  /** Configs no pool selected at their first look, by name and resourceVersion. */
+  readonly #lookedOnce = new Map<string, string>();
 
   constructor(options: MachineConfigNoticesOptions) {
     this.#o = options;
@@ -59,10 +65,24 @@ class MachineConfigNotices implements Reconciler {
     if (mc === undefined || mc.metadata.deletionTimestamp !== undefined) return undefined;
     const warn = (reason: string, message: string) =>
       events.event(Resources.machineConfig, mc, EventType.Warning, reason, message);
-    for (const text of ignitionWarnings(mc)) await warn(MachineConfigWarningReason.ignition, text);
+    // Ignition's warnings are said at the first look of each version.
+    if (this.#lookedOnce.get(name) !== mc.metadata.resourceVersion)
+      for (const text of ignitionWarnings(mc))
+        await warn(MachineConfigWarningReason.ignition, text);
     const pools: MachineConfigPool[] = informers.pools.list();
     const noPool = noPoolWarning(mc, pools);
-    if (noPool !== undefined) await warn(MachineConfigWarningReason.noPool, noPool);
+    const version = mc.metadata.resourceVersion ?? '';
+    if (noPool === undefined) {
+      this.#lookedOnce.delete(name);
+      return undefined;
+    }
+    // A second look, a while later, before the warning: the pool may be on its way.
+    if (this.#lookedOnce.get(name) !== version) {
+      this.#lookedOnce.set(name, version);
+      return { requeueAfterMs: Math.max(SecondLookMs, this.#o.delayMs) };
+    }
+    this.#lookedOnce.delete(name);
+    await warn(MachineConfigWarningReason.noPool, noPool);
     return undefined;
   }
 }
