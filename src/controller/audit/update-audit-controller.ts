@@ -20,7 +20,10 @@ import {
   type NodeUpdateRecord,
 } from '../../api/machineconfiguration/v1/update-audit.js';
 import { isStatusError } from '../../api/meta/v1/status-error.js';
-import type { MachineConfiguration } from '../../api/operator/v1/machine-configuration.js';
+import {
+  MachineConfigurationName,
+  type MachineConfiguration,
+} from '../../api/operator/v1/machine-configuration.js';
 import { Resources } from '../../api/resource-refs.js';
 import {
   buildUpdateRecord,
@@ -90,7 +93,7 @@ class UpdateAudit implements Reconciler {
             metadata: {
               name: cmName,
               namespace: McoNamespace,
-              annotations: { 'audit.mco.dev/node': name },
+              annotations: { [AuditAnnotation.node]: name },
             },
             data,
           },
@@ -118,7 +121,7 @@ class UpdateAudit implements Reconciler {
     const { informers } = this.#o;
     const from = informers.machineConfigs.get(daemon.from);
     const to = informers.machineConfigs.get(daemon.to);
-    const settings = informers.machineConfigurations.get('cluster') as
+    const settings = informers.machineConfigurations.get(MachineConfigurationName) as
       MachineConfiguration | undefined;
     const plan =
       from === undefined || to === undefined

@@ -19,6 +19,8 @@ export const AuditAnnotation = {
   sources: 'audit.mco.dev/sources',
   /** On a Node: JSON DaemonUpdateRecord[], the latest last, at most MaxDaemonRecords. */
   lastUpdates: 'audit.mco.dev/last-updates',
+  /** On a node's history ConfigMap: the node's full name (the ConfigMap's may be shortened). */
+  node: 'audit.mco.dev/node',
 } as const;
 
 /** What the Node keeps: enough for a controller that was down for a few updates. */
